@@ -1,0 +1,47 @@
+package io.bourse.engine;
+
+import io.bourse.protocol.codec.SelfTradePrevention;
+import org.agrona.collections.Long2ObjectHashMap;
+
+/**
+ * A trading account: balances per asset split into available and reserved, risk limits, kill switch,
+ * and its open orders by client order id.
+ */
+final class Account
+{
+    static final SelfTradePrevention DEFAULT_SELF_TRADE_PREVENTION = SelfTradePrevention.CANCEL_AGGRESSOR;
+
+    final long accountId;
+    long[] available;
+    long[] reserved;
+    /** 0 = unlimited. */
+    long maxOrderQuantity;
+    /** In quote minor units of the instrument traded; 0 = unlimited. */
+    long maxOrderNotional;
+    /** 0 = unlimited. */
+    int maxOpenOrders;
+    SelfTradePrevention defaultSelfTradePrevention = DEFAULT_SELF_TRADE_PREVENTION;
+    boolean killSwitch;
+    final Long2ObjectHashMap<Order> openOrdersByClientOrderId = new Long2ObjectHashMap<>(8, 0.65f);
+
+    Account(final long accountId, final int assetCount)
+    {
+        this.accountId = accountId;
+        available = new long[assetCount];
+        reserved = new long[assetCount];
+    }
+
+    void ensureAssets(final int assetCount)
+    {
+        if (available.length < assetCount)
+        {
+            available = java.util.Arrays.copyOf(available, assetCount);
+            reserved = java.util.Arrays.copyOf(reserved, assetCount);
+        }
+    }
+
+    SelfTradePrevention resolve(final SelfTradePrevention mode)
+    {
+        return mode == SelfTradePrevention.ACCOUNT_DEFAULT ? defaultSelfTradePrevention : mode;
+    }
+}

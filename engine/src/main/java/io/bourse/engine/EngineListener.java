@@ -1,0 +1,84 @@
+package io.bourse.engine;
+
+import io.bourse.protocol.codec.BalanceChangeReason;
+import io.bourse.protocol.codec.CancelReason;
+import io.bourse.protocol.codec.CommandType;
+import io.bourse.protocol.codec.OrderStatus;
+import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.RejectReason;
+import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+import io.bourse.protocol.codec.TradingState;
+import io.bourse.protocol.codec.TransferDirection;
+
+/**
+ * The engine's output: every state change is reported through exactly one of these callbacks, in the order
+ * of the message sequences documented at the top of the SBE schema. Arguments are primitives and enums so
+ * that reporting allocates nothing; an implementation must not keep references between calls.
+ */
+public interface EngineListener
+{
+    void onCommandRejected(
+        CommandType commandType, RejectReason reason, long accountId, long orderId, long clientOrderId,
+        int instrumentId, long timestampNs);
+
+    void onOrderAccepted(
+        long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType,
+        TimeInForce timeInForce, long price, long quantity, long quoteAmount, long timestampNs);
+
+    void onTrade(
+        long tradeId, int instrumentId, long price, long quantity, Side takerSide,
+        long makerOrderId, long makerClientOrderId, long makerAccountId,
+        long makerFilledQuantity, long makerRemainingQuantity, long makerExecutedNotional, long makerFee,
+        long takerOrderId, long takerClientOrderId, long takerAccountId,
+        long takerFilledQuantity, long takerRemainingQuantity, long takerExecutedNotional, long takerFee,
+        long timestampNs);
+
+    void onOrderCanceled(
+        long orderId, long clientOrderId, long accountId, int instrumentId, Side side, long price, long quantity,
+        long filledQuantity, long executedNotional, CancelReason reason, long timestampNs);
+
+    void onOrderReplaced(
+        long orderId, long origClientOrderId, long clientOrderId, long accountId, int instrumentId, Side side,
+        long price, long quantity, long filledQuantity, boolean priorityKept, long timestampNs);
+
+    void onOrderRestated(
+        long orderId, long clientOrderId, long accountId, int instrumentId, Side side, long price, long quantity,
+        long filledQuantity, long timestampNs);
+
+    void onOrderExpired(
+        long orderId, long clientOrderId, long accountId, int instrumentId, Side side, long price, long quantity,
+        long filledQuantity, long executedNotional, long timestampNs);
+
+    void onOrderStatus(
+        long orderId, long clientOrderId, long accountId, int instrumentId, Side side, TimeInForce timeInForce,
+        OrderStatus status, long price, long quantity, long filledQuantity, long executedNotional, long expiryTimeNs,
+        long timestampNs);
+
+    void onBookLevelChanged(int instrumentId, Side side, long price, long quantity, int orderCount, long timestampNs);
+
+    void onBalanceChanged(
+        long accountId, int assetId, long available, long reserved, BalanceChangeReason reason, long timestampNs);
+
+    void onTransferProcessed(
+        long transactionId, long accountId, int assetId, long amount, TransferDirection direction, boolean applied,
+        long timestampNs);
+
+    void onMassCancelCompleted(long accountId, int instrumentId, Side side, int canceledCount, long timestampNs);
+
+    void onAssetDefined(int assetId, int scale, String symbol, long timestampNs);
+
+    void onInstrumentDefined(
+        int instrumentId, String symbol, int baseAssetId, int quoteAssetId, int priceScale, long tickSize,
+        int quantityScale, long lotSize, long minQuantity, long maxQuantity, int priceBandBps, long referencePrice,
+        int makerFeePpm, int takerFeePpm, TradingState tradingState, long timestampNs);
+
+    void onTradingStateChanged(int instrumentId, TradingState tradingState, long timestampNs);
+
+    void onAccountLimitsChanged(
+        long accountId, long maxOrderQuantity, long maxOrderNotional, int maxOpenOrders,
+        SelfTradePrevention defaultSelfTradePrevention, long timestampNs);
+
+    void onKillSwitchChanged(long accountId, boolean active, long timestampNs);
+}

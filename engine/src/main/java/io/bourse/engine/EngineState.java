@@ -1,0 +1,215 @@
+package io.bourse.engine;
+
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+
+/**
+ * Whole-state checks of an {@link Engine}: the state hash and the invariant validator.
+ * <p>
+ * The hash folds ordered collections (each book side in priority order) in order, and combines unordered ones
+ * (accounts, instruments, transaction ids) by summing per-entry digests, so that it does not depend on hash map
+ * iteration order, which differs after a snapshot is loaded.
+ */
+final class EngineState
+{
+    private EngineState()
+    {
+    }
+
+    static long hash(final Engine engine)
+    {
+        long hash = mix(0x42_6F_75_72_73_65L, engine.nextOrderId);
+        hash = mix(hash, engine.nextTradeId);
+        hash = mix(hash, engine.globalKillSwitch ? 1 : 0);
+
+        for (int i = 0; i < engine.assetCount; i++)
+        {
+            final Asset asset = engine.assetsByIndex[i];
+            hash = mix(hash, asset.assetId);
+            hash = mix(hash, asset.scale);
+            hash = mix(hash, asset.totalSupply);
+            hash = mix(hash, asset.feesCollected);
+            hash = mix(hash, asset.symbol.hashCode());
+        }
+
+        long instruments = 0;
+        for (final Instrument instrument : engine.instruments.values())
+        {
+            instruments += instrumentHash(instrument);
+        }
+        hash = mix(hash, instruments);
+
+        long accounts = 0;
+        for (final Account account : engine.accounts.values())
+        {
+            long accountHash = mix(account.accountId, account.maxOrderQuantity);
+            accountHash = mix(accountHash, account.maxOrderNotional);
+            accountHash = mix(accountHash, account.maxOpenOrders);
+            accountHash = mix(accountHash, account.defaultSelfTradePrevention.value());
+            accountHash = mix(accountHash, account.killSwitch ? 1 : 0);
+            for (int i = 0; i < engine.assetCount; i++)
+            {
+                accountHash = mix(accountHash, account.available[i]);
+                accountHash = mix(accountHash, account.reserved[i]);
+            }
+            accounts += mix(accountHash, account.openOrdersByClientOrderId.size());
+        }
+        hash = mix(hash, accounts);
+
+        long transactions = 0;
+        final var iterator = engine.transactionIds.iterator();
+        while (iterator.hasNext())
+        {
+            transactions += mix(0x7478L, iterator.nextValue());
+        }
+        return mix(hash, transactions);
+    }
+
+    private static long instrumentHash(final Instrument instrument)
+    {
+        long hash = mix(instrument.instrumentId, instrument.symbol.hashCode());
+        hash = mix(hash, instrument.baseAsset.assetId);
+        hash = mix(hash, instrument.quoteAsset.assetId);
+        hash = mix(hash, instrument.priceScale);
+        hash = mix(hash, instrument.tickSize);
+        hash = mix(hash, instrument.quantityScale);
+        hash = mix(hash, instrument.lotSize);
+        hash = mix(hash, instrument.minQuantity);
+        hash = mix(hash, instrument.maxQuantity);
+        hash = mix(hash, instrument.priceBandBps);
+        hash = mix(hash, instrument.referencePrice);
+        hash = mix(hash, instrument.makerFeePpm);
+        hash = mix(hash, instrument.takerFeePpm);
+        hash = mix(hash, instrument.tradingState.value());
+        hash = mix(hash, instrument.lastTradePrice);
+        hash = sideHash(hash, instrument.book, Side.BUY);
+        return sideHash(hash, instrument.book, Side.SELL);
+    }
+
+    private static long sideHash(final long seed, final OrderBook book, final Side side)
+    {
+        long hash = mix(seed, side.value());
+        for (Order order = book.best(side); order != null; order = book.next(order))
+        {
+            hash = mix(hash, order.orderId);
+            hash = mix(hash, order.clientOrderId);
+            hash = mix(hash, order.account.accountId);
+            hash = mix(hash, order.price);
+            hash = mix(hash, order.quantity);
+            hash = mix(hash, order.filledQuantity);
+            hash = mix(hash, order.executedNotional);
+            hash = mix(hash, order.expiryTimeNs);
+            hash = mix(hash, order.timeInForce.value());
+            hash = mix(hash, order.selfTradePrevention.value());
+            hash = mix(hash, order.feeReservePpm);
+            hash = mix(hash, order.postOnly ? 1 : 0);
+        }
+        return hash;
+    }
+
+    /**
+     * One step of a 64-bit hash: combine then scramble with the murmur3 finaliser.
+     */
+    static long mix(final long hash, final long value)
+    {
+        long h = (hash ^ value) * 0x9E3779B97F4A7C15L;
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        h ^= h >>> 33;
+        h *= 0xC4CEB9FE1A85EC53L;
+        return h ^ (h >>> 33);
+    }
+
+    static void validate(final Engine engine)
+    {
+        final long[][] expectedReserved = new long[engine.accounts.size()][];
+        final org.agrona.collections.Long2LongHashMap accountSlot = new org.agrona.collections.Long2LongHashMap(-1);
+        int slot = 0;
+        for (final Account account : engine.accounts.values())
+        {
+            accountSlot.put(account.accountId, slot);
+            expectedReserved[slot++] = new long[engine.assetCount];
+        }
+
+        int resting = 0;
+        int expiring = 0;
+        for (final Instrument instrument : engine.instruments.values())
+        {
+            final OrderBook book = instrument.book;
+            book.validate();
+            for (final Side side : new Side[]{ Side.BUY, Side.SELL })
+            {
+                for (Order order = book.best(side); order != null; order = book.next(order))
+                {
+                    resting++;
+                    if (order.side != side || order.instrument != instrument)
+                    {
+                        throw new IllegalStateException("order " + order.orderId + " is on the wrong book or side");
+                    }
+                    if (engine.ordersById.get(order.orderId) != order ||
+                        order.account.openOrdersByClientOrderId.get(order.clientOrderId) != order)
+                    {
+                        throw new IllegalStateException("order " + order.orderId + " missing from an index");
+                    }
+                    if ((order.timeInForce == TimeInForce.GTD) != (order.expiryIndex >= 0))
+                    {
+                        throw new IllegalStateException("order " + order.orderId + " expiry queue membership wrong");
+                    }
+                    if (order.expiryIndex >= 0)
+                    {
+                        expiring++;
+                    }
+                    final long remaining = order.remainingQuantity();
+                    final long required = order.isBuy() ?
+                        Instrument.buyReservation(instrument.notional(order.price, remaining), order.feeReservePpm) :
+                        instrument.baseAmount(remaining);
+                    final int assetIndex = order.isBuy() ? instrument.quoteAsset.index : instrument.baseAsset.index;
+                    expectedReserved[(int)accountSlot.get(order.account.accountId)][assetIndex] += required;
+                }
+            }
+        }
+        if (resting != engine.ordersById.size())
+        {
+            throw new IllegalStateException("books hold " + resting + " orders, index holds " + engine.ordersById.size());
+        }
+        if (expiring != engine.expiryQueue.size())
+        {
+            throw new IllegalStateException("expiry queue holds " + engine.expiryQueue.size() + ", expected " + expiring);
+        }
+
+        final long[] totals = new long[engine.assetCount];
+        int openByClientOrderId = 0;
+        for (final Account account : engine.accounts.values())
+        {
+            final long[] expected = expectedReserved[(int)accountSlot.get(account.accountId)];
+            for (int i = 0; i < engine.assetCount; i++)
+            {
+                if (account.reserved[i] != expected[i])
+                {
+                    throw new IllegalStateException("account " + account.accountId + " reserves " + account.reserved[i] +
+                        " of asset " + engine.assetsByIndex[i].assetId + " but its open orders need " + expected[i]);
+                }
+                if (account.available[i] < 0 || account.reserved[i] < 0)
+                {
+                    throw new IllegalStateException("account " + account.accountId + " has a negative balance of asset " +
+                        engine.assetsByIndex[i].assetId);
+                }
+                totals[i] += account.available[i] + account.reserved[i];
+            }
+            openByClientOrderId += account.openOrdersByClientOrderId.size();
+        }
+        if (openByClientOrderId != resting)
+        {
+            throw new IllegalStateException("client order id indexes hold " + openByClientOrderId + ", books " + resting);
+        }
+        for (int i = 0; i < engine.assetCount; i++)
+        {
+            final Asset asset = engine.assetsByIndex[i];
+            if (totals[i] + asset.feesCollected != asset.totalSupply)
+            {
+                throw new IllegalStateException("asset " + asset.assetId + " not conserved: balances " + totals[i] +
+                    " + fees " + asset.feesCollected + " != deposits - withdrawals " + asset.totalSupply);
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.bourse.engine;
+
+import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+
+/**
+ * An order inside the engine: pooled and re-used, never exposed outside the package.
+ * <p>
+ * Fields are laid out to keep a resting order small (the memory budget is per resting order), so the
+ * book links live here too and are owned by whichever {@link OrderBook} holds the order.
+ */
+final class Order
+{
+    long orderId;
+    long clientOrderId;
+    long price;
+    /** Total quantity, filled part included; 0 for a market buy by quote amount. */
+    long quantity;
+    long filledQuantity;
+    /** Sum of price × quantity of the fills, in quote minor units. */
+    long executedNotional;
+    long expiryTimeNs;
+    Account account;
+    Instrument instrument;
+    Side side;
+    TimeInForce timeInForce;
+    /** Resolved mode: never {@link SelfTradePrevention#ACCOUNT_DEFAULT}. */
+    SelfTradePrevention selfTradePrevention;
+    /** The fee rate the buy reservation was computed with; fees charged never exceed it. */
+    int feeReservePpm;
+    int expiryIndex = -1;
+    boolean postOnly;
+
+    Order prev;
+    Order next;
+    PriceLevel level;
+
+    long remainingQuantity()
+    {
+        return quantity - filledQuantity;
+    }
+
+    boolean isBuy()
+    {
+        return side == Side.BUY;
+    }
+
+    void clear()
+    {
+        account = null;
+        instrument = null;
+        prev = null;
+        next = null;
+        level = null;
+        expiryIndex = -1;
+    }
+}

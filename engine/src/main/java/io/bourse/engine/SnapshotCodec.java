@@ -1,0 +1,374 @@
+package io.bourse.engine;
+
+import io.bourse.protocol.codec.AccountRecordDecoder;
+import io.bourse.protocol.codec.AccountRecordEncoder;
+import io.bourse.protocol.codec.AssetRecordDecoder;
+import io.bourse.protocol.codec.AssetRecordEncoder;
+import io.bourse.protocol.codec.BooleanType;
+import io.bourse.protocol.codec.InstrumentRecordDecoder;
+import io.bourse.protocol.codec.InstrumentRecordEncoder;
+import io.bourse.protocol.codec.MessageHeaderDecoder;
+import io.bourse.protocol.codec.MessageHeaderEncoder;
+import io.bourse.protocol.codec.OrderRecordDecoder;
+import io.bourse.protocol.codec.OrderRecordEncoder;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.SnapshotBeginDecoder;
+import io.bourse.protocol.codec.SnapshotBeginEncoder;
+import io.bourse.protocol.codec.SnapshotEndDecoder;
+import io.bourse.protocol.codec.SnapshotEndEncoder;
+import io.bourse.protocol.codec.TimeInForce;
+import io.bourse.protocol.codec.TransactionIdsRecordDecoder;
+import io.bourse.protocol.codec.TransactionIdsRecordEncoder;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.LongHashSet;
+
+import java.util.Arrays;
+
+/**
+ * Writes an engine's whole state as a sequence of SBE snapshot records and loads it back.
+ * <p>
+ * Records are written in a canonical order (assets by definition, instruments and accounts by id, orders in book
+ * priority, transaction ids sorted), so two engines in the same state write the same bytes. Loading checks the
+ * state hash recorded at the end against the hash of what was loaded.
+ */
+final class SnapshotCodec
+{
+    static final int FORMAT_VERSION = 1;
+    private static final int TRANSACTION_IDS_PER_RECORD = 8192;
+
+    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
+    private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
+
+    int write(final Engine engine, final MutableDirectBuffer buffer, final int offset)
+    {
+        int position = offset;
+        long records = 0;
+
+        final SnapshotBeginEncoder begin = new SnapshotBeginEncoder();
+        begin.wrapAndApplyHeader(buffer, position, headerEncoder)
+            .formatVersion(FORMAT_VERSION)
+            .nextOrderId(engine.nextOrderId)
+            .nextTradeId(engine.nextTradeId)
+            .globalKillSwitch(engine.globalKillSwitch ? BooleanType.TRUE : BooleanType.FALSE)
+            .timestampNs(engine.lastTimestampNs);
+        position += MessageHeaderEncoder.ENCODED_LENGTH + begin.encodedLength();
+
+        final AssetRecordEncoder assetEncoder = new AssetRecordEncoder();
+        for (int i = 0; i < engine.assetCount; i++)
+        {
+            final Asset asset = engine.assetsByIndex[i];
+            assetEncoder.wrapAndApplyHeader(buffer, position, headerEncoder)
+                .assetId(asset.assetId)
+                .scale((short)asset.scale)
+                .symbol(asset.symbol)
+                .totalSupply(asset.totalSupply)
+                .feesCollected(asset.feesCollected);
+            position += MessageHeaderEncoder.ENCODED_LENGTH + assetEncoder.encodedLength();
+            records++;
+        }
+
+        final int[] instrumentIds = engine.instruments.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+        final InstrumentRecordEncoder instrumentEncoder = new InstrumentRecordEncoder();
+        for (final int instrumentId : instrumentIds)
+        {
+            final Instrument instrument = engine.instruments.get(instrumentId);
+            instrumentEncoder.wrapAndApplyHeader(buffer, position, headerEncoder)
+                .instrumentId(instrumentId)
+                .symbol(instrument.symbol)
+                .baseAssetId(instrument.baseAsset.assetId)
+                .quoteAssetId(instrument.quoteAsset.assetId)
+                .priceScale((short)instrument.priceScale)
+                .tickSize(instrument.tickSize)
+                .quantityScale((short)instrument.quantityScale)
+                .lotSize(instrument.lotSize)
+                .minQuantity(instrument.minQuantity)
+                .maxQuantity(instrument.maxQuantity)
+                .priceBandBps(instrument.priceBandBps)
+                .referencePrice(instrument.referencePrice)
+                .makerFeePpm(instrument.makerFeePpm)
+                .takerFeePpm(instrument.takerFeePpm)
+                .tradingState(instrument.tradingState)
+                .lastTradePrice(instrument.lastTradePrice);
+            position += MessageHeaderEncoder.ENCODED_LENGTH + instrumentEncoder.encodedLength();
+            records++;
+        }
+
+        final long[] accountIds = engine.accounts.keySet().stream().mapToLong(Long::longValue).sorted().toArray();
+        final AccountRecordEncoder accountEncoder = new AccountRecordEncoder();
+        for (final long accountId : accountIds)
+        {
+            final Account account = engine.accounts.get(accountId);
+            accountEncoder.wrapAndApplyHeader(buffer, position, headerEncoder)
+                .accountId(accountId)
+                .maxOrderQuantity(account.maxOrderQuantity)
+                .maxOrderNotional(account.maxOrderNotional)
+                .maxOpenOrders(account.maxOpenOrders)
+                .defaultSelfTradePrevention(account.defaultSelfTradePrevention)
+                .killSwitch(account.killSwitch ? BooleanType.TRUE : BooleanType.FALSE);
+            final AccountRecordEncoder.BalancesEncoder balances = accountEncoder.balancesCount(engine.assetCount);
+            for (int i = 0; i < engine.assetCount; i++)
+            {
+                balances.next()
+                    .assetId(engine.assetsByIndex[i].assetId)
+                    .available(account.available[i])
+                    .reserved(account.reserved[i]);
+            }
+            position += MessageHeaderEncoder.ENCODED_LENGTH + accountEncoder.encodedLength();
+            records++;
+        }
+
+        final OrderRecordEncoder orderEncoder = new OrderRecordEncoder();
+        for (final int instrumentId : instrumentIds)
+        {
+            final OrderBook book = engine.instruments.get(instrumentId).book;
+            for (final Side side : new Side[]{ Side.BUY, Side.SELL })
+            {
+                for (Order order = book.best(side); order != null; order = book.next(order))
+                {
+                    orderEncoder.wrapAndApplyHeader(buffer, position, headerEncoder)
+                        .orderId(order.orderId)
+                        .clientOrderId(order.clientOrderId)
+                        .accountId(order.account.accountId)
+                        .instrumentId(instrumentId)
+                        .side(side)
+                        .timeInForce(order.timeInForce)
+                        .selfTradePrevention(order.selfTradePrevention)
+                        .postOnly(order.postOnly ? BooleanType.TRUE : BooleanType.FALSE)
+                        .price(order.price)
+                        .quantity(order.quantity)
+                        .filledQuantity(order.filledQuantity)
+                        .executedNotional(order.executedNotional)
+                        .expiryTimeNs(order.expiryTimeNs)
+                        .feeReservePpm(order.feeReservePpm);
+                    position += MessageHeaderEncoder.ENCODED_LENGTH + orderEncoder.encodedLength();
+                    records++;
+                }
+            }
+        }
+
+        final long[] transactionIds = new long[engine.transactionIds.size()];
+        int idCount = 0;
+        final LongHashSet.LongIterator iterator = engine.transactionIds.iterator();
+        while (iterator.hasNext())
+        {
+            transactionIds[idCount++] = iterator.nextValue();
+        }
+        Arrays.sort(transactionIds);
+        final TransactionIdsRecordEncoder transactionEncoder = new TransactionIdsRecordEncoder();
+        for (int start = 0; start < transactionIds.length; start += TRANSACTION_IDS_PER_RECORD)
+        {
+            final int count = Math.min(TRANSACTION_IDS_PER_RECORD, transactionIds.length - start);
+            transactionEncoder.wrapAndApplyHeader(buffer, position, headerEncoder);
+            final TransactionIdsRecordEncoder.TransactionIdsEncoder ids = transactionEncoder.transactionIdsCount(count);
+            for (int i = start; i < start + count; i++)
+            {
+                ids.next().transactionId(transactionIds[i]);
+            }
+            position += MessageHeaderEncoder.ENCODED_LENGTH + transactionEncoder.encodedLength();
+            records++;
+        }
+
+        final SnapshotEndEncoder end = new SnapshotEndEncoder();
+        end.wrapAndApplyHeader(buffer, position, headerEncoder)
+            .stateHash(engine.stateHash())
+            .recordCount(records);
+        position += MessageHeaderEncoder.ENCODED_LENGTH + end.encodedLength();
+        return position - offset;
+    }
+
+    void load(final Engine engine, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (engine.nextOrderId != 1 || engine.assetCount != 0 || !engine.accounts.isEmpty())
+        {
+            throw new IllegalStateException("a snapshot can only be loaded into a new engine");
+        }
+        final int limit = offset + length;
+        int position = offset;
+        long records = 0;
+        boolean begun = false;
+        while (position < limit)
+        {
+            if (limit - position < MessageHeaderDecoder.ENCODED_LENGTH)
+            {
+                throw new IllegalStateException("snapshot truncated at byte " + (position - offset));
+            }
+            headerDecoder.wrap(buffer, position);
+            final int templateId = headerDecoder.templateId();
+            final int blockLength = headerDecoder.blockLength();
+            final int version = headerDecoder.version();
+            if (headerDecoder.schemaId() != MessageHeaderDecoder.SCHEMA_ID)
+            {
+                throw new IllegalStateException("not a Bourse snapshot record at byte " + (position - offset));
+            }
+            final int body = position + MessageHeaderDecoder.ENCODED_LENGTH;
+            if (body + blockLength > limit)
+            {
+                throw new IllegalStateException("snapshot truncated at byte " + (position - offset));
+            }
+            if (!begun && templateId != SnapshotBeginDecoder.TEMPLATE_ID)
+            {
+                throw new IllegalStateException("snapshot does not start with SnapshotBegin");
+            }
+            switch (templateId)
+            {
+                case SnapshotBeginDecoder.TEMPLATE_ID ->
+                {
+                    final SnapshotBeginDecoder decoder = new SnapshotBeginDecoder().wrap(buffer, body, blockLength, version);
+                    if (decoder.formatVersion() != FORMAT_VERSION)
+                    {
+                        throw new IllegalStateException("unsupported snapshot format " + decoder.formatVersion());
+                    }
+                    engine.nextOrderId = decoder.nextOrderId();
+                    engine.nextTradeId = decoder.nextTradeId();
+                    engine.globalKillSwitch = decoder.globalKillSwitch() == BooleanType.TRUE;
+                    engine.lastTimestampNs = decoder.timestampNs();
+                    begun = true;
+                    position = body + decoder.encodedLength();
+                }
+                case AssetRecordDecoder.TEMPLATE_ID ->
+                {
+                    final AssetRecordDecoder decoder = new AssetRecordDecoder().wrap(buffer, body, blockLength, version);
+                    final Asset asset = new Asset(decoder.assetId(), engine.assetCount, decoder.scale(), decoder.symbol());
+                    asset.totalSupply = decoder.totalSupply();
+                    asset.feesCollected = decoder.feesCollected();
+                    engine.addAsset(asset);
+                    position = body + decoder.encodedLength();
+                }
+                case InstrumentRecordDecoder.TEMPLATE_ID -> position = loadInstrument(engine, buffer, body, blockLength, version);
+                case AccountRecordDecoder.TEMPLATE_ID -> position = loadAccount(engine, buffer, body, blockLength, version);
+                case OrderRecordDecoder.TEMPLATE_ID -> position = loadOrder(engine, buffer, body, blockLength, version);
+                case TransactionIdsRecordDecoder.TEMPLATE_ID ->
+                {
+                    final TransactionIdsRecordDecoder decoder =
+                        new TransactionIdsRecordDecoder().wrap(buffer, body, blockLength, version);
+                    for (final TransactionIdsRecordDecoder.TransactionIdsDecoder id : decoder.transactionIds())
+                    {
+                        engine.transactionIds.add(id.transactionId());
+                    }
+                    position = decoder.limit();
+                }
+                case SnapshotEndDecoder.TEMPLATE_ID ->
+                {
+                    final SnapshotEndDecoder decoder = new SnapshotEndDecoder().wrap(buffer, body, blockLength, version);
+                    if (decoder.recordCount() != records)
+                    {
+                        throw new IllegalStateException(
+                            "snapshot holds " + records + " records but says " + decoder.recordCount());
+                    }
+                    final long hash = engine.stateHash();
+                    if (hash != decoder.stateHash())
+                    {
+                        throw new IllegalStateException("snapshot state hash mismatch: recorded " +
+                            Long.toHexString(decoder.stateHash()) + ", loaded state " + Long.toHexString(hash));
+                    }
+                    return;
+                }
+                default -> throw new IllegalStateException("unknown snapshot record template " + templateId);
+            }
+            if (templateId != SnapshotBeginDecoder.TEMPLATE_ID)
+            {
+                records++;
+            }
+            if (position > limit)
+            {
+                throw new IllegalStateException("snapshot truncated inside a record");
+            }
+        }
+        throw new IllegalStateException("snapshot truncated: no SnapshotEnd record");
+    }
+
+    private static int loadInstrument(
+        final Engine engine, final DirectBuffer buffer, final int body, final int blockLength, final int version)
+    {
+        final InstrumentRecordDecoder decoder = new InstrumentRecordDecoder().wrap(buffer, body, blockLength, version);
+        final Instrument instrument = new Instrument(decoder.instrumentId(), engine.context.orderBookFactory().get());
+        instrument.symbol = decoder.symbol();
+        instrument.baseAsset = require(engine, decoder.baseAssetId());
+        instrument.quoteAsset = require(engine, decoder.quoteAssetId());
+        instrument.priceScale = decoder.priceScale();
+        instrument.tickSize = decoder.tickSize();
+        instrument.quantityScale = decoder.quantityScale();
+        instrument.lotSize = decoder.lotSize();
+        instrument.minQuantity = decoder.minQuantity();
+        instrument.maxQuantity = decoder.maxQuantity();
+        instrument.priceBandBps = decoder.priceBandBps();
+        instrument.referencePrice = decoder.referencePrice();
+        instrument.makerFeePpm = decoder.makerFeePpm();
+        instrument.takerFeePpm = decoder.takerFeePpm();
+        instrument.tradingState = decoder.tradingState();
+        instrument.lastTradePrice = decoder.lastTradePrice();
+        instrument.quotePerTickLot = Amounts.multiply(instrument.tickSize, instrument.lotSize) *
+            Amounts.powerOfTen(instrument.quoteAsset.scale) /
+            Amounts.powerOfTen(instrument.priceScale + instrument.quantityScale);
+        instrument.basePerLot = instrument.lotSize *
+            Amounts.powerOfTen(instrument.baseAsset.scale - instrument.quantityScale);
+        instrument.updateBand();
+        engine.instruments.put(instrument.instrumentId, instrument);
+        return body + decoder.encodedLength();
+    }
+
+    private static int loadAccount(
+        final Engine engine, final DirectBuffer buffer, final int body, final int blockLength, final int version)
+    {
+        final AccountRecordDecoder decoder = new AccountRecordDecoder().wrap(buffer, body, blockLength, version);
+        final Account account = engine.accountOrCreate(decoder.accountId());
+        account.maxOrderQuantity = decoder.maxOrderQuantity();
+        account.maxOrderNotional = decoder.maxOrderNotional();
+        account.maxOpenOrders = decoder.maxOpenOrders();
+        account.defaultSelfTradePrevention = decoder.defaultSelfTradePrevention();
+        account.killSwitch = decoder.killSwitch() == BooleanType.TRUE;
+        for (final AccountRecordDecoder.BalancesDecoder balance : decoder.balances())
+        {
+            final int index = require(engine, balance.assetId()).index;
+            account.available[index] = balance.available();
+            account.reserved[index] = balance.reserved();
+        }
+        return decoder.limit();
+    }
+
+    private static int loadOrder(
+        final Engine engine, final DirectBuffer buffer, final int body, final int blockLength, final int version)
+    {
+        final OrderRecordDecoder decoder = new OrderRecordDecoder().wrap(buffer, body, blockLength, version);
+        final Instrument instrument = engine.instruments.get(decoder.instrumentId());
+        final Account account = engine.accounts.get(decoder.accountId());
+        if (instrument == null || account == null)
+        {
+            throw new IllegalStateException("snapshot order " + decoder.orderId() + " names an unknown instrument or account");
+        }
+        final Order order = engine.acquireOrder();
+        order.orderId = decoder.orderId();
+        order.clientOrderId = decoder.clientOrderId();
+        order.account = account;
+        order.instrument = instrument;
+        order.side = decoder.side();
+        order.timeInForce = decoder.timeInForce();
+        order.selfTradePrevention = decoder.selfTradePrevention();
+        order.postOnly = decoder.postOnly() == BooleanType.TRUE;
+        order.price = decoder.price();
+        order.quantity = decoder.quantity();
+        order.filledQuantity = decoder.filledQuantity();
+        order.executedNotional = decoder.executedNotional();
+        order.expiryTimeNs = decoder.expiryTimeNs();
+        order.feeReservePpm = decoder.feeReservePpm();
+        engine.ordersById.put(order.orderId, order);
+        account.openOrdersByClientOrderId.put(order.clientOrderId, order);
+        if (order.timeInForce == TimeInForce.GTD)
+        {
+            engine.expiryQueue.add(order);
+        }
+        instrument.book.add(order);
+        return body + decoder.encodedLength();
+    }
+
+    private static Asset require(final Engine engine, final int assetId)
+    {
+        final Asset asset = engine.assets.get(assetId);
+        if (asset == null)
+        {
+            throw new IllegalStateException("snapshot names unknown asset " + assetId);
+        }
+        return asset;
+    }
+}
