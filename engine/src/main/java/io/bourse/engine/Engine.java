@@ -71,6 +71,7 @@ public final class Engine
 
     private static final int MAX_FEE_PPM = Amounts.PPM;
     private static final int MAX_PRICE_BAND_BPS = Amounts.BASIS_POINTS;
+    private static final int MAX_SYMBOL_LENGTH = 16;
 
     final EngineListener listener;
     final Context context;
@@ -420,7 +421,7 @@ public final class Engine
     {
         lastTimestampNs = nowNs;
         final Asset existing = assets.get(assetId);
-        final RejectReason reason = assetId <= 0 || scale < 0 || scale > Amounts.MAX_SCALE ?
+        final RejectReason reason = assetId <= 0 || scale < 0 || scale > Amounts.MAX_SCALE || !validSymbol(symbol) ?
             RejectReason.INVALID_ASSET_DEFINITION :
             existing != null && existing.scale != scale ? RejectReason.ASSET_REDEFINITION : null;
         if (reason != null)
@@ -476,7 +477,7 @@ public final class Engine
         {
             reason = RejectReason.UNKNOWN_ASSET;
         }
-        else if (base == quote || !validScale(priceScale) || !validScale(quantityScale) ||
+        else if (base == quote || !validSymbol(symbol) || !validScale(priceScale) || !validScale(quantityScale) ||
             priceScale + quantityScale > Amounts.MAX_SCALE || tickSize <= 0 || lotSize <= 0 ||
             minQuantity < 0 || maxQuantity < 0 || (maxQuantity > 0 && maxQuantity < minQuantity) ||
             priceBandBps < 0 || priceBandBps > MAX_PRICE_BAND_BPS || referencePrice < 0 ||
@@ -1041,6 +1042,26 @@ public final class Engine
             return RejectReason.INSUFFICIENT_BALANCE;
         }
         return null;
+    }
+
+    /**
+     * Symbols travel in fixed 16-byte ASCII fields of events and snapshots.
+     */
+    private static boolean validSymbol(final String symbol)
+    {
+        if (symbol == null || symbol.isEmpty() || symbol.length() > MAX_SYMBOL_LENGTH)
+        {
+            return false;
+        }
+        for (int i = 0; i < symbol.length(); i++)
+        {
+            final char c = symbol.charAt(i);
+            if (c <= ' ' || c > '~')
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean validScale(final int scale)
