@@ -680,6 +680,16 @@ public final class Engine
     }
 
     /**
+     * @return the earliest expiry time of a resting GTD order, or {@link Long#MAX_VALUE} when there is none: when
+     * the host should next call {@link #expireOrders(long)}.
+     */
+    public long nextExpiryTimeNs()
+    {
+        final Order order = expiryQueue.peek();
+        return order == null ? Long.MAX_VALUE : order.expiryTimeNs;
+    }
+
+    /**
      * Time of the last command applied.
      */
     public long lastTimestampNs()
@@ -1170,7 +1180,7 @@ public final class Engine
             }
 
             fill(taker, maker, lots * lotSize, lots * notionalPerLot, market, nowNs);
-            if (maker.level == null)
+            if (maker.remainingQuantity() == 0)
             {
                 maker = nextMaker;
             }

@@ -1,0 +1,554 @@
+package io.bourse.cluster;
+
+import io.aeron.Aeron;
+import io.aeron.archive.Archive;
+import io.aeron.archive.ArchiveThreadingMode;
+import io.aeron.archive.ArchiveMarkFile;
+import io.aeron.archive.client.AeronArchive;
+import io.aeron.cluster.ClusterControl;
+import io.aeron.cluster.ConsensusModule;
+import io.aeron.cluster.NanosecondClusterClock;
+import io.aeron.cluster.service.Cluster;
+import io.aeron.cluster.service.ClusterCounters;
+import io.aeron.cluster.service.ClusterMarkFile;
+import io.aeron.cluster.service.ClusteredServiceContainer;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.status.AtomicCounter;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * One member of the exchange cluster in one JVM: media driver, archive (the journal), consensus module and the
+ * {@link ExchangeService}, plus the {@link JournalMaintenance} agent that takes snapshots on policy and purges old
+ * journal. A single member is the embedded default; three members with the same code form a Raft cluster.
+ * <p>
+ * The data directory is locked while the node runs. Mark files found there at start belong to a process that
+ * no longer holds the lock, i.e. one that crashed, and are removed so that the node restarts at once.
+ */
+public final class ClusterNode implements AutoCloseable
+{
+    /**
+     * Ports of member {@code m} are {@code portBase + m × PORTS_PER_MEMBER + offset}.
+     */
+    public static final int PORTS_PER_MEMBER = 10;
+    static final int INGRESS_PORT_OFFSET = 0;
+    static final int CONSENSUS_PORT_OFFSET = 1;
+    static final int LOG_PORT_OFFSET = 2;
+    static final int CATCHUP_PORT_OFFSET = 3;
+    static final int ARCHIVE_CONTROL_PORT_OFFSET = 4;
+
+    /**
+     * Node configuration, with the defaults {@code run} uses.
+     */
+    public static final class Context
+    {
+        private File dataDir = new File("data");
+        private int memberId;
+        private List<String> memberHosts = List.of("localhost");
+        private int portBase = 9000;
+        private String aeronDirectoryName;
+        private long snapshotLogBytes = 512L * 1024 * 1024;
+        private long snapshotIntervalNs = TimeUnit.MINUTES.toNanos(30);
+        private int retainedSnapshots = 2;
+        private int historyCapacityBytes = 8 * 1024 * 1024;
+        private int logTermLength = 16 * 1024 * 1024;
+        private int segmentFileLength = 64 * 1024 * 1024;
+        private PrintStream log = System.out;
+
+        public Context dataDir(final File dataDir)
+        {
+            this.dataDir = dataDir;
+            return this;
+        }
+
+        public File dataDir()
+        {
+            return dataDir;
+        }
+
+        public Context memberId(final int memberId)
+        {
+            this.memberId = memberId;
+            return this;
+        }
+
+        public int memberId()
+        {
+            return memberId;
+        }
+
+        /**
+         * Hosts of all members, indexed by member id.
+         */
+        public Context memberHosts(final List<String> memberHosts)
+        {
+            this.memberHosts = List.copyOf(memberHosts);
+            return this;
+        }
+
+        public List<String> memberHosts()
+        {
+            return memberHosts;
+        }
+
+        public Context portBase(final int portBase)
+        {
+            this.portBase = portBase;
+            return this;
+        }
+
+        public int portBase()
+        {
+            return portBase;
+        }
+
+        /**
+         * The media driver's directory; by default one in /dev/shm named after the data directory and member.
+         */
+        public Context aeronDirectoryName(final String aeronDirectoryName)
+        {
+            this.aeronDirectoryName = aeronDirectoryName;
+            return this;
+        }
+
+        public String aeronDirectoryName()
+        {
+            if (aeronDirectoryName == null)
+            {
+                final String base = new File("/dev/shm").isDirectory() ? "/dev/shm" : System.getProperty("java.io.tmpdir");
+                aeronDirectoryName = base + "/bourse-" + Integer.toHexString(dataDir.getAbsolutePath().hashCode()) +
+                    "-" + memberId;
+            }
+            return aeronDirectoryName;
+        }
+
+        /**
+         * Take a snapshot once this many bytes of log follow the last one.
+         */
+        public Context snapshotLogBytes(final long snapshotLogBytes)
+        {
+            this.snapshotLogBytes = snapshotLogBytes;
+            return this;
+        }
+
+        public long snapshotLogBytes()
+        {
+            return snapshotLogBytes;
+        }
+
+        /**
+         * Take a snapshot when this long has passed since the last one and there is new log.
+         */
+        public Context snapshotIntervalNs(final long snapshotIntervalNs)
+        {
+            this.snapshotIntervalNs = snapshotIntervalNs;
+            return this;
+        }
+
+        public long snapshotIntervalNs()
+        {
+            return snapshotIntervalNs;
+        }
+
+        /**
+         * Snapshots to keep; the journal before the oldest kept one is purged.
+         */
+        public Context retainedSnapshots(final int retainedSnapshots)
+        {
+            this.retainedSnapshots = retainedSnapshots;
+            return this;
+        }
+
+        public int retainedSnapshots()
+        {
+            return retainedSnapshots;
+        }
+
+        public Context historyCapacityBytes(final int historyCapacityBytes)
+        {
+            this.historyCapacityBytes = historyCapacityBytes;
+            return this;
+        }
+
+        public int historyCapacityBytes()
+        {
+            return historyCapacityBytes;
+        }
+
+        public Context logTermLength(final int logTermLength)
+        {
+            this.logTermLength = logTermLength;
+            return this;
+        }
+
+        public int logTermLength()
+        {
+            return logTermLength;
+        }
+
+        /**
+         * Size of the journal's segment files: the unit in which old journal is purged.
+         */
+        public Context segmentFileLength(final int segmentFileLength)
+        {
+            this.segmentFileLength = segmentFileLength;
+            return this;
+        }
+
+        public int segmentFileLength()
+        {
+            return segmentFileLength;
+        }
+
+        public Context log(final PrintStream log)
+        {
+            this.log = log;
+            return this;
+        }
+
+        public PrintStream log()
+        {
+            return log;
+        }
+
+        /**
+         * @return the members in Aeron Cluster's format.
+         */
+        public String clusterMembers()
+        {
+            final StringBuilder members = new StringBuilder();
+            for (int i = 0; i < memberHosts.size(); i++)
+            {
+                final String host = memberHosts.get(i);
+                final int base = portBase + i * PORTS_PER_MEMBER;
+                if (i > 0)
+                {
+                    members.append('|');
+                }
+                members.append(i)
+                    .append(',').append(host).append(':').append(base + INGRESS_PORT_OFFSET)
+                    .append(',').append(host).append(':').append(base + CONSENSUS_PORT_OFFSET)
+                    .append(',').append(host).append(':').append(base + LOG_PORT_OFFSET)
+                    .append(',').append(host).append(':').append(base + CATCHUP_PORT_OFFSET)
+                    .append(',').append(host).append(':').append(base + ARCHIVE_CONTROL_PORT_OFFSET);
+            }
+            return members.toString();
+        }
+
+        /**
+         * @return the members' ingress endpoints in the form a cluster client takes.
+         */
+        public String ingressEndpoints()
+        {
+            final StringBuilder endpoints = new StringBuilder();
+            for (int i = 0; i < memberHosts.size(); i++)
+            {
+                if (i > 0)
+                {
+                    endpoints.append(',');
+                }
+                endpoints.append(i).append('=').append(memberHosts.get(i)).append(':')
+                    .append(portBase + i * PORTS_PER_MEMBER + INGRESS_PORT_OFFSET);
+            }
+            return endpoints.toString();
+        }
+
+        File archiveDir()
+        {
+            return new File(dataDir, "archive");
+        }
+
+        File clusterDir()
+        {
+            return new File(dataDir, "cluster");
+        }
+    }
+
+    private final Context context;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final MediaDriver mediaDriver;
+    private final Archive archive;
+    private final ConsensusModule consensusModule;
+    private final ClusteredServiceContainer serviceContainer;
+    private final ExchangeService service;
+    private final Aeron aeron;
+    private final AgentRunner maintenanceRunner;
+    private final JournalMaintenance maintenance;
+    private final CountDownLatch terminated = new CountDownLatch(2);
+    private volatile Cluster.Role role = Cluster.Role.FOLLOWER;
+    private boolean closed;
+
+    private ClusterNode(final Context context)
+    {
+        this.context = context;
+        final File dataDir = context.dataDir();
+        if (!dataDir.isDirectory() && !dataDir.mkdirs())
+        {
+            throw new IllegalStateException("cannot create data directory " + dataDir.getAbsolutePath());
+        }
+        try
+        {
+            lockChannel = FileChannel.open(
+                new File(dataDir, "node.lock").toPath(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            lock = lockChannel.tryLock();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot lock data directory " + dataDir.getAbsolutePath(), ex);
+        }
+        if (lock == null)
+        {
+            CloseHelper.quietClose(lockChannel);
+            throw new IllegalStateException("data directory " + dataDir.getAbsolutePath() +
+                " is in use by another running node");
+        }
+        removeStaleMarkFiles(context);
+
+        final String aeronDir = context.aeronDirectoryName();
+        final String host = context.memberHosts().get(context.memberId());
+        final int base = context.portBase() + context.memberId() * PORTS_PER_MEMBER;
+        final Supplier<IdleStrategy> idle = ClusterNode::backoffIdleStrategy;
+
+        mediaDriver = MediaDriver.launch(new MediaDriver.Context()
+            .aeronDirectoryName(aeronDir)
+            .threadingMode(ThreadingMode.SHARED)
+            .sharedIdleStrategy(backoffIdleStrategy())
+            .termBufferSparseFile(true)
+            .publicationTermBufferLength(4 * 1024 * 1024)
+            .ipcTermBufferLength(8 * 1024 * 1024)
+            .dirDeleteOnStart(true)
+            .dirDeleteOnShutdown(true));
+
+        final String localControlChannel = "aeron:ipc?term-length=256k";
+        archive = Archive.launch(new Archive.Context()
+            .aeronDirectoryName(aeronDir)
+            .archiveDir(context.archiveDir())
+            .archiveId(context.memberId())
+            .controlChannel("aeron:udp?endpoint=" + host + ":" + (base + ARCHIVE_CONTROL_PORT_OFFSET))
+            .localControlChannel(localControlChannel)
+            .replicationChannel("aeron:udp?endpoint=" + host + ":0")
+            .recordingEventsEnabled(false)
+            .segmentFileLength(context.segmentFileLength())
+            .threadingMode(ArchiveThreadingMode.SHARED)
+            .idleStrategySupplier(idle)
+            .archiveClientContext(new AeronArchive.Context()
+                .aeronDirectoryName(aeronDir)
+                .controlResponseChannel("aeron:udp?endpoint=" + host + ":0")));
+
+        final AeronArchive.Context archiveClient = new AeronArchive.Context()
+            .aeronDirectoryName(aeronDir)
+            .controlRequestChannel(localControlChannel)
+            .controlResponseChannel(localControlChannel);
+
+        consensusModule = ConsensusModule.launch(new ConsensusModule.Context()
+            .aeronDirectoryName(aeronDir)
+            .clusterMemberId(context.memberId())
+            .clusterMembers(context.clusterMembers())
+            .clusterDir(context.clusterDir())
+            .clusterClock(new NanosecondClusterClock())
+            .ingressChannel("aeron:udp?term-length=4m")
+            .logChannel("aeron:udp?term-length=" + context.logTermLength())
+            .replicationChannel("aeron:udp?endpoint=" + host + ":0")
+            .archiveContext(archiveClient.clone())
+            .idleStrategySupplier(idle)
+            .terminationHook(terminated::countDown));
+
+        service = new ExchangeService(context.historyCapacityBytes(), new NodeServiceListener());
+        serviceContainer = ClusteredServiceContainer.launch(new ClusteredServiceContainer.Context()
+            .aeronDirectoryName(aeronDir)
+            .clusterDir(context.clusterDir())
+            .clusteredService(service)
+            .archiveContext(archiveClient.clone())
+            .idleStrategySupplier(idle)
+            .terminationHook(terminated::countDown));
+
+        aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDir));
+        maintenance = new JournalMaintenance(context, aeron, archiveClient.clone(), this);
+        maintenanceRunner = new AgentRunner(new SleepingMillisIdleStrategy(50), this::onMaintenanceError, null, maintenance);
+        AgentRunner.startOnThread(maintenanceRunner);
+        context.log().printf("bourse node %d: data %s, members %s%n",
+            context.memberId(), dataDir.getAbsolutePath(), context.clusterMembers());
+    }
+
+    /**
+     * Start a node.
+     */
+    public static ClusterNode launch(final Context context)
+    {
+        return new ClusterNode(context);
+    }
+
+    public Context context()
+    {
+        return context;
+    }
+
+    public ExchangeService service()
+    {
+        return service;
+    }
+
+    /**
+     * @return this member's current role, as last reported to the service.
+     */
+    public Cluster.Role role()
+    {
+        return role;
+    }
+
+    /**
+     * Ask the consensus module to take a snapshot (acted upon when this node is the leader).
+     *
+     * @return true when the request was placed, false when another control action is still in progress.
+     */
+    public boolean requestSnapshot()
+    {
+        return toggle(ClusterControl.ToggleState.SNAPSHOT);
+    }
+
+    /**
+     * @return the number of snapshots this node has taken since it started.
+     */
+    public long snapshotCount()
+    {
+        final int counterId = ClusterCounters.find(
+            aeron.countersReader(), ConsensusModule.Configuration.SNAPSHOT_COUNTER_TYPE_ID, 0);
+        return counterId == -1 ? 0 : aeron.countersReader().getCounterValue(counterId);
+    }
+
+    /**
+     * Shut down cleanly: a single-member cluster first takes a snapshot (so the next start reads it and no log),
+     * then every component is closed and the data directory unlocked. Waits for each component to finish.
+     */
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        if (context.memberHosts().size() == 1 && role == Cluster.Role.LEADER &&
+            toggle(ClusterControl.ToggleState.SHUTDOWN))
+        {
+            try
+            {
+                if (!terminated.await(30, TimeUnit.SECONDS))
+                {
+                    context.log().println("bourse node: shutdown snapshot did not finish within 30 s; closing anyway");
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+        CloseHelper.closeAll(maintenanceRunner, aeron, serviceContainer, consensusModule, archive, mediaDriver);
+        try
+        {
+            lock.release();
+        }
+        catch (final IOException ignore)
+        {
+            // The lock goes with the channel anyway.
+        }
+        CloseHelper.quietClose(lockChannel);
+    }
+
+    private boolean toggle(final ClusterControl.ToggleState state)
+    {
+        final AtomicCounter toggle = ClusterControl.findControlToggle(aeron.countersReader(), 0);
+        return toggle != null && state.toggle(toggle);
+    }
+
+    private void onMaintenanceError(final Throwable error)
+    {
+        context.log().println("bourse node: journal maintenance error: " + error);
+    }
+
+    static IdleStrategy backoffIdleStrategy()
+    {
+        // Spin briefly, then park for growing intervals: on two cores a busy-spinning agent starves the others.
+        return new BackoffIdleStrategy(20, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(200));
+    }
+
+    private static void removeStaleMarkFiles(final Context context)
+    {
+        final List<File> stale = new ArrayList<>();
+        final File[] clusterFiles = context.clusterDir().listFiles((dir, name) ->
+            name.equals(ClusterMarkFile.FILENAME) || name.equals(ClusterMarkFile.LINK_FILENAME) ||
+            name.startsWith(ClusterMarkFile.SERVICE_FILENAME_PREFIX));
+        if (clusterFiles != null)
+        {
+            stale.addAll(List.of(clusterFiles));
+        }
+        stale.add(new File(context.archiveDir(), ArchiveMarkFile.FILENAME));
+        stale.add(new File(context.archiveDir(), ArchiveMarkFile.LINK_FILENAME));
+        for (final File file : stale)
+        {
+            if (file.exists())
+            {
+                context.log().println("bourse node: removing mark file left by a stopped process: " + file);
+                if (!file.delete())
+                {
+                    throw new IllegalStateException("cannot remove stale mark file " + file);
+                }
+            }
+        }
+    }
+
+    private final class NodeServiceListener implements ServiceListener
+    {
+        public void onSnapshotLoaded(
+            final long lengthBytes, final long snapshotTimeNs, final long durationNs, final int openOrders)
+        {
+            final double seconds = durationNs / 1e9;
+            final long ageMs = (System.currentTimeMillis() * 1_000_000L - snapshotTimeNs) / 1_000_000L;
+            context.log().printf(
+                "bourse node %d: loaded snapshot: %,d bytes, %,d open orders, age %,d ms, in %.3f s (%.1f MB/s)%n",
+                context.memberId(), lengthBytes, openOrders, ageMs, seconds, lengthBytes / 1e6 / Math.max(seconds, 1e-9));
+        }
+
+        public void onLogReplayed(final long commands, final long bytes, final long durationNs)
+        {
+            final double seconds = durationNs / 1e9;
+            context.log().printf(
+                "bourse node %d: replayed log tail: %,d commands, %,d bytes, in %.3f s (%,.0f commands/s, %.1f MB/s)%n",
+                context.memberId(), commands, bytes, seconds, commands / Math.max(seconds, 1e-9),
+                bytes / 1e6 / Math.max(seconds, 1e-9));
+        }
+
+        public void onRoleChange(final Cluster.Role newRole)
+        {
+            role = newRole;
+            context.log().printf("bourse node %d: role %s%n", context.memberId(), newRole);
+        }
+
+        public void onSnapshotRequested()
+        {
+            requestSnapshot();
+        }
+
+        public void onSnapshotTaken(final long lengthBytes, final long durationNs, final int openOrders)
+        {
+            context.log().printf("bourse node %d: took snapshot: %,d bytes, %,d open orders, in %.3f s%n",
+                context.memberId(), lengthBytes, openOrders, durationNs / 1e9);
+        }
+    }
+}

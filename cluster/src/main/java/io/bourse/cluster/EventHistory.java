@@ -1,0 +1,76 @@
+package io.bourse.cluster;
+
+import io.bourse.protocol.cluster.EventBatchDecoder;
+import io.bourse.protocol.cluster.MessageHeaderDecoder;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableRingBuffer;
+
+/**
+ * The most recent event batches, oldest first, bounded in bytes: what the service re-sends for a retried request
+ * or a client's replay request. Part of the replicated state: every node builds the same history from the log.
+ */
+final class EventHistory
+{
+    private static final int BATCH_LOG_POSITION_OFFSET = MessageHeaderDecoder.ENCODED_LENGTH + EventBatchDecoder.logPositionEncodingOffset();
+
+    private final ExpandableRingBuffer ring;
+    private final ExpandableRingBuffer.MessageConsumer evictor = this::onEvict;
+    private long droppedUpToLogPosition;
+
+    /**
+     * @param capacityBytes a power of two: the most the history holds, record headers included.
+     */
+    EventHistory(final int capacityBytes)
+    {
+        ring = new ExpandableRingBuffer(Math.min(capacityBytes, 64 * 1024), capacityBytes, false);
+    }
+
+    /**
+     * Keep a batch, evicting the oldest ones as needed.
+     */
+    void append(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length + 2 * ExpandableRingBuffer.HEADER_LENGTH > ring.maxCapacity())
+        {
+            droppedUpToLogPosition = buffer.getLong(offset + BATCH_LOG_POSITION_OFFSET);
+            return;
+        }
+        while (!ring.append(buffer, offset, length))
+        {
+            ring.consume(evictor, 1);
+        }
+    }
+
+    /**
+     * Visit the batches held, oldest first, until the consumer returns false.
+     */
+    void forEach(final ExpandableRingBuffer.MessageConsumer consumer)
+    {
+        ring.forEach(consumer, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @return the log position of the newest batch no longer held, 0 when none was dropped.
+     */
+    long droppedUpToLogPosition()
+    {
+        return droppedUpToLogPosition;
+    }
+
+    void droppedUpToLogPosition(final long logPosition)
+    {
+        droppedUpToLogPosition = logPosition;
+    }
+
+    int size()
+    {
+        return ring.size();
+    }
+
+    private boolean onEvict(
+        final org.agrona.MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
+    {
+        droppedUpToLogPosition = buffer.getLong(offset + BATCH_LOG_POSITION_OFFSET);
+        return true;
+    }
+}

@@ -1,0 +1,426 @@
+package io.bourse.cluster;
+
+import io.aeron.ExclusivePublication;
+import io.aeron.Image;
+import io.aeron.Publication;
+import io.aeron.cluster.codecs.CloseReason;
+import io.aeron.cluster.service.ClientSession;
+import io.aeron.cluster.service.Cluster;
+import io.aeron.cluster.service.ClusteredService;
+import io.aeron.logbuffer.Header;
+import io.bourse.engine.CommandAdapter;
+import io.bourse.engine.Engine;
+import io.bourse.engine.EventEncoder;
+import io.bourse.protocol.cluster.BooleanType;
+import io.bourse.protocol.cluster.EventBatchDecoder;
+import io.bourse.protocol.cluster.EventBatchEncoder;
+import io.bourse.protocol.cluster.IgnoredReason;
+import io.bourse.protocol.cluster.MessageHeaderDecoder;
+import io.bourse.protocol.cluster.MessageHeaderEncoder;
+import io.bourse.protocol.cluster.ReplayCompleteEncoder;
+import io.bourse.protocol.cluster.ReplayRequestDecoder;
+import io.bourse.protocol.cluster.RequestDecoder;
+import io.bourse.protocol.cluster.RequestIgnoredEncoder;
+import io.bourse.protocol.cluster.SnapshotRequestDecoder;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.Long2LongHashMap;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.function.Consumer;
+
+/**
+ * The clustered service: applies each committed ingress request to the {@link Engine} and sends the events it
+ * produced, as one {@code EventBatch}, to every connected client.
+ * <p>
+ * Everything here is driven by the log: requests, cluster time and timers. Retries are recognised by the
+ * client's request sequence and answered from the {@link EventHistory} instead of being applied again; GTD
+ * expiry runs on a cluster timer set to the engine's earliest expiry. On a follower, sending is a no-op, so every
+ * node runs the same code and reaches the same state.
+ */
+public final class ExchangeService implements ClusteredService
+{
+    private static final long EXPIRY_TIMER_ID = 1;
+    private static final int MAX_SEND_ATTEMPTS = 10_000;
+    private static final int ENVELOPE_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH + RequestDecoder.BLOCK_LENGTH;
+    private static final int EVENTS_OFFSET = MessageHeaderEncoder.ENCODED_LENGTH + EventBatchEncoder.BLOCK_LENGTH;
+
+    private final ServiceListener serviceListener;
+    private final EventHistory history;
+    private final Long2LongHashMap lastRequestSequenceByClient = new Long2LongHashMap(0);
+    private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
+    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
+    private final RequestDecoder requestDecoder = new RequestDecoder();
+    private final ReplayRequestDecoder replayRequestDecoder = new ReplayRequestDecoder();
+    private final SnapshotRequestDecoder snapshotRequestDecoder = new SnapshotRequestDecoder();
+    private final EventBatchEncoder batchEncoder = new EventBatchEncoder();
+    private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
+    private final ReplayCompleteEncoder replayCompleteEncoder = new ReplayCompleteEncoder();
+    private final RequestIgnoredEncoder requestIgnoredEncoder = new RequestIgnoredEncoder();
+    private final ExpandableDirectByteBuffer batchBuffer = new ExpandableDirectByteBuffer(64 * 1024);
+    private final ExpandableDirectByteBuffer resendBuffer = new ExpandableDirectByteBuffer(64 * 1024);
+    private final UnsafeBuffer replyBuffer = new UnsafeBuffer(new byte[128]);
+    private final Consumer<ClientSession> broadcaster = this::sendBatch;
+    private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
+
+    private Cluster cluster;
+    private IdleStrategy idleStrategy;
+    private Engine engine;
+    private CommandAdapter commandAdapter;
+    private long nextBatchSequence = 1;
+    private int batchLength;
+    private int batchEventCount;
+    private long scheduledExpiryNs = Long.MAX_VALUE;
+    private volatile long appliedLogPosition;
+    private long droppedSends;
+
+    private ClientSession replaySession;
+    private long replayFromLogPosition;
+    private long retryClientId;
+    private long retryRequestSequence;
+    private int resentCount;
+
+    private long recoveryStartNs;
+    private long recoveryCommands;
+    private long recoveryBytes;
+    private boolean recovering = true;
+
+    /**
+     * @param historyCapacityBytes power of two: how many bytes of recent event batches to keep for retries and replays.
+     * @param serviceListener      told about start-up, recovery and snapshots; called on the service thread.
+     */
+    public ExchangeService(final int historyCapacityBytes, final ServiceListener serviceListener)
+    {
+        this.history = new EventHistory(historyCapacityBytes);
+        this.serviceListener = serviceListener;
+    }
+
+    public void onStart(final Cluster cluster, final Image snapshotImage)
+    {
+        this.cluster = cluster;
+        this.idleStrategy = cluster.idleStrategy();
+        engine = new Engine(new EventEncoder(this::onEvent));
+        commandAdapter = new CommandAdapter(engine);
+        recoveryStartNs = System.nanoTime();
+        if (snapshotImage != null)
+        {
+            final long startNs = System.nanoTime();
+            final ServiceSnapshot.Loaded loaded = serviceSnapshot.load(snapshotImage, idleStrategy);
+            loadState(loaded);
+            serviceListener.onSnapshotLoaded(
+                loaded.lengthBytes(), engine.lastTimestampNs(), System.nanoTime() - startNs, engine.openOrderCount());
+        }
+        scheduledExpiryNs = engine.nextExpiryTimeNs();
+        recoveryStartNs = System.nanoTime();
+    }
+
+    public void onSessionOpen(final ClientSession session, final long timestamp)
+    {
+    }
+
+    public void onSessionClose(final ClientSession session, final long timestamp, final CloseReason closeReason)
+    {
+    }
+
+    public void onSessionMessage(
+        final ClientSession session,
+        final long timestamp,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final Header header)
+    {
+        if (recovering)
+        {
+            recoveryCommands++;
+            recoveryBytes += length;
+        }
+        if (length < MessageHeaderDecoder.ENCODED_LENGTH)
+        {
+            ignore(session, 0, 0, IgnoredReason.MALFORMED);
+            return;
+        }
+        headerDecoder.wrap(buffer, offset);
+        final int templateId = headerDecoder.templateId();
+        final int bodyOffset = offset + MessageHeaderDecoder.ENCODED_LENGTH;
+        if (headerDecoder.schemaId() != MessageHeaderDecoder.SCHEMA_ID ||
+            length - MessageHeaderDecoder.ENCODED_LENGTH < headerDecoder.blockLength())
+        {
+            ignore(session, 0, 0, IgnoredReason.MALFORMED);
+        }
+        else if (templateId == RequestDecoder.TEMPLATE_ID)
+        {
+            requestDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+            onRequest(session, timestamp, requestDecoder.clientId(), requestDecoder.requestSequence(),
+                buffer, offset + ENVELOPE_LENGTH, length - ENVELOPE_LENGTH);
+        }
+        else if (templateId == ReplayRequestDecoder.TEMPLATE_ID)
+        {
+            replayRequestDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+            replay(session, replayRequestDecoder.clientId(), replayRequestDecoder.fromLogPosition());
+        }
+        else if (templateId == SnapshotRequestDecoder.TEMPLATE_ID)
+        {
+            snapshotRequestDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+            if (cluster.role() == Cluster.Role.LEADER)
+            {
+                serviceListener.onSnapshotRequested();
+            }
+        }
+        else
+        {
+            ignore(session, 0, 0, IgnoredReason.MALFORMED);
+        }
+        appliedLogPosition = cluster.logPosition();
+    }
+
+    public void onTimerEvent(final long correlationId, final long timestamp)
+    {
+        if (correlationId == EXPIRY_TIMER_ID)
+        {
+            scheduledExpiryNs = Long.MAX_VALUE;
+            beginBatch();
+            engine.expireOrders(timestamp);
+            endBatch(timestamp, 0, 0);
+            rescheduleExpiry();
+        }
+        appliedLogPosition = cluster.logPosition();
+    }
+
+    public void onTakeSnapshot(final ExclusivePublication snapshotPublication)
+    {
+        final long startNs = System.nanoTime();
+        final long bytes = serviceSnapshot.write(
+            snapshotPublication, idleStrategy, nextBatchSequence, lastRequestSequenceByClient, history, engine);
+        serviceListener.onSnapshotTaken(bytes, System.nanoTime() - startNs, engine.openOrderCount());
+    }
+
+    public void onRoleChange(final Cluster.Role newRole)
+    {
+        if (recovering)
+        {
+            recovering = false;
+            serviceListener.onLogReplayed(recoveryCommands, recoveryBytes, System.nanoTime() - recoveryStartNs);
+        }
+        serviceListener.onRoleChange(newRole);
+    }
+
+    public void onTerminate(final Cluster cluster)
+    {
+    }
+
+    /**
+     * @return the log position of the last message applied; safe to read from any thread.
+     */
+    public long appliedLogPosition()
+    {
+        return appliedLogPosition;
+    }
+
+    /**
+     * Digest of the replicated state: the engine's state hash combined with the retry and history bookkeeping.
+     * Read it from another thread only while no message is being applied (e.g. after {@link #appliedLogPosition()}
+     * has stopped moving).
+     */
+    public long stateHash()
+    {
+        long hash = engine.stateHash() * 31 + nextBatchSequence;
+        long clients = 0;
+        final Long2LongHashMap.EntryIterator iterator = lastRequestSequenceByClient.entrySet().iterator();
+        while (iterator.hasNext())
+        {
+            iterator.next();
+            clients += Long.hashCode(iterator.getLongKey()) * 0x9E3779B97F4A7C15L + iterator.getLongValue();
+        }
+        hash = hash * 31 + clients;
+        return hash * 31 + history.droppedUpToLogPosition();
+    }
+
+    /**
+     * @return batches that could not be sent to a session because it stayed back-pressured.
+     */
+    public long droppedSends()
+    {
+        return droppedSends;
+    }
+
+    Engine engine()
+    {
+        return engine;
+    }
+
+    private void onRequest(
+        final ClientSession session,
+        final long timestamp,
+        final long clientId,
+        final long requestSequence,
+        final DirectBuffer buffer,
+        final int commandOffset,
+        final int commandLength)
+    {
+        if (requestSequence <= lastRequestSequenceByClient.get(clientId))
+        {
+            resendOriginal(session, clientId, requestSequence);
+            return;
+        }
+        lastRequestSequenceByClient.put(clientId, requestSequence);
+        beginBatch();
+        commandAdapter.onCommand(buffer, commandOffset, commandLength, timestamp);
+        endBatch(timestamp, clientId, requestSequence);
+        rescheduleExpiry();
+    }
+
+    private void beginBatch()
+    {
+        batchLength = EVENTS_OFFSET;
+        batchEventCount = 0;
+    }
+
+    private void onEvent(final DirectBuffer buffer, final int offset, final int length)
+    {
+        batchBuffer.putBytes(batchLength, buffer, offset, length);
+        batchLength += length;
+        batchEventCount++;
+    }
+
+    private void endBatch(final long timestamp, final long clientId, final long requestSequence)
+    {
+        batchEncoder.wrapAndApplyHeader(batchBuffer, 0, headerEncoder)
+            .batchSequence(nextBatchSequence++)
+            .logPosition(cluster.logPosition())
+            .timestampNs(timestamp)
+            .clientId(clientId)
+            .requestSequence(requestSequence)
+            .eventCount(batchEventCount)
+            .resent(BooleanType.FALSE);
+        history.append(batchBuffer, 0, batchLength);
+        cluster.forEachClientSession(broadcaster);
+    }
+
+    private void sendBatch(final ClientSession session)
+    {
+        send(session, batchBuffer, 0, batchLength);
+    }
+
+    private void send(final ClientSession session, final DirectBuffer buffer, final int offset, final int length)
+    {
+        int attempts = 0;
+        long result;
+        while ((result = session.offer(buffer, offset, length)) < 0)
+        {
+            if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED ||
+                result == Publication.MAX_POSITION_EXCEEDED || ++attempts > MAX_SEND_ATTEMPTS)
+            {
+                // The client notices the missing batch by its sequence number and asks for a replay.
+                droppedSends++;
+                return;
+            }
+            idleStrategy.idle();
+        }
+        idleStrategy.reset();
+    }
+
+    private void rescheduleExpiry()
+    {
+        final long nextExpiryNs = engine.nextExpiryTimeNs();
+        if (nextExpiryNs != scheduledExpiryNs)
+        {
+            if (nextExpiryNs == Long.MAX_VALUE)
+            {
+                cluster.cancelTimer(EXPIRY_TIMER_ID);
+            }
+            else
+            {
+                cluster.scheduleTimer(EXPIRY_TIMER_ID, nextExpiryNs);
+            }
+            scheduledExpiryNs = nextExpiryNs;
+        }
+    }
+
+    private void resendOriginal(final ClientSession session, final long clientId, final long requestSequence)
+    {
+        retryClientId = clientId;
+        retryRequestSequence = requestSequence;
+        replaySession = session;
+        resentCount = 0;
+        history.forEach(this::resendIfRetried);
+        replaySession = null;
+        if (resentCount == 0)
+        {
+            ignore(session, clientId, requestSequence, IgnoredReason.RETRY_NOT_IN_HISTORY);
+        }
+    }
+
+    private boolean resendIfRetried(
+        final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
+    {
+        batchDecoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, EventBatchDecoder.BLOCK_LENGTH,
+            EventBatchDecoder.SCHEMA_VERSION);
+        if (batchDecoder.clientId() == retryClientId && batchDecoder.requestSequence() == retryRequestSequence)
+        {
+            resend(buffer, offset, length);
+            return false;
+        }
+        return true;
+    }
+
+    private void replay(final ClientSession session, final long clientId, final long fromLogPosition)
+    {
+        replaySession = session;
+        replayFromLogPosition = fromLogPosition;
+        resentCount = 0;
+        history.forEach(this::resendIfAfter);
+        replaySession = null;
+        replayCompleteEncoder.wrapAndApplyHeader(replyBuffer, 0, headerEncoder)
+            .clientId(clientId)
+            .fromLogPosition(fromLogPosition)
+            .batchCount(resentCount)
+            .gap(history.droppedUpToLogPosition() > fromLogPosition ? BooleanType.TRUE : BooleanType.FALSE);
+        send(session, replyBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + replayCompleteEncoder.encodedLength());
+    }
+
+    private boolean resendIfAfter(
+        final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
+    {
+        batchDecoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, EventBatchDecoder.BLOCK_LENGTH,
+            EventBatchDecoder.SCHEMA_VERSION);
+        if (batchDecoder.logPosition() > replayFromLogPosition)
+        {
+            resend(buffer, offset, length);
+        }
+        return true;
+    }
+
+    private void resend(final DirectBuffer buffer, final int offset, final int length)
+    {
+        resendBuffer.putBytes(0, buffer, offset, length);
+        batchEncoder.wrap(resendBuffer, MessageHeaderEncoder.ENCODED_LENGTH).resent(BooleanType.TRUE);
+        send(replaySession, resendBuffer, 0, length);
+        resentCount++;
+    }
+
+    private void ignore(
+        final ClientSession session, final long clientId, final long requestSequence, final IgnoredReason reason)
+    {
+        requestIgnoredEncoder.wrapAndApplyHeader(replyBuffer, 0, headerEncoder)
+            .clientId(clientId)
+            .requestSequence(requestSequence)
+            .reason(reason);
+        send(session, replyBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + requestIgnoredEncoder.encodedLength());
+    }
+
+    private void loadState(final ServiceSnapshot.Loaded loaded)
+    {
+        nextBatchSequence = loaded.nextBatchSequence();
+        lastRequestSequenceByClient.putAll(loaded.lastRequestSequenceByClient());
+        history.droppedUpToLogPosition(loaded.droppedUpToLogPosition());
+        final DirectBuffer payload = loaded.payload();
+        for (int i = 0; i < loaded.historyOffsets().size(); i++)
+        {
+            history.append(payload, loaded.historyOffsets().getInt(i), loaded.historyLengths().getInt(i));
+        }
+        engine.loadSnapshot(payload, loaded.engineOffset(), loaded.engineLength());
+    }
+}
