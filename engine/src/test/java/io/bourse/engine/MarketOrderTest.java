@@ -115,12 +115,12 @@ class MarketOrderTest
     @Test
     void marketBuyByQuoteAmountOnAnEmptyBookEndsWithNoLiquidity()
     {
-        final long hashBeforeBalances = available(f, 2, USD);
+        final long usdBefore = available(f, 2, USD);
 
         marketBuyQuote(f, 2, 1, 500_000);
 
         assertEquals(CancelReason.NO_LIQUIDITY, f.events.only(EventRecorder.OrderCanceled.class).reason());
-        assertEquals(hashBeforeBalances, available(f, 2, USD));
+        assertEquals(usdBefore, available(f, 2, USD));
         f.engine.validateInternalState();
     }
 

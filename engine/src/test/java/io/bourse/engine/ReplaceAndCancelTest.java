@@ -18,6 +18,7 @@ import static io.bourse.engine.EngineAssertions.assertRejected;
 import static io.bourse.engine.EngineAssertions.available;
 import static io.bourse.engine.EngineAssertions.buyReservation;
 import static io.bourse.engine.EngineAssertions.depth;
+import static io.bourse.engine.EngineAssertions.gtd;
 import static io.bourse.engine.EngineAssertions.postOnly;
 import static io.bourse.engine.EngineAssertions.reserved;
 import static io.bourse.engine.EngineFixture.BTC;
@@ -531,6 +532,64 @@ class ReplaceAndCancelTest
         f.engine.cancelOrder(1, orderId, 0, f.tick());
 
         f.events.only(EventRecorder.OrderCanceled.class);
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void replacedGtdOrderStillExpiresAtItsExpiryTime()
+    {
+        final long expiryNs = f.nowNs + 1_000_000;
+        gtd(f, 1, 1, Side.BUY, 10_000, 5, expiryNs);
+        final long orderId = f.lastOrderId();
+        replace(1, orderId, 0, 9_000, 8);
+        f.events.clear();
+
+        f.engine.expireOrders(expiryNs);
+
+        final EventRecorder.OrderExpired expired = f.events.only(EventRecorder.OrderExpired.class);
+        assertEquals(orderId, expired.orderId());
+        assertEquals(9_000, expired.price());
+        assertEquals(0, reserved(f, 1, USD));
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void massCancelCancelsManyOrdersInOrderIdOrder()
+    {
+        for (int i = 1; i <= 150; i++)
+        {
+            f.limit(1, i, Side.BUY, 9_000 + i, 1);
+        }
+        f.events.clear();
+
+        f.engine.massCancel(1, 0, Side.NULL_VAL, f.tick());
+
+        final List<EventRecorder.OrderCanceled> canceled = f.events.all(EventRecorder.OrderCanceled.class);
+        assertEquals(150, canceled.size());
+        for (int i = 1; i < canceled.size(); i++)
+        {
+            assertTrue(canceled.get(i - 1).orderId() < canceled.get(i).orderId());
+        }
+        assertEquals(0, f.engine.openOrderCount());
+        assertEquals(0, reserved(f, 1, USD));
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void replaceLoweringQuantityOfAPartiallyFilledOrderKeepsItsPlace()
+    {
+        f.limit(1, 1, Side.SELL, 10_000, 10);
+        final long orderId = f.lastOrderId();
+        f.limit(2, 1, Side.SELL, 10_000, 10);
+        f.limit(3, 1, Side.BUY, 10_000, 4);
+
+        replace(1, orderId, 0, 10_000, 6);
+
+        assertTrue(f.events.last(EventRecorder.OrderReplaced.class).priorityKept());
+        assertArrayEquals(new long[][]{{10_000, 12, 2}}, depth(f, Side.SELL));
+        f.events.clear();
+        f.limit(3, 2, Side.BUY, 10_000, 1);
+        assertEquals(orderId, f.events.only(EventRecorder.Trade.class).makerOrderId());
         f.engine.validateInternalState();
     }
 }

@@ -1,6 +1,7 @@
 package io.bourse.engine;
 
 import io.bourse.protocol.codec.CancelReason;
+import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.TimeInForce;
@@ -274,5 +275,39 @@ class SelfTradePreventionTest
 
         assertEquals(SelfTradePrevention.CANCEL_AGGRESSOR,
             f.events.last(EventRecorder.AccountLimitsChanged.class).defaultSelfTradePrevention());
+    }
+
+    @Test
+    void replacedOrderThatCrossesItsOwnOrderAppliesItsSelfTradePrevention()
+    {
+        limit(f, 1, 2, Side.BUY, TimeInForce.GTC, SelfTradePrevention.CANCEL_AGGRESSOR, 9_900, 3);
+        final long buyId = f.lastOrderId();
+        f.events.clear();
+
+        f.engine.replaceOrder(1, buyId, 0, 0, 10_000, 3, f.tick());
+
+        final EventRecorder.OrderCanceled canceled = f.events.only(EventRecorder.OrderCanceled.class);
+        assertEquals(buyId, canceled.orderId());
+        assertEquals(CancelReason.SELF_TRADE_PREVENTION, canceled.reason());
+        assertEquals(1, f.engine.openOrderCount());
+        assertEquals(0, reserved(f, 1, USD));
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void decrementOnAMarketOrderByQuantityReducesItAndTradesTheRest()
+    {
+        f.limit(2, 1, Side.SELL, 10_000, 4);
+        f.events.clear();
+
+        f.order(1, 2, EngineFixture.BTC_USD, Side.BUY, OrderType.MARKET, TimeInForce.IOC,
+            false, SelfTradePrevention.DECREMENT, 0, 7, 0, 0);
+
+        assertEquals(CancelReason.SELF_TRADE_PREVENTION, canceled(restingOrderId).reason());
+        final EventRecorder.Trade trade = f.events.only(EventRecorder.Trade.class);
+        assertEquals(2, trade.quantity());
+        assertEquals(0, trade.takerRemainingQuantity());
+        assertEquals(1, f.engine.openOrderCount());
+        f.engine.validateInternalState();
     }
 }

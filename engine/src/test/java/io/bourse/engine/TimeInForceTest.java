@@ -110,7 +110,6 @@ class TimeInForceTest
     {
         f.limit(1, 1, Side.SELL, 10_000, 3);
         f.limit(1, 2, Side.SELL, 10_002, 3);
-        final long hashOfBook = f.engine.stateHash();
         f.events.clear();
 
         buy(TimeInForce.FOK, SelfTradePrevention.ACCOUNT_DEFAULT, 10_001, 6);
@@ -121,7 +120,6 @@ class TimeInForceTest
         assertEquals(0, canceled.filledQuantity());
         assertArrayEquals(new long[][]{{10_000, 3, 1}, {10_002, 3, 1}}, depth(f, Side.SELL));
         assertEquals(0, reserved(f, 2, USD));
-        assertTrue(hashOfBook != f.engine.stateHash(), "the order id counter moved on");
         f.engine.validateInternalState();
     }
 
