@@ -1,0 +1,470 @@
+package io.bourse.cluster.client;
+
+import io.aeron.cluster.client.AeronCluster;
+import io.aeron.cluster.client.EgressListener;
+import io.aeron.cluster.codecs.EventCode;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.aeron.logbuffer.Header;
+import io.bourse.protocol.cluster.BooleanType;
+import io.bourse.protocol.cluster.EventBatchDecoder;
+import io.bourse.protocol.cluster.MessageHeaderDecoder;
+import io.bourse.protocol.cluster.MessageHeaderEncoder;
+import io.bourse.protocol.cluster.ReplayCompleteDecoder;
+import io.bourse.protocol.cluster.ReplayRequestEncoder;
+import io.bourse.protocol.cluster.RequestEncoder;
+import io.bourse.protocol.cluster.RequestIgnoredDecoder;
+import io.bourse.protocol.cluster.SnapshotRequestEncoder;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.ExpandableRingBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.security.SecureRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A client of the exchange cluster for gateways and tools: numbers and sends engine commands, follows leader
+ * changes, re-sends what was not answered, and delivers every event batch exactly once, in order.
+ * <p>
+ * Every command is kept until the batch answering it arrives. When the leader changes, or the session is lost
+ * and re-opened, the client re-sends the unanswered commands under their original request sequences (the
+ * cluster applies each only once), and asks for a replay of the batches it missed. Not thread safe: one thread
+ * calls {@link #trySend} and {@link #doWork()}.
+ */
+public final class ExchangeClient implements Agent, AutoCloseable
+{
+    /**
+     * Client configuration.
+     */
+    public static final class Context
+    {
+        private String ingressEndpoints;
+        private String aeronDirectoryName;
+        private String egressChannel = "aeron:udp?endpoint=localhost:0";
+        private long clientId;
+        private int maxUnansweredBytes = 8 * 1024 * 1024;
+        private long messageTimeoutNs = TimeUnit.SECONDS.toNanos(5);
+        private ExchangeClientListener listener;
+
+        /**
+         * Members' ingress endpoints: {@code 0=host:port,1=host:port,...}.
+         */
+        public Context ingressEndpoints(final String ingressEndpoints)
+        {
+            this.ingressEndpoints = ingressEndpoints;
+            return this;
+        }
+
+        /**
+         * Media driver to use; when null the client starts an embedded one of its own.
+         */
+        public Context aeronDirectoryName(final String aeronDirectoryName)
+        {
+            this.aeronDirectoryName = aeronDirectoryName;
+            return this;
+        }
+
+        public Context egressChannel(final String egressChannel)
+        {
+            this.egressChannel = egressChannel;
+            return this;
+        }
+
+        /**
+         * Identity under which requests are numbered; random by default. Two live clients must never share one.
+         */
+        public Context clientId(final long clientId)
+        {
+            this.clientId = clientId;
+            return this;
+        }
+
+        /**
+         * Bound on the commands held while unanswered; {@link #trySend} refuses more.
+         */
+        public Context maxUnansweredBytes(final int maxUnansweredBytes)
+        {
+            this.maxUnansweredBytes = maxUnansweredBytes;
+            return this;
+        }
+
+        public Context messageTimeoutNs(final long messageTimeoutNs)
+        {
+            this.messageTimeoutNs = messageTimeoutNs;
+            return this;
+        }
+
+        public Context listener(final ExchangeClientListener listener)
+        {
+            this.listener = listener;
+            return this;
+        }
+    }
+
+    private static final long KEEP_ALIVE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(500);
+    private static final int ENVELOPE_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH + RequestEncoder.BLOCK_LENGTH;
+    private static final int EVENTS_OFFSET = MessageHeaderDecoder.ENCODED_LENGTH + EventBatchDecoder.BLOCK_LENGTH;
+
+    private final Context context;
+    private final long clientId;
+    private final ExchangeClientListener listener;
+    private final MediaDriver embeddedDriver;
+    private final ExpandableRingBuffer unanswered;
+    private final ExpandableDirectByteBuffer sendBuffer = new ExpandableDirectByteBuffer(4096);
+    private final UnsafeBuffer controlBuffer = new UnsafeBuffer(new byte[64]);
+    private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
+    private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
+    private final RequestEncoder requestEncoder = new RequestEncoder();
+    private final ReplayRequestEncoder replayRequestEncoder = new ReplayRequestEncoder();
+    private final SnapshotRequestEncoder snapshotRequestEncoder = new SnapshotRequestEncoder();
+    private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
+    private final ReplayCompleteDecoder replayCompleteDecoder = new ReplayCompleteDecoder();
+    private final RequestIgnoredDecoder requestIgnoredDecoder = new RequestIgnoredDecoder();
+    private final RequestDecoderView requestView = new RequestDecoderView();
+    private final ExpandableRingBuffer.MessageConsumer sender = this::sendUnanswered;
+    private final ExpandableRingBuffer.MessageConsumer answered = this::consumeAnswered;
+
+    private AeronCluster cluster;
+    private AeronCluster.AsyncConnect connecting;
+    private long nextRequestSequence = 1;
+    private long sentUpToSequence;
+    private long answeredUpToSequence;
+    private long lastBatchSequence;
+    private long lastLogPosition;
+    private boolean replayPending;
+    private long lastSendNs;
+
+    public ExchangeClient(final Context context)
+    {
+        this.context = context;
+        this.listener = context.listener;
+        this.clientId = context.clientId != 0 ? context.clientId : new SecureRandom().nextLong(1, Long.MAX_VALUE);
+        this.unanswered = new ExpandableRingBuffer(64 * 1024, Integer.highestOneBit(context.maxUnansweredBytes), false);
+        if (context.aeronDirectoryName == null)
+        {
+            embeddedDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
+                .threadingMode(ThreadingMode.SHARED)
+                .sharedIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 200_000))
+                .termBufferSparseFile(true)
+                .publicationTermBufferLength(4 * 1024 * 1024)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true));
+            context.aeronDirectoryName = embeddedDriver.aeronDirectoryName();
+        }
+        else
+        {
+            embeddedDriver = null;
+        }
+    }
+
+    public long clientId()
+    {
+        return clientId;
+    }
+
+    /**
+     * @return true once a session with the cluster is open.
+     */
+    public boolean isConnected()
+    {
+        return cluster != null && !cluster.isClosed();
+    }
+
+    /**
+     * Send one engine command (an SBE message of the engine schema, header included). The command is kept and
+     * re-sent as needed until its answer arrives; when not connected it waits to be sent.
+     *
+     * @return the request sequence that will identify its answer, or -1 when too many commands are unanswered.
+     */
+    public long trySend(final DirectBuffer command, final int offset, final int length)
+    {
+        final long requestSequence = nextRequestSequence;
+        requestEncoder.wrapAndApplyHeader(sendBuffer, 0, headerEncoder)
+            .clientId(clientId)
+            .requestSequence(requestSequence);
+        sendBuffer.putBytes(ENVELOPE_LENGTH, command, offset, length);
+        if (!unanswered.append(sendBuffer, 0, ENVELOPE_LENGTH + length))
+        {
+            return -1;
+        }
+        nextRequestSequence++;
+        sendPending();
+        return requestSequence;
+    }
+
+    /**
+     * Ask the cluster's leader to take a snapshot.
+     *
+     * @return true when the request was sent.
+     */
+    public boolean requestSnapshot()
+    {
+        snapshotRequestEncoder.wrapAndApplyHeader(controlBuffer, 0, headerEncoder).clientId(clientId);
+        return isConnected() &&
+            cluster.offer(controlBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + snapshotRequestEncoder.encodedLength()) > 0;
+    }
+
+    /**
+     * @return the number of commands sent and not yet answered.
+     */
+    public long unansweredCount()
+    {
+        return nextRequestSequence - 1 - answeredUpToSequence;
+    }
+
+    public int doWork()
+    {
+        if (!isConnected())
+        {
+            return connect();
+        }
+        int work = cluster.pollEgress();
+        if (cluster.isClosed())
+        {
+            return work + 1;
+        }
+        work += sendPending();
+        final long nowNs = System.nanoTime();
+        if (nowNs - lastSendNs > KEEP_ALIVE_INTERVAL_NS && cluster.sendKeepAlive())
+        {
+            lastSendNs = nowNs;
+        }
+        return work;
+    }
+
+    public String roleName()
+    {
+        return "exchange-client";
+    }
+
+    public void close()
+    {
+        CloseHelper.closeAll(connecting, cluster, embeddedDriver);
+        connecting = null;
+        cluster = null;
+    }
+
+    private int connect()
+    {
+        if (cluster != null)
+        {
+            CloseHelper.quietClose(cluster);
+            cluster = null;
+        }
+        if (connecting == null)
+        {
+            connecting = AeronCluster.asyncConnect(new AeronCluster.Context()
+                .aeronDirectoryName(context.aeronDirectoryName)
+                .ingressChannel("aeron:udp")
+                .ingressEndpoints(context.ingressEndpoints)
+                .egressChannel(context.egressChannel)
+                .messageTimeoutNs(context.messageTimeoutNs)
+                .egressListener(new Egress()));
+        }
+        try
+        {
+            final AeronCluster connected = connecting.poll();
+            if (connected == null)
+            {
+                return 0;
+            }
+            cluster = connected;
+            connecting = null;
+        }
+        catch (final RuntimeException ex)
+        {
+            // Timed out or refused while the cluster elects a leader: start a fresh attempt on the next call.
+            CloseHelper.quietClose(connecting);
+            connecting = null;
+            return 0;
+        }
+        listener.onConnected(cluster.leaderMemberId());
+        if (lastBatchSequence > 0)
+        {
+            requestReplay();
+        }
+        sentUpToSequence = answeredUpToSequence;
+        sendPending();
+        return 1;
+    }
+
+    private int sendPending()
+    {
+        if (!isConnected() || sentUpToSequence >= nextRequestSequence - 1)
+        {
+            return 0;
+        }
+        final long before = sentUpToSequence;
+        unanswered.forEach(sender, Integer.MAX_VALUE);
+        return (int)(sentUpToSequence - before);
+    }
+
+    private boolean sendUnanswered(
+        final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
+    {
+        final long requestSequence = requestView.requestSequence(buffer, offset);
+        if (requestSequence <= sentUpToSequence)
+        {
+            return true;
+        }
+        if (cluster.offer(buffer, offset, length) < 0)
+        {
+            return false;
+        }
+        sentUpToSequence = requestSequence;
+        lastSendNs = System.nanoTime();
+        return true;
+    }
+
+    private boolean consumeAnswered(
+        final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
+    {
+        return requestView.requestSequence(buffer, offset) <= answeredUpToSequence;
+    }
+
+    private void onAnswered(final long requestSequence)
+    {
+        if (requestSequence > answeredUpToSequence)
+        {
+            answeredUpToSequence = requestSequence;
+            sentUpToSequence = Math.max(sentUpToSequence, requestSequence);
+            while (!unanswered.isEmpty() && unanswered.consume(answered, 1) == 1)
+            {
+                // Consumed one answered command; the consumer refuses the first unanswered one.
+            }
+        }
+    }
+
+    private void requestReplay()
+    {
+        replayRequestEncoder.wrapAndApplyHeader(controlBuffer, 0, headerEncoder)
+            .clientId(clientId)
+            .fromLogPosition(lastLogPosition);
+        replayPending = cluster.offer(
+            controlBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + replayRequestEncoder.encodedLength()) > 0;
+    }
+
+    private void onEgress(final DirectBuffer buffer, final int offset, final int length)
+    {
+        headerDecoder.wrap(buffer, offset);
+        if (headerDecoder.schemaId() != MessageHeaderDecoder.SCHEMA_ID)
+        {
+            return;
+        }
+        final int bodyOffset = offset + MessageHeaderDecoder.ENCODED_LENGTH;
+        switch (headerDecoder.templateId())
+        {
+            case EventBatchDecoder.TEMPLATE_ID ->
+            {
+                batchDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+                onBatch(buffer, offset, length);
+            }
+            case ReplayCompleteDecoder.TEMPLATE_ID ->
+            {
+                replayCompleteDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+                if (replayCompleteDecoder.clientId() == clientId)
+                {
+                    replayPending = false;
+                    if (replayCompleteDecoder.gap() == BooleanType.TRUE)
+                    {
+                        listener.onGap(replayCompleteDecoder.fromLogPosition());
+                    }
+                }
+            }
+            case RequestIgnoredDecoder.TEMPLATE_ID ->
+            {
+                requestIgnoredDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+                if (requestIgnoredDecoder.clientId() == clientId)
+                {
+                    onAnswered(requestIgnoredDecoder.requestSequence());
+                    listener.onRequestIgnored(requestIgnoredDecoder.requestSequence(), requestIgnoredDecoder.reason());
+                }
+            }
+            default ->
+            {
+            }
+        }
+    }
+
+    private void onBatch(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final long batchSequence = batchDecoder.batchSequence();
+        if (lastBatchSequence != 0 && batchSequence <= lastBatchSequence)
+        {
+            return;
+        }
+        if (lastBatchSequence != 0 && batchSequence != lastBatchSequence + 1)
+        {
+            if (!replayPending)
+            {
+                requestReplay();
+            }
+            return;
+        }
+        lastBatchSequence = batchSequence;
+        lastLogPosition = batchDecoder.logPosition();
+        if (batchDecoder.clientId() == clientId)
+        {
+            onAnswered(batchDecoder.requestSequence());
+        }
+        listener.onEventBatch(
+            batchSequence, lastLogPosition, batchDecoder.timestampNs(), batchDecoder.clientId(),
+            batchDecoder.requestSequence(), buffer, offset + EVENTS_OFFSET, length - EVENTS_OFFSET,
+            batchDecoder.eventCount());
+    }
+
+    private final class Egress implements EgressListener
+    {
+        public void onMessage(
+            final long clusterSessionId,
+            final long timestamp,
+            final DirectBuffer buffer,
+            final int offset,
+            final int length,
+            final Header header)
+        {
+            onEgress(buffer, offset, length);
+        }
+
+        public void onSessionEvent(
+            final long correlationId,
+            final long clusterSessionId,
+            final long leadershipTermId,
+            final int leaderMemberId,
+            final EventCode code,
+            final String detail)
+        {
+        }
+
+        public void onNewLeader(
+            final long clusterSessionId,
+            final long leadershipTermId,
+            final int leaderMemberId,
+            final String ingressEndpoints)
+        {
+            // Commands sent to the old leader may not have been committed: send every unanswered one again.
+            sentUpToSequence = answeredUpToSequence;
+            listener.onConnected(leaderMemberId);
+        }
+    }
+
+    /**
+     * Reads the request sequence of a stored request without a decoder allocation per call.
+     */
+    private static final class RequestDecoderView
+    {
+        private final io.bourse.protocol.cluster.RequestDecoder decoder = new io.bourse.protocol.cluster.RequestDecoder();
+
+        long requestSequence(final DirectBuffer buffer, final int offset)
+        {
+            return decoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH,
+                io.bourse.protocol.cluster.RequestDecoder.BLOCK_LENGTH,
+                io.bourse.protocol.cluster.RequestDecoder.SCHEMA_VERSION).requestSequence();
+        }
+    }
+}

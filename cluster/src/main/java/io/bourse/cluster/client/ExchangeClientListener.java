@@ -1,0 +1,56 @@
+package io.bourse.cluster.client;
+
+import io.bourse.protocol.cluster.IgnoredReason;
+import org.agrona.DirectBuffer;
+
+/**
+ * What an {@link ExchangeClient} delivers, on the thread that calls {@link ExchangeClient#doWork()}.
+ */
+public interface ExchangeClientListener
+{
+    /**
+     * The events of one command (or expiry timer), delivered exactly once and in log order.
+     *
+     * @param batchSequence   increases by one per batch.
+     * @param logPosition     position of the command in the cluster log.
+     * @param timestampNs     cluster time of the command.
+     * @param clientId        the client that sent the command, 0 for a timer.
+     * @param requestSequence the sender's request sequence.
+     * @param buffer          holds the events: SBE engine event messages back to back, header first.
+     * @param offset          of the first event.
+     * @param length          of all the events.
+     * @param eventCount      number of events.
+     */
+    void onEventBatch(
+        long batchSequence,
+        long logPosition,
+        long timestampNs,
+        long clientId,
+        long requestSequence,
+        DirectBuffer buffer,
+        int offset,
+        int length,
+        int eventCount);
+
+    /**
+     * Batches after {@code fromLogPosition} were missed and are no longer held by the cluster: state derived from
+     * the event stream must be rebuilt (for example by querying open orders).
+     */
+    default void onGap(final long fromLogPosition)
+    {
+    }
+
+    /**
+     * The cluster did not apply a request and could not re-send its original answer.
+     */
+    default void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
+    {
+    }
+
+    /**
+     * Connected, or reconnected, to the cluster, whose leader is the given member.
+     */
+    default void onConnected(final int leaderMemberId)
+    {
+    }
+}
