@@ -93,7 +93,6 @@ class SnapshotTest
                     "a deposit repeated after a restore is not applied again");
             }
         }
-        System.out.println("seed " + seed + " events after restore: " + tally);
         assertTrue(tally.getOrDefault(EventRecorder.Trade.class, 0) > 100, "seed " + seed + ": " + tally);
         assertTrue(tally.getOrDefault(EventRecorder.OrderExpired.class, 0) > 0, "seed " + seed + ": " + tally);
         assertTrue(tally.getOrDefault(EventRecorder.OrderReplaced.class, 0) > 0, "seed " + seed + ": " + tally);
