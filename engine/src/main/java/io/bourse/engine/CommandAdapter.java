@@ -58,6 +58,20 @@ public final class CommandAdapter
      */
     public boolean onCommand(final DirectBuffer buffer, final int offset, final int length, final long nowNs)
     {
+        try
+        {
+            return decodeAndApply(buffer, offset, length, nowNs);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            // A garbled enum field: the SBE decoder throws while the arguments are read, before the engine is
+            // called, so nothing has changed. A log entry must never stop the service that applies it.
+            return unknown(nowNs);
+        }
+    }
+
+    private boolean decodeAndApply(final DirectBuffer buffer, final int offset, final int length, final long nowNs)
+    {
         if (length < MessageHeaderDecoder.ENCODED_LENGTH)
         {
             return unknown(nowNs);

@@ -179,6 +179,20 @@ final class SnapshotCodec
 
     void load(final Engine engine, final DirectBuffer buffer, final int offset, final int length)
     {
+        try
+        {
+            loadRecords(engine, buffer, offset, length);
+        }
+        catch (final IllegalArgumentException | IndexOutOfBoundsException ex)
+        {
+            // The SBE decoders reject invalid enum values and the buffer reads past its end by throwing these:
+            // report them as the corrupt snapshot they are, like every other snapshot problem.
+            throw new IllegalStateException("snapshot corrupt: " + ex.getMessage(), ex);
+        }
+    }
+
+    private void loadRecords(final Engine engine, final DirectBuffer buffer, final int offset, final int length)
+    {
         if (engine.nextOrderId != 1 || engine.assetCount != 0 || !engine.accounts.isEmpty())
         {
             throw new IllegalStateException("a snapshot can only be loaded into a new engine");

@@ -1,0 +1,189 @@
+package io.bourse.engine;
+
+import io.bourse.protocol.codec.CommandRejectedDecoder;
+import io.bourse.protocol.codec.MessageHeaderDecoder;
+import io.bourse.protocol.codec.OrderCanceledDecoder;
+import io.bourse.protocol.codec.OrderReplacedDecoder;
+import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+import io.bourse.protocol.codec.TradeDecoder;
+import io.bourse.protocol.codec.TradingState;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Steady-state matching allocates nothing: commands decoded from pre-encoded SBE buffers by {@link CommandAdapter},
+ * applied by the {@link Engine}, and their events encoded by {@link EventEncoder}, measured with the JVM's
+ * per-thread allocated-bytes counter.
+ */
+class ZeroAllocationTest
+{
+    private static final int MAKER = 1;
+    private static final int TAKER = 2;
+    private static final int STANDING = 3;
+    private static final int COMMANDS_PER_CYCLE = 11;
+    private static final int WARMUP_CYCLES = 20_000;
+    private static final int MEASURED_CYCLES = 10_000;
+    private static final int STANDING_LEVELS = 100;
+    private static final int MAX_MESSAGE_LENGTH = 128;
+
+    private final CountingSink sink = new CountingSink();
+    private final Engine engine = new Engine(new EventEncoder(sink), new Engine.Context());
+    private final CommandAdapter adapter = new CommandAdapter(engine);
+    private final CommandEncoding encoding = new CommandEncoding();
+    private final int totalCommands = (WARMUP_CYCLES + MEASURED_CYCLES) * COMMANDS_PER_CYCLE;
+    private final UnsafeBuffer commands = new UnsafeBuffer(new byte[totalCommands * MAX_MESSAGE_LENGTH]);
+    private final int[] lengths = new int[totalCommands];
+    private long nowNs = 1_700_000_000_000_000_000L;
+
+    @Test
+    void matchingPathAllocatesNothingInSteadyState()
+    {
+        setUp();
+        encodeCycles();
+        assertTrue(STANDING_LEVELS * 2 + 3 < engine.context.initialOrderCapacity());
+
+        run(0, WARMUP_CYCLES * COMMANDS_PER_CYCLE);
+        assertEquals(0, sink.rejected, "the workload must be valid");
+
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long baselineStart = threads.getCurrentThreadAllocatedBytes();
+        final long baselineEnd = threads.getCurrentThreadAllocatedBytes();
+        final long baseline = baselineEnd - baselineStart;
+
+        final long tradesBefore = sink.trades;
+        final long replacesBefore = sink.replaces;
+        final long cancelsBefore = sink.cancels;
+        final long start = threads.getCurrentThreadAllocatedBytes();
+        run(WARMUP_CYCLES * COMMANDS_PER_CYCLE, totalCommands);
+        final long end = threads.getCurrentThreadAllocatedBytes();
+        final long allocated = end - start - baseline;
+
+        assertEquals(0, sink.rejected, "the workload must be valid");
+        assertEquals(4L * MEASURED_CYCLES, sink.trades - tradesBefore);
+        assertEquals(3L * MEASURED_CYCLES, sink.replaces - replacesBefore);
+        assertEquals(MEASURED_CYCLES, sink.cancels - cancelsBefore);
+        assertEquals(STANDING_LEVELS * 2, engine.openOrderCount());
+        engine.validateInternalState();
+        assertEquals(0, allocated, "bytes allocated over " + MEASURED_CYCLES * COMMANDS_PER_CYCLE + " commands");
+    }
+
+    private void run(final int from, final int to)
+    {
+        final UnsafeBuffer buffer = commands;
+        for (int i = from; i < to; i++)
+        {
+            adapter.onCommand(buffer, i * MAX_MESSAGE_LENGTH, lengths[i], ++nowNs);
+        }
+    }
+
+    private void setUp()
+    {
+        engine.defineAsset(EngineFixture.BTC, 8, "BTC", ++nowNs);
+        engine.defineAsset(EngineFixture.USD, 6, "USD", ++nowNs);
+        engine.defineInstrument(
+            EngineFixture.BTC_USD, "BTC-USD", EngineFixture.BTC, EngineFixture.USD, 2, 1, 4, 1, 1, 0, 0, 0,
+            EngineFixture.MAKER_FEE_PPM, EngineFixture.TAKER_FEE_PPM, TradingState.OPEN, ++nowNs);
+        long transactionId = 1;
+        for (int account = MAKER; account <= STANDING; account++)
+        {
+            engine.deposit(transactionId++, account, EngineFixture.BTC, 1_000_000_000_000_000L, ++nowNs);
+            engine.deposit(transactionId++, account, EngineFixture.USD, 1_000_000_000_000_000L, ++nowNs);
+        }
+        // Levels far from the action, so the measured orders insert into and remove from a populated book.
+        for (int i = 0; i < STANDING_LEVELS; i++)
+        {
+            engine.newOrder(STANDING, 1 + i, EngineFixture.BTC_USD, Side.BUY,
+                OrderType.LIMIT, TimeInForce.GTC, false,
+                SelfTradePrevention.ACCOUNT_DEFAULT, 1_000 + i, 10, 0, 0, ++nowNs);
+            engine.newOrder(STANDING, 1_000 + i, EngineFixture.BTC_USD, Side.SELL,
+                OrderType.LIMIT, TimeInForce.GTC, false,
+                SelfTradePrevention.ACCOUNT_DEFAULT, 50_000 + i, 10, 0, 0, ++nowNs);
+        }
+        assertEquals(0, sink.rejected);
+    }
+
+    /**
+     * Each cycle leaves the book as it found it: resting orders, a quantity-down replace, a price-move replace,
+     * a partial and a full fill, a fill across two makers, a cancel, and a replace that crosses and trades.
+     */
+    private void encodeCycles()
+    {
+        int command = 0;
+        final int instrument = EngineFixture.BTC_USD;
+        for (int cycle = 0; cycle < WARMUP_CYCLES + MEASURED_CYCLES; cycle++)
+        {
+            final long price = 10_000 + (cycle % 64) * 10;
+            final long id = 10_000 + cycle * 8L;
+            command = put(command, encoding.limit(commands, offset(command), MAKER, id, instrument, Side.SELL, price, 10));
+            command = put(command, encoding.limit(commands, offset(command), MAKER, id + 1, instrument, Side.SELL, price + 1, 10));
+            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id, 0, price, 8));
+            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id + 1, 0, price + 2, 10));
+            command = put(command, encoding.limit(commands, offset(command), TAKER, id + 2, instrument, Side.BUY, price, 5));
+            command = put(command, encoding.limit(commands, offset(command), TAKER, id + 3, instrument, Side.BUY, price + 2, 13));
+            command = put(command, encoding.limit(commands, offset(command), MAKER, id + 4, instrument, Side.BUY, price - 100, 10));
+            command = put(command, encoding.cancelOrder(commands, offset(command), MAKER, 0, id + 4));
+            command = put(command, encoding.limit(commands, offset(command), MAKER, id + 5, instrument, Side.SELL, price + 5, 2));
+            command = put(command, encoding.limit(commands, offset(command), TAKER, id + 6, instrument, Side.BUY, price, 2));
+            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id + 5, 0, price, 2));
+        }
+        assertEquals(totalCommands, command);
+    }
+
+    private static int offset(final int command)
+    {
+        return command * MAX_MESSAGE_LENGTH;
+    }
+
+    private int put(final int command, final int length)
+    {
+        assertTrue(length <= MAX_MESSAGE_LENGTH);
+        lengths[command] = length;
+        return command + 1;
+    }
+
+    /**
+     * Counts events by type straight from the encoded header, allocating nothing.
+     */
+    private static final class CountingSink implements EventSink
+    {
+        long events;
+        long bytes;
+        long trades;
+        long replaces;
+        long cancels;
+        long rejected;
+
+        public void onEvent(final DirectBuffer buffer, final int offset, final int length)
+        {
+            events++;
+            bytes += length;
+            final int templateId = buffer.getShort(offset + MessageHeaderDecoder.templateIdEncodingOffset()) & 0xFFFF;
+            if (templateId == TradeDecoder.TEMPLATE_ID)
+            {
+                trades++;
+            }
+            else if (templateId == OrderReplacedDecoder.TEMPLATE_ID)
+            {
+                replaces++;
+            }
+            else if (templateId == OrderCanceledDecoder.TEMPLATE_ID)
+            {
+                cancels++;
+            }
+            else if (templateId == CommandRejectedDecoder.TEMPLATE_ID)
+            {
+                rejected++;
+            }
+        }
+    }
+}
