@@ -10,12 +10,17 @@ import io.bourse.protocol.codec.ExpireOrdersDecoder;
 import io.bourse.protocol.codec.MassCancelDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.NewOrderDecoder;
+import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.QueryOrderDecoder;
 import io.bourse.protocol.codec.RejectReason;
 import io.bourse.protocol.codec.ReplaceOrderDecoder;
+import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.SetAccountLimitsDecoder;
 import io.bourse.protocol.codec.SetKillSwitchDecoder;
 import io.bourse.protocol.codec.SetTradingStateDecoder;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+import io.bourse.protocol.codec.TradingState;
 import io.bourse.protocol.codec.WithdrawDecoder;
 import org.agrona.DirectBuffer;
 
@@ -25,6 +30,15 @@ import org.agrona.DirectBuffer;
  */
 public final class CommandAdapter
 {
+    // Enum fields are read raw and looked up here, so that a value outside the schema becomes the enum's
+    // NULL_VAL, which the engine rejects with a specific reason (INVALID_SIDE, ...), instead of an exception.
+    private static final Side[] SIDES = lookup(Side.values(), Side.NULL_VAL);
+    private static final OrderType[] ORDER_TYPES = lookup(OrderType.values(), OrderType.NULL_VAL);
+    private static final TimeInForce[] TIMES_IN_FORCE = lookup(TimeInForce.values(), TimeInForce.NULL_VAL);
+    private static final SelfTradePrevention[] SELF_TRADE_PREVENTIONS =
+        lookup(SelfTradePrevention.values(), SelfTradePrevention.NULL_VAL);
+    private static final TradingState[] TRADING_STATES = lookup(TradingState.values(), TradingState.NULL_VAL);
+
     private final Engine engine;
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final NewOrderDecoder newOrder = new NewOrderDecoder();
@@ -54,23 +68,10 @@ public final class CommandAdapter
      * @param length  of the message.
      * @param nowNs   the command's time (cluster time of the log entry).
      * @return true when the message was a known command; an unknown or short message is answered with
-     * {@link RejectReason#UNKNOWN_COMMAND} and returns false.
+     * {@link RejectReason#UNKNOWN_COMMAND} and returns false. An enum field with a value outside the schema
+     * reaches the engine as the enum's NULL_VAL and is rejected with the field's own reason.
      */
     public boolean onCommand(final DirectBuffer buffer, final int offset, final int length, final long nowNs)
-    {
-        try
-        {
-            return decodeAndApply(buffer, offset, length, nowNs);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            // A garbled enum field: the SBE decoder throws while the arguments are read, before the engine is
-            // called, so nothing has changed. A log entry must never stop the service that applies it.
-            return unknown(nowNs);
-        }
-    }
-
-    private boolean decodeAndApply(final DirectBuffer buffer, final int offset, final int length, final long nowNs)
     {
         if (length < MessageHeaderDecoder.ENCODED_LENGTH)
         {
@@ -90,9 +91,14 @@ public final class CommandAdapter
             case NewOrderDecoder.TEMPLATE_ID ->
             {
                 final NewOrderDecoder d = newOrder.wrap(buffer, body, blockLength, version);
+                if (d.postOnlyRaw() > BooleanType.TRUE.value())
+                {
+                    return unknown(nowNs);
+                }
                 engine.newOrder(
-                    d.accountId(), d.clientOrderId(), d.instrumentId(), d.side(), d.orderType(), d.timeInForce(),
-                    d.postOnly() == BooleanType.TRUE, d.selfTradePrevention(), d.price(), d.quantity(),
+                    d.accountId(), d.clientOrderId(), d.instrumentId(), SIDES[d.sideRaw()], ORDER_TYPES[d.orderTypeRaw()],
+                    TIMES_IN_FORCE[d.timeInForceRaw()], d.postOnlyRaw() == BooleanType.TRUE.value(),
+                    SELF_TRADE_PREVENTIONS[d.selfTradePreventionRaw()], d.price(), d.quantity(),
                     d.quoteAmount(), d.expiryTimeNs(), nowNs);
             }
             case CancelOrderDecoder.TEMPLATE_ID ->
@@ -109,7 +115,7 @@ public final class CommandAdapter
             case MassCancelDecoder.TEMPLATE_ID ->
             {
                 final MassCancelDecoder d = massCancel.wrap(buffer, body, blockLength, version);
-                engine.massCancel(d.accountId(), d.instrumentId(), d.side(), nowNs);
+                engine.massCancel(d.accountId(), d.instrumentId(), SIDES[d.sideRaw()], nowNs);
             }
             case QueryOrderDecoder.TEMPLATE_ID ->
             {
@@ -132,12 +138,12 @@ public final class CommandAdapter
                 engine.defineInstrument(
                     d.instrumentId(), d.symbol().trim(), d.baseAssetId(), d.quoteAssetId(), d.priceScale(), d.tickSize(),
                     d.quantityScale(), d.lotSize(), d.minQuantity(), d.maxQuantity(), d.priceBandBps(),
-                    d.referencePrice(), d.makerFeePpm(), d.takerFeePpm(), d.tradingState(), nowNs);
+                    d.referencePrice(), d.makerFeePpm(), d.takerFeePpm(), TRADING_STATES[d.tradingStateRaw()], nowNs);
             }
             case SetTradingStateDecoder.TEMPLATE_ID ->
             {
                 final SetTradingStateDecoder d = setTradingState.wrap(buffer, body, blockLength, version);
-                engine.setTradingState(d.instrumentId(), d.tradingState(), nowNs);
+                engine.setTradingState(d.instrumentId(), TRADING_STATES[d.tradingStateRaw()], nowNs);
             }
             case DepositDecoder.TEMPLATE_ID ->
             {
@@ -154,12 +160,16 @@ public final class CommandAdapter
                 final SetAccountLimitsDecoder d = setAccountLimits.wrap(buffer, body, blockLength, version);
                 engine.setAccountLimits(
                     d.accountId(), d.maxOrderQuantity(), d.maxOrderNotional(), d.maxOpenOrders(),
-                    d.defaultSelfTradePrevention(), nowNs);
+                    SELF_TRADE_PREVENTIONS[d.defaultSelfTradePreventionRaw()], nowNs);
             }
             case SetKillSwitchDecoder.TEMPLATE_ID ->
             {
                 final SetKillSwitchDecoder d = setKillSwitch.wrap(buffer, body, blockLength, version);
-                engine.setKillSwitch(d.accountId(), d.active() == BooleanType.TRUE, nowNs);
+                if (d.activeRaw() > BooleanType.TRUE.value())
+                {
+                    return unknown(nowNs);
+                }
+                engine.setKillSwitch(d.accountId(), d.activeRaw() == BooleanType.TRUE.value(), nowNs);
             }
             default ->
             {
@@ -167,6 +177,30 @@ public final class CommandAdapter
             }
         }
         return true;
+    }
+
+    private static <E extends Enum<E>> E[] lookup(final E[] values, final E nullValue)
+    {
+        final E[] table = java.util.Arrays.copyOf(values, 256);
+        java.util.Arrays.fill(table, nullValue);
+        for (final E value : values)
+        {
+            table[rawValue(value)] = value;
+        }
+        return table;
+    }
+
+    private static int rawValue(final Enum<?> value)
+    {
+        return switch (value)
+        {
+            case Side side -> side.value();
+            case OrderType orderType -> orderType.value();
+            case TimeInForce timeInForce -> timeInForce.value();
+            case SelfTradePrevention mode -> mode.value();
+            case TradingState state -> state.value();
+            default -> throw new IllegalArgumentException("no raw value for " + value);
+        };
     }
 
     private boolean unknown(final long nowNs)

@@ -156,9 +156,16 @@ class CommandAdapterTest
         hugeBlock.putShort(MessageHeaderEncoder.blockLengthEncodingOffset(), (short)4_000);
         assertNotACommand(hugeBlock, length, "block length beyond the message");
 
-        final ExpandableArrayBuffer badEnum = copy(length);
-        badEnum.putByte(MessageHeaderEncoder.ENCODED_LENGTH + NewOrderEncoder.sideEncodingOffset(), (byte)9);
-        assertNotACommand(badEnum, length, "side value outside the enum");
+        final ExpandableArrayBuffer badBoolean = copy(length);
+        badBoolean.putByte(MessageHeaderEncoder.ENCODED_LENGTH + NewOrderEncoder.postOnlyEncodingOffset(), (byte)7);
+        assertNotACommand(badBoolean, length, "post-only flag neither 0 nor 1");
+
+        final ExpandableArrayBuffer badSide = copy(length);
+        badSide.putByte(MessageHeaderEncoder.ENCODED_LENGTH + NewOrderEncoder.sideEncodingOffset(), (byte)9);
+        decoded.events.clear();
+        assertTrue(adapter.onCommand(badSide, 0, length, ++nowNs), "a command with a bad field is still a command");
+        assertEquals(RejectReason.INVALID_SIDE, decoded.events.only(EventRecorder.CommandRejected.class).reason());
+        assertEquals(1, decoded.events.events().size());
 
         assertEquals(hash, decoded.engine.stateHash());
         assertTrue(adapter.onCommand(buffer, 0, length, ++nowNs), "the intact message is still a command");
