@@ -1,5 +1,7 @@
 package io.bourse.engine;
 
+import io.bourse.protocol.CommandEncoder;
+
 import io.bourse.protocol.codec.MessageHeaderEncoder;
 import io.bourse.protocol.codec.NewOrderEncoder;
 import io.bourse.protocol.codec.OrderType;
@@ -31,7 +33,7 @@ class CommandAdapterTest
     private final EngineFixture direct = new EngineFixture();
     private final EngineFixture decoded = new EngineFixture();
     private final CommandAdapter adapter = new CommandAdapter(decoded.engine);
-    private final CommandEncoding encoding = new CommandEncoding();
+    private final CommandEncoder encoding = new CommandEncoder();
     private final MutableDirectBuffer buffer = new ExpandableArrayBuffer(256);
     private long nowNs = 1_800_000_000_000_000_000L;
 

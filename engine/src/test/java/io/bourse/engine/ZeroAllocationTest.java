@@ -1,5 +1,7 @@
 package io.bourse.engine;
 
+import io.bourse.protocol.CommandEncoder;
+
 import io.bourse.protocol.codec.CommandRejectedDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.OrderCanceledDecoder;
@@ -38,7 +40,7 @@ class ZeroAllocationTest
     private final CountingSink sink = new CountingSink();
     private final Engine engine = new Engine(new EventEncoder(sink), new Engine.Context());
     private final CommandAdapter adapter = new CommandAdapter(engine);
-    private final CommandEncoding encoding = new CommandEncoding();
+    private final CommandEncoder encoding = new CommandEncoder();
     private final int totalCommands = (WARMUP_CYCLES + MEASURED_CYCLES) * COMMANDS_PER_CYCLE;
     private final UnsafeBuffer commands = new UnsafeBuffer(new byte[totalCommands * MAX_MESSAGE_LENGTH]);
     private final int[] lengths = new int[totalCommands];

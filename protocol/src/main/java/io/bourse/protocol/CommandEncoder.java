@@ -1,4 +1,4 @@
-package io.bourse.engine;
+package io.bourse.protocol;
 
 import io.bourse.protocol.codec.BooleanType;
 import io.bourse.protocol.codec.CancelOrderEncoder;
@@ -23,10 +23,11 @@ import io.bourse.protocol.codec.WithdrawEncoder;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * Test helper that encodes engine commands as SBE messages, one method per {@link Engine} command with the same
- * parameters; each writes the message (header first) at {@code offset} and returns its length.
+ * Encodes engine commands as SBE messages: one method per engine command, with the engine's parameters (minus
+ * the time, which the cluster supplies). Each writes the message, header first, at {@code offset} and returns its
+ * length. Encoders are re-used, so encoding allocates nothing; not thread safe.
  */
-final class CommandEncoding
+public final class CommandEncoder
 {
     private static final int HEADER = MessageHeaderEncoder.ENCODED_LENGTH;
 
@@ -45,7 +46,7 @@ final class CommandEncoding
     private final SetAccountLimitsEncoder setAccountLimits = new SetAccountLimitsEncoder();
     private final SetKillSwitchEncoder setKillSwitch = new SetKillSwitchEncoder();
 
-    int newOrder(
+    public int newOrder(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long clientOrderId,
         final int instrumentId, final Side side, final OrderType orderType, final TimeInForce timeInForce,
         final boolean postOnly, final SelfTradePrevention selfTradePrevention, final long price, final long quantity,
@@ -70,7 +71,7 @@ final class CommandEncoding
     /**
      * A GTC limit order with the account's default STP mode.
      */
-    int limit(
+    public int limit(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long clientOrderId,
         final int instrumentId, final Side side, final long price, final long quantity)
     {
@@ -78,7 +79,7 @@ final class CommandEncoding
             false, SelfTradePrevention.ACCOUNT_DEFAULT, price, quantity, 0, 0);
     }
 
-    int cancelOrder(
+    public int cancelOrder(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long orderId,
         final long clientOrderId)
     {
@@ -89,7 +90,7 @@ final class CommandEncoding
         return HEADER + cancelOrder.encodedLength();
     }
 
-    int replaceOrder(
+    public int replaceOrder(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long orderId,
         final long origClientOrderId, final long newClientOrderId, final long price, final long quantity)
     {
@@ -103,7 +104,7 @@ final class CommandEncoding
         return HEADER + replaceOrder.encodedLength();
     }
 
-    int massCancel(
+    public int massCancel(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final int instrumentId, final Side side)
     {
         massCancel.wrapAndApplyHeader(buffer, offset, header)
@@ -113,7 +114,7 @@ final class CommandEncoding
         return HEADER + massCancel.encodedLength();
     }
 
-    int queryOrder(
+    public int queryOrder(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long orderId,
         final long clientOrderId)
     {
@@ -124,13 +125,13 @@ final class CommandEncoding
         return HEADER + queryOrder.encodedLength();
     }
 
-    int expireOrders(final MutableDirectBuffer buffer, final int offset)
+    public int expireOrders(final MutableDirectBuffer buffer, final int offset)
     {
         expireOrders.wrapAndApplyHeader(buffer, offset, header).reserved(0);
         return HEADER + expireOrders.encodedLength();
     }
 
-    int defineAsset(
+    public int defineAsset(
         final MutableDirectBuffer buffer, final int offset, final int assetId, final int scale, final String symbol)
     {
         defineAsset.wrapAndApplyHeader(buffer, offset, header)
@@ -140,7 +141,7 @@ final class CommandEncoding
         return HEADER + defineAsset.encodedLength();
     }
 
-    int defineInstrument(
+    public int defineInstrument(
         final MutableDirectBuffer buffer, final int offset, final int instrumentId, final String symbol,
         final int baseAssetId, final int quoteAssetId, final int priceScale, final long tickSize,
         final int quantityScale, final long lotSize, final long minQuantity, final long maxQuantity,
@@ -166,7 +167,7 @@ final class CommandEncoding
         return HEADER + defineInstrument.encodedLength();
     }
 
-    int setTradingState(
+    public int setTradingState(
         final MutableDirectBuffer buffer, final int offset, final int instrumentId, final TradingState tradingState)
     {
         setTradingState.wrapAndApplyHeader(buffer, offset, header)
@@ -175,7 +176,7 @@ final class CommandEncoding
         return HEADER + setTradingState.encodedLength();
     }
 
-    int deposit(
+    public int deposit(
         final MutableDirectBuffer buffer, final int offset, final long transactionId, final long accountId,
         final int assetId, final long amount)
     {
@@ -187,7 +188,7 @@ final class CommandEncoding
         return HEADER + deposit.encodedLength();
     }
 
-    int withdraw(
+    public int withdraw(
         final MutableDirectBuffer buffer, final int offset, final long transactionId, final long accountId,
         final int assetId, final long amount)
     {
@@ -199,7 +200,7 @@ final class CommandEncoding
         return HEADER + withdraw.encodedLength();
     }
 
-    int setAccountLimits(
+    public int setAccountLimits(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long maxOrderQuantity,
         final long maxOrderNotional, final int maxOpenOrders, final SelfTradePrevention defaultSelfTradePrevention)
     {
@@ -212,7 +213,7 @@ final class CommandEncoding
         return HEADER + setAccountLimits.encodedLength();
     }
 
-    int setKillSwitch(final MutableDirectBuffer buffer, final int offset, final long accountId, final boolean active)
+    public int setKillSwitch(final MutableDirectBuffer buffer, final int offset, final long accountId, final boolean active)
     {
         setKillSwitch.wrapAndApplyHeader(buffer, offset, header)
             .accountId(accountId)
