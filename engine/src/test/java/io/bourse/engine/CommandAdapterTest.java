@@ -1,7 +1,6 @@
 package io.bourse.engine;
 
 import io.bourse.protocol.CommandEncoder;
-
 import io.bourse.protocol.codec.MessageHeaderEncoder;
 import io.bourse.protocol.codec.NewOrderEncoder;
 import io.bourse.protocol.codec.OrderType;

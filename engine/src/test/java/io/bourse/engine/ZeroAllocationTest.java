@@ -1,7 +1,6 @@
 package io.bourse.engine;
 
 import io.bourse.protocol.CommandEncoder;
-
 import io.bourse.protocol.codec.CommandRejectedDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.OrderCanceledDecoder;
