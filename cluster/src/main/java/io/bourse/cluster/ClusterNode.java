@@ -459,6 +459,24 @@ public final class ClusterNode implements AutoCloseable
                 Thread.currentThread().interrupt();
             }
         }
+        closeComponents();
+    }
+
+    /**
+     * Stop at once, without the shutdown snapshot: to the journal this looks like a crash, so the next start
+     * replays the log from the last snapshot. For tests and tools.
+     */
+    public void abort()
+    {
+        if (!closed)
+        {
+            closed = true;
+            closeComponents();
+        }
+    }
+
+    private void closeComponents()
+    {
         CloseHelper.closeAll(maintenanceRunner, aeron, serviceContainer, consensusModule, archive, mediaDriver);
         try
         {

@@ -113,6 +113,7 @@ public final class ExchangeService implements ClusteredService
                 loaded.lengthBytes(), engine.lastTimestampNs(), System.nanoTime() - startNs, engine.openOrderCount());
         }
         scheduledExpiryNs = engine.nextExpiryTimeNs();
+        appliedLogPosition = cluster.logPosition();
         recoveryStartNs = System.nanoTime();
     }
 
@@ -204,6 +205,7 @@ public final class ExchangeService implements ClusteredService
             recovering = false;
             serviceListener.onLogReplayed(recoveryCommands, recoveryBytes, System.nanoTime() - recoveryStartNs);
         }
+        appliedLogPosition = Math.max(appliedLogPosition, cluster.logPosition());
         serviceListener.onRoleChange(newRole);
     }
 

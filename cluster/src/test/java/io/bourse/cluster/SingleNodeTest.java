@@ -1,0 +1,122 @@
+package io.bourse.cluster;
+
+import io.bourse.protocol.codec.OrderAcceptedDecoder;
+import io.bourse.protocol.codec.Side;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SingleNodeTest
+{
+    @Test
+    void appliesCommandsInOrderAndAnswersTheSender()
+    {
+        try (TestCluster cluster = new TestCluster(1); TestClient client = newClient(cluster))
+        {
+            final ReferenceWorkload workload = new ReferenceWorkload(42);
+            workload.setUp(client);
+            workload.trade(client, 500);
+            client.awaitAllAnswered();
+
+            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash(),
+                "seed " + workload.seed());
+            assertTrue(client.trades() > 0, "the workload trades");
+            for (int i = 1; i < client.batches.size(); i++)
+            {
+                assertEquals(client.batches.get(i - 1).batchSequence() + 1, client.batches.get(i).batchSequence());
+            }
+        }
+    }
+
+    @Test
+    void restartAfterCleanShutdownLoadsTheSnapshotAndKeepsTheState()
+    {
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            final ReferenceWorkload workload = new ReferenceWorkload(7);
+            try (TestClient client = newClient(cluster))
+            {
+                workload.setUp(client);
+                workload.trade(client, 300);
+                client.awaitAllAnswered();
+            }
+            final long before = cluster.awaitSameState();
+
+            cluster.stop(0);
+            cluster.start(0);
+            cluster.awaitLeader();
+
+            assertEquals(before, cluster.awaitSameState());
+            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+            assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("loaded snapshot")),
+                "start-up reports the snapshot it loaded: " + cluster.logLines());
+        }
+    }
+
+    @Test
+    void snapshotPlusLogTailAfterACrashGivesTheStateOfAnUninterruptedRun()
+    {
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            final ReferenceWorkload workload = new ReferenceWorkload(11);
+            try (TestClient client = newClient(cluster))
+            {
+                workload.setUp(client);
+                workload.trade(client, 300);
+                client.awaitAllAnswered();
+                final long snapshots = cluster.node(0).snapshotCount();
+                assertTrue(cluster.node(0).requestSnapshot());
+                TestCluster.await("snapshot", () -> cluster.node(0).snapshotCount() > snapshots);
+                workload.trade(client, 300);
+                client.awaitAllAnswered();
+            }
+
+            cluster.crash(0);
+            cluster.start(0);
+            cluster.awaitLeader();
+            cluster.awaitSameState();
+
+            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+            assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("replayed log tail")),
+                "start-up reports the log tail it replayed: " + cluster.logLines());
+        }
+    }
+
+    @Test
+    void retriedRequestIsAppliedOnceAndItsOriginalAnswerIsSentAgain()
+    {
+        try (TestCluster cluster = new TestCluster(1); TestClient client = newClient(cluster))
+        {
+            final ReferenceWorkload workload = new ReferenceWorkload(3);
+            workload.setUp(client);
+            client.awaitAllAnswered();
+
+            final int length = client.encoder.limit(client.buffer, 0, 1, 77, ReferenceWorkload.BTC_USD, Side.BUY, 9_000, 5);
+            final long sequence = client.send(length);
+            final TestClient.Batch original = client.awaitAnswer(sequence);
+            final int openOrders = cluster.node(0).service().engine().openOrderCount();
+
+            try (RawSession retry = new RawSession(cluster))
+            {
+                retry.sendRequest(client.client.clientId(), sequence, client.buffer, length);
+                final RawSession.Received resent = retry.awaitBatch();
+                assertEquals(original.logPosition(), resent.logPosition());
+                assertEquals(sequence, resent.requestSequence());
+                assertTrue(resent.resent(), "marked as re-sent");
+                assertEquals(1, resent.eventTemplateIds().stream().filter(id -> id == OrderAcceptedDecoder.TEMPLATE_ID).count());
+            }
+            cluster.awaitSameState();
+            assertEquals(openOrders, cluster.node(0).service().engine().openOrderCount(), "applied once");
+        }
+    }
+
+    private static TestClient newClient(final TestCluster cluster)
+    {
+        cluster.startAll();
+        cluster.awaitLeader();
+        final TestClient client = new TestClient(cluster);
+        client.awaitConnected();
+        return client;
+    }
+}

@@ -1,0 +1,126 @@
+package io.bourse.cluster;
+
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.cluster.client.ExchangeClientListener;
+import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.codec.MessageHeaderDecoder;
+import io.bourse.protocol.codec.TradeDecoder;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Test client: sends engine commands through an {@link ExchangeClient} and keeps every batch it receives.
+ */
+final class TestClient implements ExchangeClientListener, AutoCloseable
+{
+    /**
+     * A received batch: who caused it and the template ids of its events, in order.
+     */
+    record Batch(long batchSequence, long logPosition, long clientId, long requestSequence, List<Integer> templateIds)
+    {
+        long count(final int templateId)
+        {
+            return templateIds.stream().filter(id -> id == templateId).count();
+        }
+    }
+
+    final CommandEncoder encoder = new CommandEncoder();
+    final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+    final ExchangeClient client;
+    final List<Batch> batches = new ArrayList<>();
+    final Long2ObjectHashMap<Batch> answers = new Long2ObjectHashMap<>();
+    private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+
+    TestClient(final TestCluster cluster)
+    {
+        client = new ExchangeClient(new ExchangeClient.Context()
+            .ingressEndpoints(cluster.ingressEndpoints())
+            .listener(this));
+    }
+
+    /**
+     * Send the command just encoded into {@link #buffer} at offset 0.
+     */
+    long send(final int length)
+    {
+        final long sequence = client.trySend(buffer, 0, length);
+        if (sequence < 0)
+        {
+            throw new AssertionError("client refused the command: too many unanswered");
+        }
+        return sequence;
+    }
+
+    void awaitConnected()
+    {
+        TestCluster.await("client connected", () ->
+        {
+            client.doWork();
+            return client.isConnected();
+        });
+    }
+
+    Batch awaitAnswer(final long requestSequence)
+    {
+        TestCluster.await("answer to request " + requestSequence, () ->
+        {
+            client.doWork();
+            return answers.containsKey(requestSequence);
+        });
+        return answers.get(requestSequence);
+    }
+
+    void awaitAllAnswered()
+    {
+        TestCluster.await("all requests answered", () ->
+        {
+            client.doWork();
+            return client.unansweredCount() == 0;
+        });
+    }
+
+    long trades()
+    {
+        return batches.stream().mapToLong(batch -> batch.count(TradeDecoder.TEMPLATE_ID)).sum();
+    }
+
+    public void onEventBatch(
+        final long batchSequence,
+        final long logPosition,
+        final long timestampNs,
+        final long clientId,
+        final long requestSequence,
+        final DirectBuffer eventBuffer,
+        final int offset,
+        final int length,
+        final int eventCount)
+    {
+        final List<Integer> templateIds = new ArrayList<>(eventCount);
+        int position = offset;
+        for (int i = 0; i < eventCount; i++)
+        {
+            header.wrap(eventBuffer, position);
+            templateIds.add(header.templateId());
+            position += MessageHeaderDecoder.ENCODED_LENGTH + header.blockLength();
+        }
+        if (position != offset + length)
+        {
+            throw new AssertionError("batch length " + length + " does not match its " + eventCount + " events");
+        }
+        final Batch batch = new Batch(batchSequence, logPosition, clientId, requestSequence, templateIds);
+        batches.add(batch);
+        if (clientId == client.clientId())
+        {
+            answers.put(requestSequence, batch);
+        }
+    }
+
+    public void close()
+    {
+        client.close();
+    }
+}

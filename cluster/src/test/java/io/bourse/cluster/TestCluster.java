@@ -1,0 +1,282 @@
+package io.bourse.cluster;
+
+import io.aeron.cluster.service.Cluster;
+import org.agrona.CloseHelper;
+import org.agrona.IoUtil;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * Test harness: a cluster of {@link ClusterNode}s in this JVM, on free loopback ports, in a temporary directory.
+ * Reads as prose in tests: {@code cluster.startAll()}, {@code cluster.awaitLeader()}, {@code cluster.stop(leader)}.
+ * Every node's log lines are kept, so that a test can check what start-up reported.
+ */
+final class TestCluster implements AutoCloseable
+{
+    static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+
+    private final File baseDir;
+    private final int memberCount;
+    private final int portBase;
+    private final UnaryOperator<ClusterNode.Context> customiser;
+    private final ClusterNode[] nodes;
+    private final List<String> logLines = Collections.synchronizedList(new ArrayList<>());
+
+    TestCluster(final int memberCount)
+    {
+        this(memberCount, context -> context);
+    }
+
+    TestCluster(final int memberCount, final UnaryOperator<ClusterNode.Context> customiser)
+    {
+        try
+        {
+            this.baseDir = Files.createTempDirectory("bourse-cluster-test").toFile();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+        this.memberCount = memberCount;
+        this.portBase = freePortBase(memberCount);
+        this.customiser = customiser;
+        this.nodes = new ClusterNode[memberCount];
+    }
+
+    File dataDir(final int memberId)
+    {
+        return new File(baseDir, "node-" + memberId);
+    }
+
+    ClusterNode.Context context(final int memberId)
+    {
+        final List<String> hosts = new ArrayList<>();
+        for (int i = 0; i < memberCount; i++)
+        {
+            hosts.add("localhost");
+        }
+        return customiser.apply(new ClusterNode.Context()
+            .dataDir(dataDir(memberId))
+            .memberId(memberId)
+            .memberHosts(hosts)
+            .portBase(portBase)
+            .aeronDirectoryName(new File(System.getProperty("java.io.tmpdir"),
+                "bourse-test-" + ProcessHandle.current().pid() + "-" + portBase + "-" + memberId).getPath())
+            .log(new PrintStream(new LineCapture(memberId), true)));
+    }
+
+    ClusterNode start(final int memberId)
+    {
+        nodes[memberId] = ClusterNode.launch(context(memberId));
+        return nodes[memberId];
+    }
+
+    void startAll()
+    {
+        for (int i = 0; i < memberCount; i++)
+        {
+            start(i);
+        }
+    }
+
+    ClusterNode node(final int memberId)
+    {
+        return nodes[memberId];
+    }
+
+    String ingressEndpoints()
+    {
+        return context(0).ingressEndpoints();
+    }
+
+    ClusterNode awaitLeader()
+    {
+        return awaitLeader(-1);
+    }
+
+    /**
+     * Wait for a leader other than {@code excludedMemberId}.
+     */
+    ClusterNode awaitLeader(final int excludedMemberId)
+    {
+        final ClusterNode[] leader = new ClusterNode[1];
+        await("a leader", () ->
+        {
+            for (int i = 0; i < memberCount; i++)
+            {
+                if (i != excludedMemberId && nodes[i] != null && nodes[i].role() == Cluster.Role.LEADER)
+                {
+                    leader[0] = nodes[i];
+                    return true;
+                }
+            }
+            return false;
+        });
+        return leader[0];
+    }
+
+    void stop(final int memberId)
+    {
+        CloseHelper.close(nodes[memberId]);
+        nodes[memberId] = null;
+    }
+
+    /**
+     * Stop a node the way a crash would as far as its journal is concerned: no shutdown snapshot.
+     */
+    void crash(final int memberId)
+    {
+        nodes[memberId].abort();
+        nodes[memberId] = null;
+    }
+
+    /**
+     * Wait until every running node has applied the same log position and report their state hashes.
+     */
+    long awaitSameState()
+    {
+        final long[] hash = new long[1];
+        await("all nodes at the same log position and state", () ->
+        {
+            long position = -1;
+            long stateHash = 0;
+            for (final ClusterNode node : nodes)
+            {
+                if (node == null)
+                {
+                    continue;
+                }
+                final long nodePosition = node.service().appliedLogPosition();
+                if (position == -1)
+                {
+                    position = nodePosition;
+                    stateHash = node.service().stateHash();
+                }
+                else if (nodePosition != position || node.service().stateHash() != stateHash)
+                {
+                    return false;
+                }
+            }
+            hash[0] = stateHash;
+            return position > 0;
+        });
+        return hash[0];
+    }
+
+    List<String> logLines()
+    {
+        return logLines;
+    }
+
+    public void close()
+    {
+        for (int i = nodes.length - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(nodes[i]);
+        }
+        IoUtil.delete(baseDir, true);
+    }
+
+    static void await(final String what, final BooleanSupplier condition)
+    {
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new AssertionError("timed out after " + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NS) +
+                    " s waiting for " + what);
+            }
+            sleepMs(1);
+        }
+    }
+
+    static void sleepMs(final long ms)
+    {
+        try
+        {
+            Thread.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * A base port such that every member's five UDP ports are free now; random so parallel runs rarely collide.
+     */
+    static int freePortBase(final int memberCount)
+    {
+        for (int attempt = 0; attempt < 100; attempt++)
+        {
+            final int base = 20_000 + ThreadLocalRandom.current().nextInt(2_000) * 10;
+            if (allFree(base, memberCount * ClusterNode.PORTS_PER_MEMBER))
+            {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free port range found");
+    }
+
+    private static boolean allFree(final int base, final int count)
+    {
+        for (int port = base; port < base + count; port++)
+        {
+            try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
+            {
+                socket.getLocalPort();
+            }
+            catch (final IOException ex)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private final class LineCapture extends ByteArrayOutputStream
+    {
+        private final int memberId;
+
+        LineCapture(final int memberId)
+        {
+            this.memberId = memberId;
+        }
+
+        public synchronized void flush()
+        {
+            final String text = toString();
+            final int end = text.lastIndexOf('\n');
+            if (end < 0)
+            {
+                return;
+            }
+            reset();
+            final String rest = text.substring(end + 1);
+            write(rest.getBytes(), 0, rest.length());
+            for (final String line : text.substring(0, end).split("\n"))
+            {
+                if (!line.isEmpty())
+                {
+                    logLines.add(line);
+                    System.out.println("[node " + memberId + "] " + line);
+                }
+            }
+        }
+    }
+}
