@@ -4,6 +4,9 @@ import io.bourse.protocol.cluster.EventBatchDecoder;
 import io.bourse.protocol.cluster.MessageHeaderDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableRingBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.ByteOrder;
 
 /**
  * The most recent event batches, oldest first, bounded in bytes: what the service re-sends for a retried request
@@ -32,7 +35,7 @@ final class EventHistory
     {
         if (length + 2 * ExpandableRingBuffer.HEADER_LENGTH > ring.maxCapacity())
         {
-            droppedUpToLogPosition = buffer.getLong(offset + BATCH_LOG_POSITION_OFFSET);
+            droppedUpToLogPosition = buffer.getLong(offset + BATCH_LOG_POSITION_OFFSET, ByteOrder.LITTLE_ENDIAN);
             return;
         }
         while (!ring.append(buffer, offset, length))
@@ -68,9 +71,9 @@ final class EventHistory
     }
 
     private boolean onEvict(
-        final org.agrona.MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
+        final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
     {
-        droppedUpToLogPosition = buffer.getLong(offset + BATCH_LOG_POSITION_OFFSET);
+        droppedUpToLogPosition = buffer.getLong(offset + BATCH_LOG_POSITION_OFFSET, ByteOrder.LITTLE_ENDIAN);
         return true;
     }
 }

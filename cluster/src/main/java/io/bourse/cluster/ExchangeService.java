@@ -29,6 +29,7 @@ import org.agrona.collections.Long2LongHashMap;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -83,6 +84,7 @@ public final class ExchangeService implements ClusteredService
     private int resentCount;
 
     private long recoveryStartNs;
+    private final long recoveryStartEpochNs = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis() - 1_000);
     private long recoveryCommands;
     private long recoveryBytes;
     private boolean recovering = true;
@@ -200,13 +202,26 @@ public final class ExchangeService implements ClusteredService
 
     public void onRoleChange(final Cluster.Role newRole)
     {
-        if (recovering)
-        {
-            recovering = false;
-            serviceListener.onLogReplayed(recoveryCommands, recoveryBytes, System.nanoTime() - recoveryStartNs);
-        }
-        appliedLogPosition = Math.max(appliedLogPosition, cluster.logPosition());
+        endRecovery();
         serviceListener.onRoleChange(newRole);
+    }
+
+    public void onNewLeadershipTermEvent(
+        final long leadershipTermId,
+        final long logPosition,
+        final long timestamp,
+        final long termBaseLogPosition,
+        final int leaderMemberId,
+        final int logSessionId,
+        final TimeUnit timeUnit,
+        final int appVersion)
+    {
+        // Terms replayed from the journal carry their old start times; a term started now ends the recovery.
+        // A follower may never change role, so this is how its start-up learns the replay is over.
+        if (recovering && timeUnit.toNanos(timestamp) >= recoveryStartEpochNs)
+        {
+            endRecovery();
+        }
     }
 
     public void onTerminate(final Cluster cluster)
@@ -272,6 +287,16 @@ public final class ExchangeService implements ClusteredService
         commandAdapter.onCommand(buffer, commandOffset, commandLength, timestamp);
         endBatch(timestamp, clientId, requestSequence);
         rescheduleExpiry();
+    }
+
+    private void endRecovery()
+    {
+        if (recovering)
+        {
+            recovering = false;
+            serviceListener.onLogReplayed(recoveryCommands, recoveryBytes, System.nanoTime() - recoveryStartNs);
+        }
+        appliedLogPosition = Math.max(appliedLogPosition, cluster.logPosition());
     }
 
     private void beginBatch()
