@@ -773,23 +773,12 @@ public final class Engine
         {
             return RejectReason.UNKNOWN_ACCOUNT;
         }
-        if (globalKillSwitch)
+        final RejectReason tradingReason = checkMayTrade(account, instrument);
+        if (tradingReason != null)
         {
-            return RejectReason.GLOBAL_KILL_SWITCH;
-        }
-        if (account.killSwitch)
-        {
-            return RejectReason.ACCOUNT_KILL_SWITCH;
+            return tradingReason;
         }
         final TradingState state = instrument.tradingState;
-        if (state == TradingState.HALTED)
-        {
-            return RejectReason.INSTRUMENT_HALTED;
-        }
-        if (state == TradingState.CANCEL_ONLY)
-        {
-            return RejectReason.INSTRUMENT_CANCEL_ONLY;
-        }
         if (clientOrderId <= 0)
         {
             return RejectReason.INVALID_CLIENT_ORDER_ID;
@@ -945,6 +934,30 @@ public final class Engine
         return null;
     }
 
+    /**
+     * Kill switches and trading state: what stops an account from entering or changing orders on an instrument.
+     */
+    private RejectReason checkMayTrade(final Account account, final Instrument instrument)
+    {
+        if (globalKillSwitch)
+        {
+            return RejectReason.GLOBAL_KILL_SWITCH;
+        }
+        if (account.killSwitch)
+        {
+            return RejectReason.ACCOUNT_KILL_SWITCH;
+        }
+        if (instrument.tradingState == TradingState.HALTED)
+        {
+            return RejectReason.INSTRUMENT_HALTED;
+        }
+        if (instrument.tradingState == TradingState.CANCEL_ONLY)
+        {
+            return RejectReason.INSTRUMENT_CANCEL_ONLY;
+        }
+        return null;
+    }
+
     private static RejectReason checkQuantity(final Instrument instrument, final Account account, final long quantity)
     {
         if (quantity <= 0)
@@ -981,24 +994,13 @@ public final class Engine
         {
             return RejectReason.UNKNOWN_ORDER;
         }
-        if (globalKillSwitch)
-        {
-            return RejectReason.GLOBAL_KILL_SWITCH;
-        }
-        if (account.killSwitch)
-        {
-            return RejectReason.ACCOUNT_KILL_SWITCH;
-        }
         final Instrument instrument = order.instrument;
+        final RejectReason tradingReason = checkMayTrade(account, instrument);
+        if (tradingReason != null)
+        {
+            return tradingReason;
+        }
         final TradingState state = instrument.tradingState;
-        if (state == TradingState.HALTED)
-        {
-            return RejectReason.INSTRUMENT_HALTED;
-        }
-        if (state == TradingState.CANCEL_ONLY)
-        {
-            return RejectReason.INSTRUMENT_CANCEL_ONLY;
-        }
         if (newClientOrderId < 0)
         {
             return RejectReason.INVALID_CLIENT_ORDER_ID;
