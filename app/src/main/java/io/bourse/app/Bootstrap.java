@@ -10,8 +10,10 @@ import io.bourse.protocol.codec.TransferProcessedDecoder;
 import io.bourse.protocol.cluster.IgnoredReason;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -39,8 +41,6 @@ public final class Bootstrap implements ExchangeClientListener
         }
     }
 
-    private final CommandEncoder encoder = new CommandEncoder();
-    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final CommandRejectedDecoder rejected = new CommandRejectedDecoder();
     private final TransferProcessedDecoder transfer = new TransferProcessedDecoder();
@@ -70,32 +70,9 @@ public final class Bootstrap implements ExchangeClientListener
             .listener(this)))
         {
             client = exchangeClient;
-            for (final BourseConfig.AssetConfig asset : config.assets())
+            for (final AdminCommand command : commands(config))
             {
-                send("define asset " + asset.symbol(),
-                    encoder.defineAsset(buffer, 0, asset.id(), asset.scale(), asset.symbol()));
-            }
-            for (final BourseConfig.InstrumentConfig instrument : config.instruments())
-            {
-                send("define instrument " + instrument.symbol(), encoder.defineInstrument(buffer, 0, instrument.id(),
-                    instrument.symbol(), instrument.base().id(), instrument.quote().id(), instrument.priceScale(),
-                    instrument.tickSize(), instrument.quantityScale(), instrument.lotSize(), instrument.minQuantity(),
-                    instrument.maxQuantity(), instrument.priceBandBps(), instrument.referencePrice(),
-                    instrument.makerFeePpm(), instrument.takerFeePpm(), instrument.tradingState()));
-            }
-            for (final BourseConfig.AccountConfig account : config.accounts())
-            {
-                if (account.hasLimits())
-                {
-                    send("limits of account " + account.id(), encoder.setAccountLimits(buffer, 0, account.id(),
-                        account.maxOrderQuantity(), account.maxOrderNotional(), account.maxOpenOrders(),
-                        account.selfTradePrevention()));
-                }
-                for (final BourseConfig.DepositConfig deposit : account.deposits())
-                {
-                    send("deposit " + deposit.transactionId() + " to account " + account.id(), encoder.deposit(
-                        buffer, 0, deposit.transactionId(), account.id(), deposit.asset().id(), deposit.amount()));
-                }
+                send(command);
             }
             final long deadlineNs = System.nanoTime() + timeoutNs;
             while (client.unansweredCount() > 0)
@@ -115,13 +92,66 @@ public final class Bootstrap implements ExchangeClientListener
         }
     }
 
-    private void send(final String description, final int length)
+    /**
+     * The admin commands a configuration stands for, in the order they are sent: assets, instruments, then each
+     * account's limits and deposits.
+     */
+    static List<AdminCommand> commands(final BourseConfig config)
     {
-        if (client.trySend(buffer, 0, length) < 0)
+        final CommandEncoder encoder = new CommandEncoder();
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+        final List<AdminCommand> commands = new ArrayList<>();
+        for (final BourseConfig.AssetConfig asset : config.assets())
+        {
+            commands.add(new AdminCommand("define asset " + asset.symbol(), buffer,
+                encoder.defineAsset(buffer, 0, asset.id(), asset.scale(), asset.symbol())));
+        }
+        for (final BourseConfig.InstrumentConfig instrument : config.instruments())
+        {
+            commands.add(new AdminCommand("define instrument " + instrument.symbol(), buffer,
+                encoder.defineInstrument(buffer, 0, instrument.id(), instrument.symbol(), instrument.base().id(),
+                instrument.quote().id(), instrument.priceScale(), instrument.tickSize(), instrument.quantityScale(),
+                instrument.lotSize(), instrument.minQuantity(), instrument.maxQuantity(), instrument.priceBandBps(),
+                instrument.referencePrice(), instrument.makerFeePpm(), instrument.takerFeePpm(),
+                instrument.tradingState())));
+        }
+        for (final BourseConfig.AccountConfig account : config.accounts())
+        {
+            if (account.hasLimits())
+            {
+                commands.add(new AdminCommand("limits of account " + account.id(), buffer,
+                    encoder.setAccountLimits(buffer, 0, account.id(), account.maxOrderQuantity(),
+                    account.maxOrderNotional(), account.maxOpenOrders(), account.selfTradePrevention())));
+            }
+            for (final BourseConfig.DepositConfig deposit : account.deposits())
+            {
+                commands.add(new AdminCommand("deposit " + deposit.transactionId() + " to account " + account.id(),
+                    buffer, encoder.deposit(buffer, 0, deposit.transactionId(), account.id(), deposit.asset().id(),
+                    deposit.amount())));
+            }
+        }
+        return commands;
+    }
+
+    /**
+     * One admin command: what it does, and its SBE message (engine schema, header included).
+     */
+    record AdminCommand(String description, byte[] message)
+    {
+        AdminCommand(final String description, final ExpandableArrayBuffer buffer, final int length)
+        {
+            this(description, Arrays.copyOf(buffer.byteArray(), length));
+        }
+    }
+
+    private void send(final AdminCommand command)
+    {
+        final UnsafeBuffer message = new UnsafeBuffer(command.message());
+        if (client.trySend(message, 0, message.capacity()) < 0)
         {
             throw new IllegalStateException("bootstrap: too many admin commands in the configuration");
         }
-        sentCommands.add(description);
+        sentCommands.add(command.description());
         client.doWork();
     }
 

@@ -167,9 +167,10 @@ public final class Bourse
             throw new UsageException("run starts one embedded node, but member.hosts lists " +
                 context.memberHosts().size() + " members: start each member with 'bourse node'");
         }
-        if (member && (config.get("member.id") == null || config.get("member.hosts") == null))
+        if (member && options.configFile() == null &&
+            !(options.overrides().containsKey("member.id") && options.overrides().containsKey("member.hosts")))
         {
-            throw new UsageException("node needs --member-id and --member-hosts (or both in the configuration file)");
+            throw new UsageException("node needs --member-id and --member-hosts (or a --config file that sets them)");
         }
 
         final CountDownLatch stop = new CountDownLatch(1);

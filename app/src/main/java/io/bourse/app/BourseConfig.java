@@ -217,14 +217,6 @@ public final class BourseConfig
         return accounts;
     }
 
-    /**
-     * @return the value of a key after overrides, or null when it is not set.
-     */
-    public String get(final String key)
-    {
-        return values.get(key);
-    }
-
     private void checkKnown(final String key)
     {
         if (NODE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches())
