@@ -55,7 +55,7 @@ public final class JournalTool
             final Journal.Recording log = journal.logRecording();
             out.printf("journal of %s%n%n", dataDir.getAbsolutePath());
             out.println("recordings");
-            out.printf("  %4s  %-22s  %14s  %14s  %14s  %s%n", "id", "holds", "start", "stop", "on disk (B)", "segments");
+            out.printf("  %4s  %-22s  %14s  %14s  %14s  %s%n", "id", "holds", "start", "stop", "files (B)", "segments");
             for (final Journal.Recording recording : journal.recordings())
             {
                 final boolean active = recording.stopPosition() == io.aeron.Aeron.NULL_VALUE;
