@@ -63,6 +63,7 @@ public final class Journal implements AutoCloseable
     private final FileLock lock;
     private final Map<Long, Recording> recordings = new TreeMap<>();
     private final List<RecordingLog.Entry> entries;
+    private final Map<Long, Long> foundEndPositions = new TreeMap<>();
 
     private Journal(final File dataDir)
     {
@@ -233,7 +234,8 @@ public final class Journal implements AutoCloseable
         {
             return recording.stopPosition();
         }
-        return scan(recording, firstPosition(recording), Long.MAX_VALUE, (buffer, offset, length, start, end) -> {});
+        return foundEndPositions.computeIfAbsent(recording.recordingId(), recordingId ->
+            scan(recording, firstPosition(recording), Long.MAX_VALUE, (buffer, offset, length, start, end) -> {}));
     }
 
     /**
