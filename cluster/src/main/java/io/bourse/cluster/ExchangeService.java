@@ -101,18 +101,24 @@ public final class ExchangeService implements ClusteredService
 
     public void onStart(final Cluster cluster, final Image snapshotImage)
     {
+        final long startNs = System.nanoTime();
+        start(cluster, snapshotImage == null ? null : serviceSnapshot.load(snapshotImage, cluster.idleStrategy()), startNs);
+    }
+
+    /**
+     * Start from a snapshot already read (or none): the live start above, and the offline {@link JournalReplay}.
+     */
+    void start(final Cluster cluster, final ServiceSnapshot.Loaded loaded, final long loadStartNs)
+    {
         this.cluster = cluster;
         this.idleStrategy = cluster.idleStrategy();
         engine = new Engine(new EventEncoder(this::onEvent));
         commandAdapter = new CommandAdapter(engine);
-        recoveryStartNs = System.nanoTime();
-        if (snapshotImage != null)
+        if (loaded != null)
         {
-            final long startNs = System.nanoTime();
-            final ServiceSnapshot.Loaded loaded = serviceSnapshot.load(snapshotImage, idleStrategy);
             loadState(loaded);
             serviceListener.onSnapshotLoaded(
-                loaded.lengthBytes(), engine.lastTimestampNs(), System.nanoTime() - startNs, engine.openOrderCount());
+                loaded.lengthBytes(), engine.lastTimestampNs(), System.nanoTime() - loadStartNs, engine.openOrderCount());
         }
         scheduledExpiryNs = engine.nextExpiryTimeNs();
         appliedLogPosition = cluster.logPosition();

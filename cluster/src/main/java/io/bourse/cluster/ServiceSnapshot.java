@@ -144,7 +144,14 @@ final class ServiceSnapshot
                 idleStrategy.reset();
             }
         }
+        return decode(collector);
+    }
 
+    /**
+     * Decode the chunks a collector gathered, checking their CRC-32C; also used to read a snapshot offline.
+     */
+    Loaded decode(final ChunkCollector collector)
+    {
         final ExpandableDirectByteBuffer payload = collector.payload;
         final int totalLength = collector.length;
         final CRC32C crc = new CRC32C();
@@ -213,7 +220,10 @@ final class ServiceSnapshot
         idleStrategy.reset();
     }
 
-    private static final class ChunkCollector
+    /**
+     * Gathers the chunks of a service snapshot, one whole message at a time.
+     */
+    static final class ChunkCollector
     {
         private final ExpandableDirectByteBuffer payload = new ExpandableDirectByteBuffer(1024 * 1024);
         private final MessageHeaderDecoder header = new MessageHeaderDecoder();
@@ -222,6 +232,16 @@ final class ServiceSnapshot
         private int nextChunkIndex;
         private int crc32c;
         private boolean complete;
+
+        boolean isComplete()
+        {
+            return complete;
+        }
+
+        boolean isStarted()
+        {
+            return nextChunkIndex > 0;
+        }
 
         void onFragment(final DirectBuffer buffer, final int offset, final int fragmentLength, final Header fragmentHeader)
         {

@@ -1,0 +1,355 @@
+package io.bourse.app.journal;
+
+import io.aeron.Aeron;
+import io.aeron.archive.CatalogView;
+import io.aeron.archive.client.AeronArchive;
+import io.aeron.cluster.RecordingLog;
+import io.aeron.logbuffer.FrameDescriptor;
+import io.aeron.protocol.DataHeaderFlyweight;
+import org.agrona.BitUtil;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A stopped node's journal, read straight from its files without Aeron running: the archive's catalog and
+ * recording segment files under {@code <data>/archive}, and the cluster's recording log under {@code <data>/cluster}
+ * (which recordings hold the log and which hold snapshots). The data directory is locked while open, so that a
+ * node cannot start meanwhile.
+ */
+public final class Journal implements AutoCloseable
+{
+    /**
+     * One recording of the archive, as its catalog describes it.
+     *
+     * @param stopPosition {@link Aeron#NULL_VALUE} when the recording was still active when its node stopped
+     *                     (a crash); its end is then where the written frames end.
+     */
+    public record Recording(
+        long recordingId, long startTimestampMs, long stopTimestampMs, long startPosition, long stopPosition,
+        int segmentFileLength, int termBufferLength, int streamId, String channel)
+    {
+    }
+
+    /**
+     * Receives whole messages (fragments reassembled) of a recording, in order.
+     */
+    @FunctionalInterface
+    public interface MessageHandler
+    {
+        /**
+         * @param startPosition position of the message's first frame.
+         * @param endPosition   position after its last frame: the log position a clustered service sees for it.
+         */
+        void onMessage(DirectBuffer buffer, int offset, int length, long startPosition, long endPosition);
+    }
+
+    private final File dataDir;
+    private final File archiveDir;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final Map<Long, Recording> recordings = new TreeMap<>();
+    private final List<RecordingLog.Entry> entries;
+    private final Map<Long, Long> foundEndPositions = new TreeMap<>();
+
+    private Journal(final File dataDir)
+    {
+        this.dataDir = dataDir;
+        this.archiveDir = new File(dataDir, "archive");
+        final File clusterDir = new File(dataDir, "cluster");
+        if (!new File(archiveDir, "archive.catalog").isFile() ||
+            !new File(clusterDir, RecordingLog.RECORDING_LOG_FILE_NAME).isFile())
+        {
+            throw new IllegalArgumentException("no journal in " + dataDir.getAbsolutePath() +
+                " (expected archive/archive.catalog and cluster/recording.log)");
+        }
+        try
+        {
+            lockChannel = FileChannel.open(
+                new File(dataDir, "node.lock").toPath(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            lock = lockChannel.tryLock();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot lock data directory " + dataDir.getAbsolutePath(), ex);
+        }
+        if (lock == null)
+        {
+            CloseHelper.quietClose(lockChannel);
+            throw new IllegalStateException("a node is running on " + dataDir.getAbsolutePath() +
+                "; the journal tools read a stopped node's data (use 'journal snapshot' on a running one)");
+        }
+        CatalogView.listRecordings(archiveDir, (controlSessionId, correlationId, recordingId, startTimestamp,
+            stopTimestamp, startPosition, stopPosition, initialTermId, segmentFileLength, termBufferLength,
+            mtuLength, sessionId, streamId, strippedChannel, originalChannel, sourceIdentity) ->
+            recordings.put(recordingId, new Recording(recordingId, startTimestamp, stopTimestamp, startPosition,
+                stopPosition, segmentFileLength, termBufferLength, streamId, strippedChannel)));
+        try (RecordingLog recordingLog = new RecordingLog(clusterDir, false))
+        {
+            entries = List.copyOf(recordingLog.entries());
+        }
+    }
+
+    /**
+     * Open a stopped node's journal.
+     *
+     * @throws IllegalStateException    when a node is running on the directory.
+     * @throws IllegalArgumentException when the directory holds no journal.
+     */
+    public static Journal open(final File dataDir)
+    {
+        return new Journal(dataDir);
+    }
+
+    public File dataDir()
+    {
+        return dataDir;
+    }
+
+    public List<Recording> recordings()
+    {
+        return List.copyOf(recordings.values());
+    }
+
+    public Recording recording(final long recordingId)
+    {
+        return recordings.get(recordingId);
+    }
+
+    /**
+     * @return the recording log's entries: terms of the log and snapshots, oldest first.
+     */
+    public List<RecordingLog.Entry> entries()
+    {
+        return entries;
+    }
+
+    /**
+     * @return the recording holding the cluster log (that of the latest term), or null when there is none.
+     */
+    public Recording logRecording()
+    {
+        RecordingLog.Entry term = null;
+        for (final RecordingLog.Entry entry : entries)
+        {
+            if (entry.type == RecordingLog.ENTRY_TYPE_TERM && entry.isValid)
+            {
+                term = entry;
+            }
+        }
+        return term == null ? null : recordings.get(term.recordingId);
+    }
+
+    /**
+     * @return the snapshots in the recording log, oldest first, including the consensus module's (service id -1).
+     */
+    public List<RecordingLog.Entry> snapshots()
+    {
+        final List<RecordingLog.Entry> snapshots = new ArrayList<>();
+        for (final RecordingLog.Entry entry : entries)
+        {
+            if (entry.type == RecordingLog.ENTRY_TYPE_SNAPSHOT)
+            {
+                snapshots.add(entry);
+            }
+        }
+        return snapshots;
+    }
+
+    /**
+     * @return the latest valid snapshot of the given service, or null.
+     */
+    public RecordingLog.Entry latestSnapshot(final int serviceId)
+    {
+        RecordingLog.Entry latest = null;
+        for (final RecordingLog.Entry entry : snapshots())
+        {
+            if (entry.serviceId == serviceId && entry.isValid)
+            {
+                latest = entry;
+            }
+        }
+        return latest;
+    }
+
+    /**
+     * @return the segment files a recording has on disk, by base position.
+     */
+    public TreeMap<Long, File> segmentFiles(final long recordingId)
+    {
+        final TreeMap<Long, File> files = new TreeMap<>();
+        final String prefix = recordingId + "-";
+        final File[] found = archiveDir.listFiles((dir, name) -> name.startsWith(prefix) && name.endsWith(".rec"));
+        if (found != null)
+        {
+            for (final File file : found)
+            {
+                final String name = file.getName();
+                try
+                {
+                    files.put(Long.parseLong(name.substring(prefix.length(), name.length() - 4)), file);
+                }
+                catch (final NumberFormatException ignore)
+                {
+                    // Not a segment file name.
+                }
+            }
+        }
+        return files;
+    }
+
+    /**
+     * @return bytes the recording's segment files take on disk (sparse files count what is allocated, as
+     *         reported by their length).
+     */
+    public long diskBytes(final long recordingId)
+    {
+        long bytes = 0;
+        for (final File file : segmentFiles(recordingId).values())
+        {
+            bytes += file.length();
+        }
+        return bytes;
+    }
+
+    /**
+     * @return where the recording's data ends: its stop position, or after a crash where its written frames end.
+     */
+    public long endPosition(final Recording recording)
+    {
+        if (recording.stopPosition() != Aeron.NULL_VALUE)
+        {
+            return recording.stopPosition();
+        }
+        return foundEndPositions.computeIfAbsent(recording.recordingId(), recordingId ->
+            scan(recording, firstPosition(recording), Long.MAX_VALUE, (buffer, offset, length, start, end) -> {}));
+    }
+
+    /**
+     * @return the first position whose data is still on disk: the start, or the base of the oldest segment kept.
+     */
+    public long firstPosition(final Recording recording)
+    {
+        final TreeMap<Long, File> files = segmentFiles(recording.recordingId());
+        return files.isEmpty() ? recording.startPosition() : Math.max(recording.startPosition(), files.firstKey());
+    }
+
+    /**
+     * Read the whole messages of a recording from {@code fromPosition} (a message boundary) up to
+     * {@code toPosition} or the end of its data.
+     *
+     * @return the position after the last message read.
+     */
+    public long scan(final Recording recording, final long fromPosition, final long toPosition, final MessageHandler handler)
+    {
+        final long limit = recording.stopPosition() == Aeron.NULL_VALUE ? toPosition :
+            Math.min(toPosition, recording.stopPosition());
+        final ExpandableArrayBuffer assembly = new ExpandableArrayBuffer(4096);
+        int assembledLength = 0;
+        long assemblyStart = 0;
+        long position = fromPosition;
+        long messageEnd = fromPosition;
+        while (position < limit)
+        {
+            final long segmentBase = AeronArchive.segmentFileBasePosition(
+                recording.startPosition(), position, recording.termBufferLength(), recording.segmentFileLength());
+            final File file = new File(archiveDir, recording.recordingId() + "-" + segmentBase + ".rec");
+            if (!file.isFile())
+            {
+                break;
+            }
+            final MappedByteBuffer mapped = map(file);
+            try
+            {
+                final UnsafeBuffer segment = new UnsafeBuffer(mapped);
+                final long segmentEnd = segmentBase + segment.capacity();
+                while (position < limit && position < segmentEnd)
+                {
+                    final int offset = (int)(position - segmentBase);
+                    final int frameLength = segment.getIntVolatile(offset);
+                    if (frameLength <= 0)
+                    {
+                        return messageEnd;
+                    }
+                    final long nextPosition = position + BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
+                    if (segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA)
+                    {
+                        final byte flags = segment.getByte(offset + DataHeaderFlyweight.FLAGS_FIELD_OFFSET);
+                        final int payloadOffset = offset + DataHeaderFlyweight.HEADER_LENGTH;
+                        final int payloadLength = frameLength - DataHeaderFlyweight.HEADER_LENGTH;
+                        if ((flags & FrameDescriptor.UNFRAGMENTED) == FrameDescriptor.UNFRAGMENTED)
+                        {
+                            handler.onMessage(segment, payloadOffset, payloadLength, position, nextPosition);
+                            messageEnd = nextPosition;
+                        }
+                        else if ((flags & FrameDescriptor.BEGIN_FRAG_FLAG) != 0)
+                        {
+                            assembly.putBytes(0, segment, payloadOffset, payloadLength);
+                            assembledLength = payloadLength;
+                            assemblyStart = position;
+                        }
+                        else if (assembledLength > 0)
+                        {
+                            assembly.putBytes(assembledLength, segment, payloadOffset, payloadLength);
+                            assembledLength += payloadLength;
+                            if ((flags & FrameDescriptor.END_FRAG_FLAG) != 0)
+                            {
+                                handler.onMessage(assembly, 0, assembledLength, assemblyStart, nextPosition);
+                                assembledLength = 0;
+                                messageEnd = nextPosition;
+                            }
+                        }
+                    }
+                    else
+                    {
+                        messageEnd = nextPosition;
+                    }
+                    position = nextPosition;
+                }
+            }
+            finally
+            {
+                IoUtil.unmap(mapped);
+            }
+        }
+        return messageEnd;
+    }
+
+    public void close()
+    {
+        try
+        {
+            lock.release();
+        }
+        catch (final IOException ignore)
+        {
+            // Closing the channel releases it anyway.
+        }
+        CloseHelper.quietClose(lockChannel);
+    }
+
+    private static MappedByteBuffer map(final File file)
+    {
+        try (FileChannel channel = FileChannel.open(file.toPath(), StandardOpenOption.READ))
+        {
+            return channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot read " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+}

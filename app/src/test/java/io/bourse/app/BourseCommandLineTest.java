@@ -1,0 +1,79 @@
+package io.bourse.app;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class BourseCommandLineTest
+{
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @Test
+    void usageErrorsExitWithTwoAndSayWhatIsWrong()
+    {
+        assertExit(2, "no command given");
+        assertExit(2, "unknown command 'frob'", "frob");
+        assertExit(2, "journal needs a subcommand", "journal");
+        assertExit(2, "unknown journal subcommand 'list'", "journal", "list");
+        assertExit(2, "unknown configuration key 'bogus'", "run", "--bogus=1");
+        assertExit(2, "configuration key 'port.base': expected an integer, got 'x'", "run", "--port-base", "x");
+        assertExit(2, "option --port-base needs a value", "run", "--port-base");
+        assertExit(2, "unexpected argument 'now'", "run", "now");
+        assertExit(2, "option --limit: expected a positive integer, got 'x'", "journal", "dump", "--limit=x");
+        assertExit(2, "run starts one embedded node, but member.hosts lists 3 members", "run", "--member-hosts=a,b,c");
+        assertExit(2, "node needs --member-id and --member-hosts", "node");
+        assertExit(2, "configuration file not found: nowhere.properties", "run", "--config", "nowhere.properties");
+    }
+
+    @Test
+    void failuresExitWithOne() throws IOException
+    {
+        final Path empty = Files.createTempDirectory("bourse-cli-test");
+        try
+        {
+            assertExit(1, "no journal in " + empty.toAbsolutePath(), "journal", "inspect", "--data-dir=" + empty);
+            assertExit(1, "no running node: no media driver at " + empty.resolve("none"),
+                "journal", "snapshot", "--aeron-dir=" + empty.resolve("none"));
+        }
+        finally
+        {
+            Files.deleteIfExists(empty);
+        }
+    }
+
+    @Test
+    void helpPrintsTheCommands()
+    {
+        assertEquals(0, execute("help"));
+        final String usage = out.toString(StandardCharsets.UTF_8);
+        for (final String command : new String[]{ "run", "node", "journal inspect", "journal dump", "journal verify",
+            "journal snapshot" })
+        {
+            assertTrue(usage.contains("  " + command + " "), command + " in " + usage);
+        }
+    }
+
+    private void assertExit(final int expectedCode, final String expectedMessage, final String... args)
+    {
+        err.reset();
+        final int code = execute(args);
+        final String message = err.toString(StandardCharsets.UTF_8);
+        assertEquals(expectedCode, code, String.join(" ", args) + ": " + message);
+        assertTrue(message.contains(expectedMessage), "expected '" + expectedMessage + "' in: " + message);
+    }
+
+    private int execute(final String... args)
+    {
+        return new Bourse(new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)).execute(args);
+    }
+}

@@ -1,0 +1,109 @@
+package io.bourse.app;
+
+import io.bourse.cluster.ClusterNode;
+import io.bourse.protocol.codec.TradingState;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class BourseConfigTest
+{
+    @Test
+    void packagedDefaultIsTheCheckedInFileAndDescribesTheDemoExchange()
+    {
+        final BourseConfig packaged = BourseConfig.load(null, Map.of());
+        final BourseConfig checkedIn = BourseConfig.load(new File("../config/bourse.properties"), Map.of());
+        assertEquals(packaged.assets(), checkedIn.assets());
+        assertEquals(packaged.instruments(), checkedIn.instruments());
+        assertEquals(packaged.accounts(), checkedIn.accounts());
+
+        final ClusterNode.Context context = packaged.nodeContext();
+        assertEquals(new File("data"), context.dataDir());
+        assertEquals(0, context.memberId());
+        assertEquals(List.of("localhost"), context.memberHosts());
+        assertEquals(9000, context.portBase());
+        assertEquals(512L * 1024 * 1024, context.snapshotLogBytes());
+        assertEquals(TimeUnit.MINUTES.toNanos(30), context.snapshotIntervalNs());
+        assertEquals(2, context.retainedSnapshots());
+        assertEquals(8 * 1024 * 1024, context.historyCapacityBytes());
+
+        assertEquals(List.of(new BourseConfig.AssetConfig("BTC", 1, 8), new BourseConfig.AssetConfig("USD", 2, 6)),
+            packaged.assets());
+        final BourseConfig.InstrumentConfig btcUsd = packaged.instruments().getFirst();
+        assertEquals("BTC-USD", btcUsd.symbol());
+        assertEquals(1, btcUsd.tickSize(), "0.01 at price scale 2");
+        assertEquals(1, btcUsd.lotSize(), "0.0001 at quantity scale 4");
+        assertEquals(1_000_000, btcUsd.maxQuantity(), "100 at quantity scale 4");
+        assertEquals(TradingState.OPEN, btcUsd.tradingState());
+        assertEquals(2, packaged.accounts().size());
+        final BourseConfig.DepositConfig btcDeposit = packaged.accounts().getFirst().deposits().getFirst();
+        assertEquals(10 * 100_000_000L, btcDeposit.amount(), "10 BTC at scale 8");
+        assertEquals(1001, btcDeposit.transactionId());
+    }
+
+    @Test
+    void commandLineOverridesReplaceFileValues()
+    {
+        final BourseConfig config = BourseConfig.load(null, Map.of(
+            "data.dir", "/tmp/elsewhere", "port.base", "9100", "instrument.BTC-USD.state", "halted",
+            "snapshot.interval.ms", "1000"));
+        assertEquals(new File("/tmp/elsewhere"), config.nodeContext().dataDir());
+        assertEquals(9100, config.nodeContext().portBase());
+        assertEquals(TimeUnit.SECONDS.toNanos(1), config.nodeContext().snapshotIntervalNs());
+        assertEquals(TradingState.HALTED, config.instruments().getFirst().tradingState());
+    }
+
+    @Test
+    void unknownKeysAreRefusedByName()
+    {
+        assertMessage(Map.of("asset.BTC.colour", "orange"), "unknown configuration key 'asset.BTC.colour'");
+        assertMessage(Map.of("port", "9000"), "unknown configuration key 'port'");
+        assertMessage(Map.of("account.1.deposit", "5"), "unknown configuration key 'account.1.deposit'");
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheKeyAndWhatWasExpected()
+    {
+        assertMessage(Map.of("port.base", "abc"), "configuration key 'port.base': expected an integer, got 'abc'");
+        assertMessage(Map.of("member.id", "1"), "configuration key 'member.id': expected 0 to 0, got 1");
+        assertMessage(Map.of("history.bytes", "1000000"), "configuration key 'history.bytes': expected a power of two");
+        assertMessage(Map.of("instrument.BTC-USD.tick", "0.001"),
+            "configuration key 'instrument.BTC-USD.tick': 0.001 has more than 2 decimal places");
+        assertMessage(Map.of("instrument.BTC-USD.tick", "ten"),
+            "configuration key 'instrument.BTC-USD.tick': expected a decimal number, got 'ten'");
+        assertMessage(Map.of("instrument.BTC-USD.state", "SHUT"),
+            "configuration key 'instrument.BTC-USD.state': expected one of OPEN, HALTED, CANCEL_ONLY, POST_ONLY");
+        assertMessage(Map.of("instrument.BTC-USD.base", "ETH"),
+            "configuration key 'instrument.BTC-USD.base': unknown asset 'ETH'");
+        assertMessage(Map.of("account.3.deposit.BTC", "1"),
+            "configuration key 'account.3.deposit.BTC.transaction' is required");
+        assertMessage(Map.of("account.3.deposit.BTC", "1", "account.3.deposit.BTC.transaction", "1001"),
+            "transaction id 1001 is also used by account.1.deposit.BTC");
+        assertMessage(Map.of("account.x.max.open.orders", "1"), "configuration key 'account.x.max.open.orders': " +
+            "the account id must be a positive integer");
+        assertMessage(Map.of("account.1.deposit.EUR", "5", "account.1.deposit.EUR.transaction", "9"),
+            "configuration key 'account.1.deposit.EUR': unknown asset 'EUR'");
+    }
+
+    @Test
+    void missingFileIsReported()
+    {
+        final BourseConfig.ConfigException ex = assertThrows(BourseConfig.ConfigException.class,
+            () -> BourseConfig.load(new File("no-such-bourse.properties"), Map.of()));
+        assertEquals("configuration file not found: no-such-bourse.properties", ex.getMessage());
+    }
+
+    private static void assertMessage(final Map<String, String> overrides, final String expected)
+    {
+        final BourseConfig.ConfigException ex = assertThrows(BourseConfig.ConfigException.class,
+            () -> BourseConfig.load(null, overrides), "overrides " + overrides);
+        assertTrue(ex.getMessage().contains(expected), "expected '" + expected + "' in: " + ex.getMessage());
+    }
+}

@@ -1,0 +1,280 @@
+package io.bourse.app;
+
+import io.aeron.cluster.service.Cluster;
+import io.bourse.app.journal.JournalTool;
+import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.cluster.client.ExchangeClientListener;
+import io.bourse.engine.CommandAdapter;
+import io.bourse.engine.Engine;
+import io.bourse.engine.EventEncoder;
+import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.codec.Side;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The journal tools and the start-up bootstrap on a real data directory, written by an in-JVM node.
+ */
+class JournalToolTest
+{
+    private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    private static final long SEED = 20261121L;
+    private static final int ORDERS_BEFORE_SNAPSHOT = 300;
+    private static final int ORDERS_AFTER_SNAPSHOT = 200;
+
+    private final Engine reference = new Engine(new EventEncoder((buffer, offset, length) -> {}));
+    private final CommandAdapter referenceAdapter = new CommandAdapter(reference);
+    private final CommandEncoder encoder = new CommandEncoder();
+    private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+    private File baseDir;
+    private File configFile;
+    private ClusterNode node;
+    private long referenceTimeNs = 1;
+    private long nextClientOrderId = 1;
+
+    @AfterEach
+    void tearDown()
+    {
+        CloseHelper.quietClose(node);
+        if (baseDir != null)
+        {
+            IoUtil.delete(baseDir, true);
+        }
+    }
+
+    @Test
+    void inspectDumpAndVerifyReadWhatTheNodeWroteAndRestartDoesNotDepositTwice() throws IOException
+    {
+        baseDir = Files.createTempDirectory("bourse-app-test").toFile();
+        configFile = new File(baseDir, "test.properties");
+        Files.writeString(configFile.toPath(), String.join("\n",
+            "data.dir=" + new File(baseDir, "data").getAbsolutePath(),
+            "aeron.dir=" + new File(System.getProperty("java.io.tmpdir"),
+                "bourse-app-test-" + ProcessHandle.current().pid()).getAbsolutePath(),
+            "port.base=" + freePortBase(),
+            "history.bytes=1048576",
+            "log.term.bytes=1048576",
+            "journal.segment.bytes=4194304",
+            "asset.BTC.id=1", "asset.BTC.scale=8", "asset.USD.id=2", "asset.USD.scale=6",
+            "instrument.BTC-USD.id=1", "instrument.BTC-USD.base=BTC", "instrument.BTC-USD.quote=USD",
+            "instrument.BTC-USD.price.scale=2", "instrument.BTC-USD.tick=0.01",
+            "instrument.BTC-USD.quantity.scale=4", "instrument.BTC-USD.lot=0.0001",
+            "instrument.BTC-USD.maker.fee.ppm=1000", "instrument.BTC-USD.taker.fee.ppm=2000",
+            "account.1.deposit.BTC=10", "account.1.deposit.BTC.transaction=11",
+            "account.1.deposit.USD=100000", "account.1.deposit.USD.transaction=12",
+            "account.2.deposit.BTC=10", "account.2.deposit.BTC.transaction=21",
+            "account.2.deposit.USD=100000", "account.2.deposit.USD.transaction=22",
+            "account.2.max.open.orders=10000", ""));
+        final BourseConfig config = BourseConfig.load(configFile, Map.of());
+
+        startNode(config);
+        final Bootstrap.Result first = bootstrap(config);
+        assertEquals(4, first.depositsApplied(), first.summary());
+        assertEquals(List.of(), first.rejections());
+
+        final SplittableRandom random = new SplittableRandom(SEED);
+        sendOrders(config, random, ORDERS_BEFORE_SNAPSHOT);
+        final CommandLine snapshot = bourse("journal", "snapshot", "--config", configFile.getPath());
+        assertEquals(0, snapshot.code(), snapshot.err());
+        assertTrue(snapshot.out().contains("snapshot taken"), snapshot.out());
+        sendOrders(config, random, ORDERS_AFTER_SNAPSHOT);
+        final long liveStateHash = node.service().stateHash();
+        // Stop as a crash would: no shutdown snapshot, so verify must replay the tail after the requested snapshot.
+        node.abort();
+        node = null;
+
+        final CommandLine inspect = bourse("journal", "inspect", "--config", configFile.getPath());
+        assertEquals(0, inspect.code(), inspect.err());
+        assertLine(inspect.out(), "NewOrder\\s+" + (ORDERS_BEFORE_SNAPSHOT + ORDERS_AFTER_SNAPSHOT) + "\\s+[\\d,]+");
+        assertLine(inspect.out(), "Deposit\\s+4\\s+[\\d,]+");
+        assertLine(inspect.out(), "DefineInstrument\\s+1\\s+[\\d,]+");
+        assertLine(inspect.out(), "[\\d,]+\\s+\\S+Z\\s+\\d+\\s+service 0\\s+[\\d,]+\\s+yes");
+        assertLine(inspect.out(), "tail after the latest snapshot .*");
+        System.out.println(inspect.out());
+
+        final CommandLine dump = bourse("journal", "dump", "--config", configFile.getPath());
+        assertEquals(0, dump.code(), dump.err());
+        final List<String> lines = dump.out().lines().toList();
+        assertTrue(lines.stream().allMatch(line -> line.startsWith("{\"type\":\"") && line.endsWith("}")), dump.out());
+        assertEquals(ORDERS_BEFORE_SNAPSHOT + ORDERS_AFTER_SNAPSHOT,
+            lines.stream().filter(line -> line.contains("\"type\":\"NewOrder\"")).count());
+        assertTrue(lines.stream().anyMatch(line -> line.contains("\"type\":\"Deposit\"") &&
+            line.contains("\"transactionId\":11") && line.contains("\"amount\":1000000000")), dump.out());
+        final CommandLine tail = bourse("journal", "dump", "--tail", "--config", configFile.getPath());
+        assertEquals(ORDERS_AFTER_SNAPSHOT,
+            tail.out().lines().filter(line -> line.contains("\"type\":\"NewOrder\"")).count());
+
+        final JournalTool.VerifyResult verified = verify(config);
+        assertTrue(verified.snapshotLogPosition() > 0, "replay starts from the snapshot");
+        assertEquals(ORDERS_AFTER_SNAPSHOT, verified.applied(), "commands in the tail");
+        assertEquals(liveStateHash, verified.stateHash(), "offline replay reaches the live node's state");
+        assertEquals(reference.stateHash(), verified.engineStateHash(), "seed " + SEED);
+
+        startNode(config);
+        final Bootstrap.Result again = bootstrap(config);
+        assertEquals(0, again.depositsApplied(), again.summary());
+        assertEquals(4, again.depositsRepeated(), again.summary());
+        assertEquals(List.of(), again.rejections());
+        final long restartedStateHash = node.service().stateHash();
+        node.close();
+        node = null;
+
+        final JournalTool.VerifyResult afterCleanStop = verify(config);
+        assertEquals(restartedStateHash, afterCleanStop.stateHash());
+        assertEquals(reference.stateHash(), afterCleanStop.engineStateHash(), "no deposit applied twice");
+    }
+
+    private JournalTool.VerifyResult verify(final BourseConfig config)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final JournalTool.VerifyResult result = new JournalTool(new PrintStream(out, true, StandardCharsets.UTF_8))
+            .verify(config.nodeContext().dataDir(), config.nodeContext().historyCapacityBytes());
+        System.out.print(out.toString(StandardCharsets.UTF_8));
+        return result;
+    }
+
+    private void startNode(final BourseConfig config)
+    {
+        node = ClusterNode.launch(config.nodeContext());
+        await("leader", () -> node.role() == Cluster.Role.LEADER);
+    }
+
+    private Bootstrap.Result bootstrap(final BourseConfig config)
+    {
+        final ClusterNode.Context context = node.context();
+        final Bootstrap.Result result = Bootstrap.apply(
+            config, context.ingressEndpoints(), context.aeronDirectoryName(), TIMEOUT_NS);
+        for (final Bootstrap.AdminCommand command : Bootstrap.commands(config))
+        {
+            applyToReference(new UnsafeBuffer(command.message()), command.message().length);
+        }
+        return result;
+    }
+
+    private void sendOrders(final BourseConfig config, final SplittableRandom random, final int count)
+    {
+        final ClusterNode.Context context = node.context();
+        final ExchangeClientListener ignoreEvents = (batchSequence, logPosition, timestampNs, clientId,
+            requestSequence, events, offset, length, eventCount) -> {};
+        try (ExchangeClient client = new ExchangeClient(new ExchangeClient.Context()
+            .ingressEndpoints(context.ingressEndpoints())
+            .aeronDirectoryName(context.aeronDirectoryName())
+            .listener(ignoreEvents)))
+        {
+            for (int i = 0; i < count; i++)
+            {
+                final Side side = random.nextBoolean() ? Side.BUY : Side.SELL;
+                final long price = 10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(40) - 10);
+                final int length = encoder.limit(buffer, 0, 1 + random.nextInt(2), nextClientOrderId++, 1, side, price,
+                    1 + random.nextInt(20));
+                applyToReference(buffer, length);
+                if (client.trySend(buffer, 0, length) < 0)
+                {
+                    throw new AssertionError("client refused a command");
+                }
+                client.doWork();
+            }
+            await("all orders answered", () ->
+            {
+                client.doWork();
+                return client.unansweredCount() == 0;
+            });
+        }
+    }
+
+    private void applyToReference(final DirectBuffer command, final int length)
+    {
+        referenceAdapter.onCommand(command, 0, length, referenceTimeNs++);
+    }
+
+    private static void assertLine(final String text, final String regex)
+    {
+        final Pattern pattern = Pattern.compile("^\\s*" + regex + "$", Pattern.MULTILINE);
+        assertTrue(pattern.matcher(text).find(), "no line matching '" + regex + "' in:\n" + text);
+    }
+
+    private record CommandLine(int code, String out, String err)
+    {
+    }
+
+    private static CommandLine bourse(final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int code = new Bourse(new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8)).execute(args);
+        return new CommandLine(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static void await(final String what, final BooleanSupplier condition)
+    {
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new AssertionError("timed out after " + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NS) +
+                    " s waiting for " + what);
+            }
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(ex);
+            }
+        }
+    }
+
+    private static int freePortBase()
+    {
+        for (int attempt = 0; attempt < 100; attempt++)
+        {
+            final int base = 22_000 + ThreadLocalRandom.current().nextInt(2_000) * 10;
+            boolean free = true;
+            for (int port = base; port < base + ClusterNode.PORTS_PER_MEMBER && free; port++)
+            {
+                try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
+                {
+                    socket.getLocalPort();
+                }
+                catch (final IOException ex)
+                {
+                    free = false;
+                }
+            }
+            if (free)
+            {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free port range found");
+    }
+}
