@@ -3,9 +3,11 @@ package io.bourse.cluster;
 import io.aeron.Aeron;
 import io.aeron.Image;
 import io.aeron.Subscription;
+import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.RecordingLog;
+import io.aeron.cluster.codecs.MessageHeaderDecoder;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.io.File;
@@ -71,6 +73,10 @@ final class SnapshotPreflight
                 {
                     firstProblem = problem;
                 }
+                else
+                {
+                    context.log().printf("bourse node %d: %s%n", context.memberId(), problem);
+                }
                 good++;
             }
             if (good == 0)
@@ -129,7 +135,7 @@ final class SnapshotPreflight
         final long recordingId = snapshot.serviceEntry().recordingId;
         try
         {
-            verifyServiceSnapshot(recordingId);
+            verifyServiceSnapshot(recordingId, REPLAY_STREAM_ID + (int)(recordingId & 0xFFFF));
             return null;
         }
         catch (final RuntimeException ex)
@@ -151,7 +157,7 @@ final class SnapshotPreflight
         }
     }
 
-    private void verifyServiceSnapshot(final long recordingId)
+    private void verifyServiceSnapshot(final long recordingId, final int streamId)
     {
         final long startPosition = archive.getStartPosition(recordingId);
         final long stopPosition = archive.getStopPosition(recordingId);
@@ -161,17 +167,54 @@ final class SnapshotPreflight
         }
         final Aeron aeron = archive.context().aeron();
         final String channel = "aeron:ipc";
-        try (Subscription subscription = aeron.addSubscription(channel, REPLAY_STREAM_ID))
+        try (Subscription subscription = aeron.addSubscription(channel, streamId))
         {
             final int sessionId = (int)archive.startReplay(
-                recordingId, startPosition, stopPosition - startPosition, channel, REPLAY_STREAM_ID);
+                recordingId, startPosition, stopPosition - startPosition, channel, streamId);
             final DeadlineIdleStrategy idle = new DeadlineIdleStrategy(System.nanoTime() + REPLAY_TIMEOUT_NS);
             Image image;
             while ((image = subscription.imageBySessionId(sessionId)) == null)
             {
                 idle.idle();
             }
+            skipSnapshotBeginMarker(image, idle);
             serviceSnapshot.load(image, idle);
+        }
+    }
+
+    /**
+     * The container writes Aeron's own records (begin marker, client sessions) ahead of the service's state, and
+     * reads them before the service sees the image.
+     */
+    private static void skipSnapshotBeginMarker(final Image image, final IdleStrategy idle)
+    {
+        final MessageHeaderDecoder header = new MessageHeaderDecoder();
+        final boolean[] serviceStateReached = { false };
+        int aeronRecords = 0;
+        while (!serviceStateReached[0])
+        {
+            final int fragments = image.controlledPoll((buffer, offset, length, frameHeader) ->
+            {
+                if (header.wrap(buffer, offset).schemaId() == MessageHeaderDecoder.SCHEMA_ID)
+                {
+                    return ControlledFragmentHandler.Action.CONTINUE;
+                }
+                serviceStateReached[0] = true;
+                return ControlledFragmentHandler.Action.ABORT;
+            }, 1);
+            aeronRecords += fragments;
+            if (fragments == 0 && !serviceStateReached[0])
+            {
+                if (image.isEndOfStream() || image.isClosed())
+                {
+                    throw new IllegalStateException("snapshot ended before the service's state");
+                }
+                idle.idle();
+            }
+        }
+        if (aeronRecords == 0)
+        {
+            throw new IllegalStateException("snapshot does not start with a snapshot marker");
         }
     }
 

@@ -43,6 +43,14 @@ final class JournalFiles
         return snapshots;
     }
 
+    String describe()
+    {
+        try (RecordingLog recordingLog = new RecordingLog(new File(dataDir, "cluster"), false))
+        {
+            return recordingLog.toString();
+        }
+    }
+
     RecordingLog.Entry latestServiceSnapshot()
     {
         final List<RecordingLog.Entry> snapshots = snapshots(0);
