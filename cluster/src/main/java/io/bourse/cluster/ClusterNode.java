@@ -357,6 +357,8 @@ public final class ClusterNode implements AutoCloseable
             .controlRequestChannel(localControlChannel)
             .controlResponseChannel(localControlChannel);
 
+        preflight(archiveClient);
+
         consensusModule = ConsensusModule.launch(new ConsensusModule.Context()
             .aeronDirectoryName(aeronDir)
             .clusterMemberId(context.memberId())
@@ -504,6 +506,33 @@ public final class ClusterNode implements AutoCloseable
     {
         // Spin briefly, then park for growing intervals: on two cores a busy-spinning agent starves the others.
         return new BackoffIdleStrategy(20, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(200));
+    }
+
+    /**
+     * Check the snapshots recovery will use before the consensus module reads them; when the node cannot start,
+     * release what was started so far.
+     */
+    private void preflight(final AeronArchive.Context archiveClient)
+    {
+        try (AeronArchive preflightArchive = AeronArchive.connect(archiveClient.clone()))
+        {
+            new SnapshotPreflight(context, preflightArchive).run();
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.closeAll(archive, mediaDriver);
+            try
+            {
+                lock.release();
+            }
+            catch (final IOException ignore)
+            {
+                // The lock goes with the channel anyway.
+            }
+            CloseHelper.quietClose(lockChannel);
+            context.log().println("bourse node " + context.memberId() + ": " + ex.getMessage());
+            throw ex;
+        }
     }
 
     private static void removeStaleMarkFiles(final Context context)

@@ -3,6 +3,7 @@ package io.bourse.cluster;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.TradeDecoder;
 import org.agrona.DirectBuffer;
@@ -33,6 +34,7 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
     final ExchangeClient client;
     final List<Batch> batches = new ArrayList<>();
     final Long2ObjectHashMap<Batch> answers = new Long2ObjectHashMap<>();
+    final List<Long> answeredTwice = new ArrayList<>();
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
 
     TestClient(final TestCluster cluster)
@@ -76,7 +78,7 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
 
     void awaitAllAnswered()
     {
-        TestCluster.await("all requests answered", () ->
+        TestCluster.await(() -> "all requests answered: " + this, () ->
         {
             client.doWork();
             return client.unansweredCount() == 0;
@@ -115,8 +117,33 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
         batches.add(batch);
         if (clientId == client.clientId())
         {
-            answers.put(requestSequence, batch);
+            if (answers.put(requestSequence, batch) != null)
+            {
+                answeredTwice.add(requestSequence);
+            }
         }
+    }
+
+    public void onConnected(final int leaderMemberId)
+    {
+        System.out.println("[client] connected, leader " + leaderMemberId + ": " + this);
+    }
+
+    public void onGap(final long fromLogPosition)
+    {
+        System.out.println("[client] gap after log position " + fromLogPosition + ": " + this);
+    }
+
+    public void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
+    {
+        System.out.println("[client] request " + requestSequence + " ignored: " + reason + ": " + this);
+    }
+
+    public String toString()
+    {
+        return "client " + client.clientId() + " connected=" + client.isConnected() + " unanswered=" +
+            client.unansweredCount() + " answers=" + answers.size() + " batches=" + batches.size() + " last batch " +
+            (batches.isEmpty() ? "none" : batches.get(batches.size() - 1));
     }
 
     public void close()

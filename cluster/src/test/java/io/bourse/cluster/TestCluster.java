@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -192,13 +193,21 @@ final class TestCluster implements AutoCloseable
 
     static void await(final String what, final BooleanSupplier condition)
     {
+        await(() -> what, condition);
+    }
+
+    /**
+     * Wait for a condition, describing what was awaited (and the state at the time) only when it times out.
+     */
+    static void await(final Supplier<String> what, final BooleanSupplier condition)
+    {
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
         while (!condition.getAsBoolean())
         {
             if (System.nanoTime() > deadlineNs)
             {
                 throw new AssertionError("timed out after " + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NS) +
-                    " s waiting for " + what);
+                    " s waiting for " + what.get());
             }
             sleepMs(1);
         }

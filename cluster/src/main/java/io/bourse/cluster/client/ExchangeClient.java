@@ -49,6 +49,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         private long clientId;
         private int maxUnansweredBytes = 8 * 1024 * 1024;
         private long messageTimeoutNs = TimeUnit.SECONDS.toNanos(5);
+        private long resendTimeoutNs = TimeUnit.SECONDS.toNanos(1);
         private ExchangeClientListener listener;
 
         /**
@@ -99,6 +100,17 @@ public final class ExchangeClient implements Agent, AutoCloseable
             return this;
         }
 
+        /**
+         * When commands are unanswered and nothing has arrived for this long, re-send them and ask for a replay:
+         * an answer dropped under egress back-pressure, or a replay request lost in a leader change, is otherwise
+         * noticed only when a later batch arrives, which may never happen.
+         */
+        public Context resendTimeoutNs(final long resendTimeoutNs)
+        {
+            this.resendTimeoutNs = resendTimeoutNs;
+            return this;
+        }
+
         public Context listener(final ExchangeClientListener listener)
         {
             this.listener = listener;
@@ -138,6 +150,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long lastLogPosition;
     private boolean replayPending;
     private long lastSendNs;
+    private long lastProgressNs;
 
     public ExchangeClient(final Context context)
     {
@@ -228,8 +241,21 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             return work + 1;
         }
-        work += sendPending();
         final long nowNs = System.nanoTime();
+        if (work > 0 || unansweredCount() == 0)
+        {
+            lastProgressNs = nowNs;
+        }
+        else if (nowNs - lastProgressNs > context.resendTimeoutNs)
+        {
+            lastProgressNs = nowNs;
+            sentUpToSequence = answeredUpToSequence;
+            if (lastBatchSequence > 0)
+            {
+                requestReplay();
+            }
+        }
+        work += sendPending();
         if (nowNs - lastSendNs > KEEP_ALIVE_INTERVAL_NS && cluster.sendKeepAlive())
         {
             lastSendNs = nowNs;

@@ -1,0 +1,137 @@
+package io.bourse.cluster;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.io.IOException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A corrupted or truncated latest snapshot is found at start-up: the node falls back to the previous snapshot and
+ * the log, or, when nothing is left to fall back to, refuses to start and names the file. It never starts with
+ * wrong state.
+ */
+class CorruptSnapshotTest
+{
+    @Test
+    void corruptedLatestSnapshotFallsBackToThePreviousSnapshotAndTheLog() throws IOException
+    {
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            final ReferenceWorkload workload = twoSnapshotsWithCommandsBetweenAndAfter(cluster, 5);
+            final File file = latestServiceSnapshotFile(cluster);
+            final long dataLength = JournalFiles.dataLength(file);
+            JournalFiles.flipBytes(file, dataLength / 2, 8);
+
+            restartAndExpectTheReferenceState(cluster, workload, file);
+        }
+    }
+
+    @Test
+    void truncatedLatestSnapshotFallsBackToThePreviousSnapshotAndTheLog() throws IOException
+    {
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            final ReferenceWorkload workload = twoSnapshotsWithCommandsBetweenAndAfter(cluster, 6);
+            final File file = latestServiceSnapshotFile(cluster);
+            JournalFiles.truncate(file, JournalFiles.dataLength(file) / 2);
+
+            restartAndExpectTheReferenceState(cluster, workload, file);
+        }
+    }
+
+    @Test
+    void corruptedSnapshotWithNothingToFallBackToStopsTheNodeNamingTheFile() throws IOException
+    {
+        try (TestCluster cluster = new TestCluster(1, context -> context
+            .logTermLength(64 * 1024)
+            .segmentFileLength(256 * 1024)
+            .retainedSnapshots(1)))
+        {
+            final ReferenceWorkload workload = new ReferenceWorkload(8);
+            try (TestClient client = newClient(cluster))
+            {
+                workload.setUp(client);
+                workload.trade(client, 3_000);
+                client.awaitAllAnswered();
+                snapshot(cluster);
+                workload.trade(client, 3_000);
+                client.awaitAllAnswered();
+                snapshot(cluster);
+                TestCluster.await("the journal before the latest snapshot purged",
+                    () -> cluster.logLines().stream().anyMatch(line -> line.contains("purged")));
+                workload.trade(client, 100);
+                client.awaitAllAnswered();
+            }
+            cluster.crash(0);
+            final File file = latestServiceSnapshotFile(cluster);
+            JournalFiles.flipBytes(file, JournalFiles.dataLength(file) / 2, 8);
+
+            final IllegalStateException error = assertThrows(IllegalStateException.class, () -> cluster.start(0));
+            assertTrue(error.getMessage().contains(file.getPath()), "names the file: " + error.getMessage());
+            assertTrue(error.getMessage().contains("cannot start"), error.getMessage());
+        }
+    }
+
+    private static ReferenceWorkload twoSnapshotsWithCommandsBetweenAndAfter(final TestCluster cluster, final long seed)
+    {
+        final ReferenceWorkload workload = new ReferenceWorkload(seed);
+        try (TestClient client = newClient(cluster))
+        {
+            workload.setUp(client);
+            workload.trade(client, 300);
+            client.awaitAllAnswered();
+            snapshot(cluster);
+            workload.trade(client, 300);
+            client.awaitAllAnswered();
+            snapshot(cluster);
+            workload.trade(client, 300);
+            client.awaitAllAnswered();
+        }
+        cluster.awaitSameState();
+        cluster.crash(0);
+        assertEquals(2, new JournalFiles(cluster.dataDir(0)).snapshots(0).size(), "two snapshots taken");
+        return workload;
+    }
+
+    private static void restartAndExpectTheReferenceState(
+        final TestCluster cluster, final ReferenceWorkload workload, final File badFile)
+    {
+        cluster.start(0);
+        cluster.awaitLeader();
+        cluster.awaitSameState();
+
+        assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash(),
+            "state after falling back; seed " + workload.seed());
+        assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains(badFile.getPath()) &&
+            line.contains("invalidated 1 snapshot(s), recovering from the snapshot at log position")),
+            "start-up names the bad snapshot's file and falls back to the previous one: " + cluster.logLines());
+    }
+
+    private static File latestServiceSnapshotFile(final TestCluster cluster)
+    {
+        final JournalFiles journal = new JournalFiles(cluster.dataDir(0));
+        final File[] files = journal.segmentFiles(journal.latestServiceSnapshot().recordingId);
+        assertEquals(1, files.length, "the snapshot fits in one segment file");
+        return files[0];
+    }
+
+    private static void snapshot(final TestCluster cluster)
+    {
+        final long snapshots = cluster.node(0).snapshotCount();
+        TestCluster.await("snapshot request placed", () -> cluster.node(0).requestSnapshot());
+        TestCluster.await("snapshot taken", () -> cluster.node(0).snapshotCount() > snapshots);
+    }
+
+    private static TestClient newClient(final TestCluster cluster)
+    {
+        cluster.startAll();
+        cluster.awaitLeader();
+        final TestClient client = new TestClient(cluster);
+        client.awaitConnected();
+        return client;
+    }
+}
