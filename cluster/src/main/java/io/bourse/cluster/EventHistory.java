@@ -2,6 +2,7 @@ package io.bourse.cluster;
 
 import io.bourse.protocol.cluster.EventBatchDecoder;
 import io.bourse.protocol.cluster.MessageHeaderDecoder;
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableRingBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -38,9 +39,20 @@ final class EventHistory
             droppedUpToLogPosition = buffer.getLong(offset + BATCH_LOG_POSITION_OFFSET, ByteOrder.LITTLE_ENDIAN);
             return;
         }
-        while (!ring.append(buffer, offset, length))
+        final int alignedLength = BitUtil.align(
+            ExpandableRingBuffer.HEADER_LENGTH + length, ExpandableRingBuffer.HEADER_ALIGNMENT);
+        while (!fits(alignedLength))
         {
+            if (ring.isEmpty())
+            {
+                ring.reset(ring.capacity());
+                break;
+            }
             ring.consume(evictor, 1);
+        }
+        if (!ring.append(buffer, offset, length))
+        {
+            throw new IllegalStateException("event history cannot hold a batch of " + length + " bytes");
         }
     }
 
@@ -68,6 +80,33 @@ final class EventHistory
     int size()
     {
         return ring.size();
+    }
+
+    /**
+     * Whether {@link ExpandableRingBuffer#append} can place the record without growing past its maximum capacity.
+     * It must not be called otherwise: at maximum capacity, a record that fits neither before the end of the buffer
+     * nor, after padding, at its start is written past the end (Agrona 2.4.1), so evict until it fits one way.
+     */
+    private boolean fits(final int alignedLength)
+    {
+        final int capacity = ring.capacity();
+        final boolean canGrow = BitUtil.findNextPositivePowerOfTwo(capacity + alignedLength) <= ring.maxCapacity();
+        final int free = capacity - ring.size();
+        if (alignedLength > free)
+        {
+            return canGrow;
+        }
+        final int headOffset = (int)ring.head() & (capacity - 1);
+        final int tailOffset = (int)ring.tail() & (capacity - 1);
+        if (tailOffset >= headOffset)
+        {
+            final int toEnd = capacity - tailOffset;
+            if (alignedLength > toEnd && alignedLength > free - toEnd)
+            {
+                return canGrow;
+            }
+        }
+        return true;
     }
 
     private boolean onEvict(

@@ -274,6 +274,15 @@ public final class ExchangeService implements ClusteredService
         return engine;
     }
 
+    /**
+     * @return the highest request sequence applied for the client, 0 for none; same threading rule as
+     * {@link #stateHash()}.
+     */
+    long lastRequestSequence(final long clientId)
+    {
+        return lastRequestSequenceByClient.get(clientId);
+    }
+
     private void onRequest(
         final ClientSession session,
         final long timestamp,

@@ -1,0 +1,510 @@
+package io.bourse.cluster;
+
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.cluster.client.ExchangeClientListener;
+import io.bourse.engine.CommandAdapter;
+import io.bourse.engine.Engine;
+import io.bourse.engine.EventEncoder;
+import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.cluster.IgnoredReason;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TradingState;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Kill -9 under load: one node runs in a child process ({@link NodeProcess}); this test's client keeps a window of
+ * commands in flight (limit orders with unique client order ids, cancels, deposits with unique transaction ids),
+ * kills the process at a seeded random moment, restarts it on the same data directory and carries on.
+ * <p>
+ * How the check proves that no acknowledged command is lost and none is applied twice: every command the client
+ * sends is also kept here, numbered by its request sequence. After each restart, before the client may reconnect
+ * (so no new or re-sent command reaches the node), the recovered node reports its engine's state hash and the
+ * highest request sequence {@code k} it has applied for this client. {@code k} must be at least the highest request
+ * sequence the client had seen answered before the kill, and a reference {@link Engine} that applies the kept
+ * commands {@code 1..k} in request order, once each, must have the same state hash: the recovered state is exactly
+ * "every command up to k, once, in order", which contains every acknowledged one. Commands after k were not committed; the client re-sends them and the node, deduplicating by request
+ * sequence, applies each once. The client must see the answers to its requests exactly once and in sequence order
+ * (a command applied twice would be answered twice), and at the end the node's hash must equal the reference's
+ * after every command sent.
+ */
+class CrashRecoveryTest
+{
+    private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(90);
+    private static final int WINDOW = 256;
+    private static final int BTC = 1;
+    private static final int USD = 2;
+    private static final int BTC_USD = 1;
+    private static final int ACCOUNTS = 20;
+
+    @Test
+    void everyAcknowledgedCommandSurvivesKillMinus9()
+    {
+        run(Integer.getInteger("bourse.crash.rounds", 3));
+    }
+
+    @Test
+    @Tag("slow")
+    void everyAcknowledgedCommandSurvivesTwentyKills()
+    {
+        run(Math.max(20, Integer.getInteger("bourse.crash.rounds", 20)));
+    }
+
+    private static void run(final int rounds)
+    {
+        final long seed = Long.getLong("bourse.crash.seed", System.nanoTime());
+        System.out.println("CrashRecoveryTest: seed " + seed + " (rerun with -Dbourse.crash.seed=" + seed + "), " +
+            rounds + " rounds");
+        final SplittableRandom random = new SplittableRandom(seed);
+        final Path baseDir = createTempDirectory();
+        final File dataDir = baseDir.resolve("node").toFile();
+        final String aeronDir = new File(new File("/dev/shm").isDirectory() ? "/dev/shm" : baseDir.toString(),
+            "bourse-crash-" + ProcessHandle.current().pid() + "-" + seed).getPath();
+        final int portBase = TestCluster.freePortBase(1);
+        final Workload workload = new Workload(random);
+        ChildNode child = null;
+        ExchangeClient client = null;
+        try
+        {
+            child = ChildNode.start(dataDir, portBase, aeronDir);
+            client = new ExchangeClient(new ExchangeClient.Context()
+                .ingressEndpoints("0=localhost:" + portBase)
+                .listener(workload));
+            workload.setUp(client);
+            long recoveredPrefix = 0;
+            for (int round = 1; round <= rounds; round++)
+            {
+                final String where = "seed " + seed + ", round " + round;
+                // Answers up to the recovered prefix may come from the restarted node's replay of its log: wait for
+                // one the restarted node gave to a command it had not applied before, so the kill hits live load.
+                awaitProgress(client, workload, Math.max(workload.answeredUpTo, recoveredPrefix), where);
+                final long loadMs = 100 + random.nextInt(1_500);
+                final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(loadMs);
+                while (System.nanoTime() < endNs)
+                {
+                    workload.sendAndPoll(client);
+                }
+
+                final long acknowledged = workload.answeredUpTo;
+                final long sent = workload.sentCount();
+                child.kill();
+                final long restartStartNs = System.nanoTime();
+                child = ChildNode.start(dataDir, portBase, aeronDir);
+                final long restartMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartStartNs);
+                final NodeState recovered = child.state(client.clientId());
+                final long prefix = recovered.lastRequestSequence();
+                recoveredPrefix = prefix;
+                assertTrue(prefix >= acknowledged && prefix <= sent, where + ": the node recovered up to request " +
+                    prefix + " of " + sent + " sent, " + acknowledged + " acknowledged");
+                workload.applyReferenceUpTo(prefix);
+                assertEquals(workload.referenceHash(), recovered.stateHash(), where + ": recovered state (" +
+                    recovered.openOrders() + " open orders) differs from requests 1.." + prefix + " applied once (" +
+                    workload.referenceOpenOrders() + " open orders)");
+                System.out.printf("CrashRecoveryTest round %d: killed after %d ms of load, %d commands acknowledged, " +
+                    "%d sent; recovered exactly the first %d, restarted in %d ms%n",
+                    round, loadMs, acknowledged, sent, prefix, restartMs);
+            }
+
+            final String where = "seed " + seed + ", after the last round";
+            final Workload finalWorkload = workload;
+            final ExchangeClient finalClient = client;
+            await(where + ": every command answered", () ->
+            {
+                finalClient.doWork();
+                return finalWorkload.answeredUpTo == finalWorkload.sentCount();
+            });
+            final NodeState last = child.state(client.clientId());
+            assertEquals(workload.sentCount(), last.lastRequestSequence(), where);
+            workload.applyReferenceUpTo(workload.sentCount());
+            assertEquals(workload.referenceHash(), last.stateHash(),
+                where + ": the node's state is that of every command applied once");
+            assertTrue(workload.rejectedOrIgnored == 0, where + ": " + workload.rejectedOrIgnored + " requests ignored");
+            child.stop();
+        }
+        finally
+        {
+            if (client != null)
+            {
+                client.close();
+            }
+            if (child != null)
+            {
+                child.kill();
+            }
+            IoUtil.delete(new File(aeronDir), true);
+            IoUtil.delete(baseDir.toFile(), true);
+        }
+    }
+
+    private static void awaitProgress(
+        final ExchangeClient client, final Workload workload, final long answeredUpTo, final String where)
+    {
+        await(where + ": the client reconnects and new commands are answered", () ->
+        {
+            workload.sendAndPoll(client);
+            return workload.answeredUpTo > answeredUpTo;
+        });
+    }
+
+    private static void await(final String what, final java.util.function.BooleanSupplier condition)
+    {
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new AssertionError("timed out after " + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NS) +
+                    " s waiting for " + what);
+            }
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
+    private static Path createTempDirectory()
+    {
+        try
+        {
+            return Files.createTempDirectory("bourse-crash-test");
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * The seeded command stream, the copy of every command sent, the reference engine that follows behind, and
+     * the client's listener checking that answers come once each and in request order.
+     */
+    private static final class Workload implements ExchangeClientListener
+    {
+        private final SplittableRandom random;
+        private final CommandEncoder encoder = new CommandEncoder();
+        private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+        private final List<byte[]> sent = new ArrayList<>();
+        private final Engine reference = new Engine(new EventEncoder((eventBuffer, offset, length) -> {}));
+        private final CommandAdapter referenceAdapter = new CommandAdapter(reference);
+        private final UnsafeBuffer commandBuffer = new UnsafeBuffer(new byte[0]);
+        private ExchangeClient client;
+        private long referenceApplied;
+        private long answeredUpTo;
+        private long rejectedOrIgnored;
+        private long nextClientOrderId = 1;
+        private long nextTransactionId = 1_000_000;
+
+        Workload(final SplittableRandom random)
+        {
+            this.random = random;
+        }
+
+        long sentCount()
+        {
+            return sent.size();
+        }
+
+        void setUp(final ExchangeClient client)
+        {
+            this.client = client;
+            send(encoder.defineAsset(buffer, 0, BTC, 8, "BTC"));
+            send(encoder.defineAsset(buffer, 0, USD, 6, "USD"));
+            send(encoder.defineInstrument(buffer, 0, BTC_USD, "BTC-USD", BTC, USD, 2, 1, 4, 1, 1, 0,
+                0, 0, 1_000, 2_000, TradingState.OPEN));
+            for (int account = 1; account <= ACCOUNTS; account++)
+            {
+                send(encoder.deposit(buffer, 0, nextTransactionId++, account, BTC, 1_000_000_000_000L));
+                send(encoder.deposit(buffer, 0, nextTransactionId++, account, USD, 1_000_000_000_000_000L));
+            }
+        }
+
+        /**
+         * Top the window of unanswered commands up and poll the client once.
+         */
+        void sendAndPoll(final ExchangeClient client)
+        {
+            while (client.unansweredCount() < WINDOW)
+            {
+                sendNext();
+            }
+            if (client.doWork() == 0)
+            {
+                LockSupport.parkNanos(20_000);
+            }
+        }
+
+        private void sendNext()
+        {
+            final long account = 1 + random.nextInt(ACCOUNTS);
+            final int kind = random.nextInt(10);
+            if (kind == 0)
+            {
+                send(encoder.deposit(buffer, 0, nextTransactionId++, account, random.nextBoolean() ? BTC : USD,
+                    1 + random.nextInt(1_000)));
+            }
+            else if (kind == 1)
+            {
+                send(encoder.cancelOrder(buffer, 0, account, 0, 1 + random.nextLong(nextClientOrderId)));
+            }
+            else
+            {
+                final Side side = random.nextBoolean() ? Side.BUY : Side.SELL;
+                final long price = 10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(60) - 20);
+                send(encoder.limit(buffer, 0, account, nextClientOrderId++, BTC_USD, side, price,
+                    1 + random.nextInt(50)));
+            }
+        }
+
+        private void send(final int length)
+        {
+            final long sequence = client.trySend(buffer, 0, length);
+            if (sequence != sent.size() + 1)
+            {
+                throw new AssertionError("client refused or misnumbered a command: " + sequence);
+            }
+            final byte[] copy = new byte[length];
+            buffer.getBytes(0, copy);
+            sent.add(copy);
+        }
+
+        /**
+         * Apply the kept commands to the reference, in request order, up to request {@code requestSequence}.
+         */
+        void applyReferenceUpTo(final long requestSequence)
+        {
+            if (referenceApplied > requestSequence)
+            {
+                throw new AssertionError("the reference is already at request " + referenceApplied +
+                    ", past the node's " + requestSequence);
+            }
+            while (referenceApplied < requestSequence)
+            {
+                applyNext();
+            }
+        }
+
+        long referenceHash()
+        {
+            return reference.stateHash();
+        }
+
+        int referenceOpenOrders()
+        {
+            return reference.openOrderCount();
+        }
+
+        private void applyNext()
+        {
+            final byte[] command = sent.get((int)referenceApplied);
+            commandBuffer.wrap(command);
+            referenceApplied++;
+            referenceAdapter.onCommand(commandBuffer, 0, command.length, referenceApplied);
+        }
+
+        public void onEventBatch(
+            final long batchSequence,
+            final long logPosition,
+            final long timestampNs,
+            final long clientId,
+            final long requestSequence,
+            final DirectBuffer eventBuffer,
+            final int offset,
+            final int length,
+            final int eventCount)
+        {
+            if (clientId == client.clientId())
+            {
+                if (requestSequence != answeredUpTo + 1)
+                {
+                    throw new AssertionError("answer to request " + requestSequence + " after the answer to " +
+                        answeredUpTo + ": a command answered twice or out of order");
+                }
+                answeredUpTo = requestSequence;
+            }
+        }
+
+        public void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
+        {
+            rejectedOrIgnored++;
+            System.out.println("CrashRecoveryTest: request " + requestSequence + " ignored: " + reason);
+        }
+
+        public void onGap(final long fromLogPosition)
+        {
+            throw new AssertionError("the client missed batches after log position " + fromLogPosition);
+        }
+    }
+
+    private record NodeState(long logPosition, long stateHash, long lastRequestSequence, int openOrders)
+    {
+    }
+
+    /**
+     * A {@link NodeProcess} child: its output lines are echoed and queued for the test to wait on.
+     */
+    private static final class ChildNode
+    {
+        private final Process process;
+        private final Writer stdin;
+        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+        private ChildNode(final Process process)
+        {
+            this.process = process;
+            this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+            final Thread reader = new Thread(() ->
+            {
+                try (BufferedReader out = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
+                {
+                    String line;
+                    while ((line = out.readLine()) != null)
+                    {
+                        System.out.println("[node pid " + process.pid() + "] " + line);
+                        lines.add(line);
+                    }
+                }
+                catch (final IOException ignore)
+                {
+                    // The process was killed: its output simply ends.
+                }
+            }, "node-output-" + process.pid());
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        static ChildNode start(final File dataDir, final int portBase, final String aeronDir)
+        {
+            final String java = ProcessHandle.current().info().command()
+                .orElse(System.getProperty("java.home") + "/bin/java");
+            final ProcessBuilder builder = new ProcessBuilder(
+                java, "-Xms256m", "-Xmx256m", "-XX:+UseSerialGC",
+                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"),
+                NodeProcess.class.getName(), dataDir.getPath(), Integer.toString(portBase), aeronDir)
+                .redirectErrorStream(true);
+            final ChildNode child;
+            try
+            {
+                child = new ChildNode(builder.start());
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("cannot start the node process", ex);
+            }
+            try
+            {
+                child.awaitLine(NodeProcess.READY);
+            }
+            catch (final RuntimeException | Error ex)
+            {
+                child.kill();
+                throw ex;
+            }
+            return child;
+        }
+
+        NodeState state(final long clientId)
+        {
+            command(NodeProcess.STATE + " " + clientId);
+            final String[] parts = awaitLine(NodeProcess.STATE + " ").split(" ");
+            return new NodeState(Long.parseLong(parts[1]), Long.parseLong(parts[2]), Long.parseLong(parts[3]),
+                Integer.parseInt(parts[4]));
+        }
+
+        void stop()
+        {
+            command("stop");
+            awaitLine(NodeProcess.STOPPED);
+            awaitExit();
+        }
+
+        void kill()
+        {
+            process.destroyForcibly();
+            awaitExit();
+        }
+
+        private void awaitExit()
+        {
+            try
+            {
+                if (!process.waitFor(30, TimeUnit.SECONDS))
+                {
+                    throw new AssertionError("node process " + process.pid() + " did not exit within 30 s");
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+        }
+
+        private void command(final String line)
+        {
+            try
+            {
+                stdin.write(line + "\n");
+                stdin.flush();
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException("cannot talk to node process " + process.pid(), ex);
+            }
+        }
+
+        private String awaitLine(final String prefix)
+        {
+            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+            try
+            {
+                while (true)
+                {
+                    final String line = lines.poll(100, TimeUnit.MILLISECONDS);
+                    if (line != null && line.startsWith(prefix))
+                    {
+                        return line;
+                    }
+                    if (line == null && !process.isAlive() && lines.isEmpty())
+                    {
+                        throw new AssertionError("node process " + process.pid() + " exited with " +
+                            process.exitValue() + " before printing '" + prefix + "'");
+                    }
+                    if (System.nanoTime() > deadlineNs)
+                    {
+                        throw new AssertionError("timed out waiting for the node process to print '" + prefix + "'");
+                    }
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
+        }
+    }
+}

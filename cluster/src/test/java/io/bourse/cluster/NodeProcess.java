@@ -1,0 +1,96 @@
+package io.bourse.cluster;
+
+import io.aeron.cluster.service.Cluster;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One {@link ClusterNode} in a process of its own, for tests that kill it with {@code kill -9}.
+ * <p>
+ * Arguments: data directory, port base, Aeron directory. Prints {@value #READY} once the node leads, then obeys
+ * lines on stdin: {@code state <clientId>} prints
+ * {@code state <appliedLogPosition> <engineStateHash> <lastRequestSequenceOfClient> <openOrders>} once the node has
+ * been idle for a moment; {@code stop} shuts down cleanly (with the shutdown snapshot) and exits.
+ */
+public final class NodeProcess
+{
+    static final String READY = "node-ready";
+    static final String STATE = "state";
+    static final String STOPPED = "node-stopped";
+
+    private static final long IDLE_BEFORE_STATE_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final long LEADER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+
+    private NodeProcess()
+    {
+    }
+
+    public static void main(final String[] args) throws IOException, InterruptedException
+    {
+        final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        final ClusterNode node = ClusterNode.launch(new ClusterNode.Context()
+            .dataDir(new File(args[0]))
+            .portBase(Integer.parseInt(args[1]))
+            .aeronDirectoryName(args[2])
+            .log(out));
+        final long deadlineNs = System.nanoTime() + LEADER_TIMEOUT_NS;
+        while (node.role() != Cluster.Role.LEADER)
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                out.println("node did not become leader within 60 s");
+                node.abort();
+                System.exit(1);
+            }
+            Thread.sleep(1);
+        }
+        out.println(READY);
+
+        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null)
+        {
+            if (line.startsWith(STATE + " "))
+            {
+                final long clientId = Long.parseLong(line.substring(STATE.length() + 1));
+                final long position = awaitIdle(node.service());
+                out.println(STATE + " " + position + " " + node.service().engine().stateHash() + " " +
+                    node.service().lastRequestSequence(clientId) + " " + node.service().engine().openOrderCount());
+            }
+            else if (line.equals("stop"))
+            {
+                break;
+            }
+        }
+        node.close();
+        out.println(STOPPED);
+        System.exit(0);
+    }
+
+    /**
+     * The engine is read from this thread only once the service has stopped applying messages; the volatile
+     * applied position orders the reads after the service thread's writes.
+     */
+    private static long awaitIdle(final ExchangeService service) throws InterruptedException
+    {
+        long position = service.appliedLogPosition();
+        long sinceNs = System.nanoTime();
+        while (System.nanoTime() - sinceNs < IDLE_BEFORE_STATE_NS)
+        {
+            Thread.sleep(10);
+            final long now = service.appliedLogPosition();
+            if (now != position)
+            {
+                position = now;
+                sinceNs = System.nanoTime();
+            }
+        }
+        return position;
+    }
+}
