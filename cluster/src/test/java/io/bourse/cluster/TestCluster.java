@@ -153,22 +153,32 @@ final class TestCluster implements AutoCloseable
         await("all nodes at the same log position and state", () ->
         {
             long position = -1;
-            long stateHash = 0;
             for (final ClusterNode node : nodes)
             {
-                if (node == null)
+                if (node != null)
                 {
-                    continue;
-                }
-                final long nodePosition = node.service().appliedLogPosition();
-                if (position == -1)
-                {
+                    final long nodePosition = node.service().appliedLogPosition();
+                    if (nodePosition <= 0 || (position != -1 && nodePosition != position))
+                    {
+                        return false;
+                    }
                     position = nodePosition;
-                    stateHash = node.service().stateHash();
                 }
-                else if (nodePosition != position || node.service().stateHash() != stateHash)
+            }
+            // Same position everywhere, so every service has started and applied the same log: compare states.
+            long stateHash = 0;
+            boolean first = true;
+            for (final ClusterNode node : nodes)
+            {
+                if (node != null)
                 {
-                    return false;
+                    final long nodeHash = node.service().stateHash();
+                    if (!first && nodeHash != stateHash)
+                    {
+                        return false;
+                    }
+                    stateHash = nodeHash;
+                    first = false;
                 }
             }
             hash[0] = stateHash;

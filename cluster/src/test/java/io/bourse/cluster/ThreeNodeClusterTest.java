@@ -1,6 +1,5 @@
 package io.bourse.cluster;
 
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -15,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Fail-over of a three-member cluster: the leader goes away while a client keeps sending, a new leader takes over
  * with every acknowledged command, nothing is applied twice, and the old leader rejoins and catches up.
  */
-@Tag("slow")
 class ThreeNodeClusterTest
 {
     private static final int COMMANDS_PER_ROUND = 20;

@@ -310,6 +310,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
             return 0;
         }
         listener.onConnected(cluster.leaderMemberId());
+        replayPending = false;
+        lastProgressNs = System.nanoTime();
         if (lastBatchSequence > 0)
         {
             requestReplay();
@@ -475,6 +477,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             // Commands sent to the old leader may not have been committed: send every unanswered one again.
             sentUpToSequence = answeredUpToSequence;
+            replayPending = false;
             listener.onConnected(leaderMemberId);
         }
     }
