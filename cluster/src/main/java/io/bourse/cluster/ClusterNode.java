@@ -551,7 +551,7 @@ public final class ClusterNode implements AutoCloseable
         {
             if (file.exists())
             {
-                context.log().println("bourse node: removing mark file left by a stopped process: " + file);
+                context.log().println("bourse node: removing the previous run's mark file (this node holds the data directory lock): " + file);
                 if (!file.delete())
                 {
                     throw new IllegalStateException("cannot remove stale mark file " + file);
