@@ -551,7 +551,8 @@ public final class ClusterNode implements AutoCloseable
         {
             if (file.exists())
             {
-                context.log().println("bourse node: removing the previous run's mark file (this node holds the data directory lock): " + file);
+                context.log().println(
+                    "bourse node: removing the previous run's mark file (the data directory lock is ours): " + file);
                 if (!file.delete())
                 {
                     throw new IllegalStateException("cannot remove stale mark file " + file);
