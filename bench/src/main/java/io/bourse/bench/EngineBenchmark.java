@@ -25,8 +25,9 @@ import java.util.Arrays;
  * <li>Latency at fixed rates: command i is due at {@code start + i / rate}; its latency runs from that intended
  * time to the end of its processing, so a stall delays (and is charged to) every command queued behind it and
  * coordinated omission is avoided.</li>
- * <li>OS jitter, right after each rate, on the same thread for the same time: a loop reading the clock, recording
- * every gap between two reads. What the machine takes from any thread shows here too.</li>
+ * <li>OS jitter, right after each rate, on the same thread for the same time: a loop reading the clock records
+ * every gap between two reads and the latency a service doing nothing would show at the same rate, measured the
+ * same way. What the machine takes from any thread shows there; the rest of our figures is ours.</li>
  * <li>Large book: a million resting orders, heap per resting order and throughput over that book.</li>
  * </ol>
  * Options: {@code --quick}, {@code --seed N}, {@code --commands N}, {@code --runs N}, {@code --rates r1,r2,..},
@@ -35,6 +36,8 @@ import java.util.Arrays;
 public final class EngineBenchmark
 {
     private static final long JITTER_THRESHOLD_NS = 10_000;
+    private static final com.sun.management.ThreadMXBean THREADS =
+        (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
     private static final double[] PERCENTILES = { 50, 90, 95, 99, 99.9, 99.99 };
 
     private long seed = 1;
@@ -186,14 +189,17 @@ public final class EngineBenchmark
         for (int r = -warmupRuns; r < runs; r++)
         {
             final Node node = prepared(workload, 1 << 16);
+            final long allocatedBefore = THREADS.getCurrentThreadAllocatedBytes();
             final long startNs = System.nanoTime();
             workload.apply(node.adapter, workload.setupCount(), workload.totalCount());
             final long elapsedNs = System.nanoTime() - startNs;
+            final long allocated = THREADS.getCurrentThreadAllocatedBytes() - allocatedBefore;
             final double rate = workload.measuredCount() * 1e9 / elapsedNs;
-            System.out.printf("  %s run %d: %,.0f commands/s (%.0f ns/command), %.1f events/command, %.0f bytes out/command%n",
+            System.out.printf("  %s run %d: %,.0f commands/s (%.0f ns/command), %.1f events and %.0f bytes out " +
+                "per command, %,d bytes allocated%n",
                 r < 0 ? "warm-up" : "       ", r < 0 ? r + warmupRuns + 1 : r + 1, rate,
                 (double)elapsedNs / workload.measuredCount(), (double)node.sink.events / workload.measuredCount(),
-                (double)node.sink.bytes / workload.measuredCount());
+                (double)node.sink.bytes / workload.measuredCount(), allocated);
             if (r >= 0)
             {
                 rates[r] = rate;
@@ -229,41 +235,58 @@ public final class EngineBenchmark
         }
         final long durationNs = System.nanoTime() - startNs;
 
-        final Histogram jitter = jitter(durationNs);
-        final long gapsOver = jitter.getCountBetweenValues(JITTER_THRESHOLD_NS + 1, jitter.getHighestTrackableValue());
+        final Histogram gaps = new Histogram(60_000_000_000L, 3);
+        final Histogram idle = new Histogram(60_000_000_000L, 3);
+        jitter(durationNs, rate, gaps, idle);
+        final long slowCommands = histogram.getCountBetweenValues(JITTER_THRESHOLD_NS + 1, Long.MAX_VALUE >> 8);
+        final long slowIdle = idle.getCountBetweenValues(JITTER_THRESHOLD_NS + 1, Long.MAX_VALUE >> 8);
+        final long longGaps = gaps.getCountBetweenValues(JITTER_THRESHOLD_NS + 1, Long.MAX_VALUE >> 8);
 
-        System.out.printf("%n== latency at %,d commands/s: %,d commands over %.1f s, from intended send time%n",
+        System.out.printf("%n== latency at %,d commands/s: %,d commands over %.2f s, from intended send time%n",
             rate, count, durationNs / 1e9);
-        System.out.printf("  %-10s %12s %14s%n", "percentile", "engine (µs)", "OS jitter (µs)");
+        System.out.printf("  %-10s %12s %16s %14s%n", "percentile", "engine (µs)", "idle probe (µs)", "clock gap (µs)");
         for (final double percentile : PERCENTILES)
         {
-            System.out.printf("  %-10s %12.2f %14.2f%n", percentile, histogram.getValueAtPercentile(percentile) / 1e3,
-                jitter.getValueAtPercentile(percentile) / 1e3);
+            System.out.printf("  %-10s %12.2f %16.2f %14.2f%n", percentile,
+                histogram.getValueAtPercentile(percentile) / 1e3, idle.getValueAtPercentile(percentile) / 1e3,
+                gaps.getValueAtPercentile(percentile) / 1e3);
         }
-        System.out.printf("  %-10s %12.2f %14.2f%n", "max", histogram.getMaxValue() / 1e3, jitter.getMaxValue() / 1e3);
-        System.out.printf("  commands over 10 µs: %,d (%.1f per s); clock gaps over 10 µs: %,d (%.1f per s)%n",
-            histogram.getCountBetweenValues(JITTER_THRESHOLD_NS + 1, histogram.getHighestTrackableValue()),
-            histogram.getCountBetweenValues(JITTER_THRESHOLD_NS + 1, histogram.getHighestTrackableValue()) * 1e9 /
-            durationNs, gapsOver, gapsOver * 1e9 / durationNs);
+        System.out.printf("  %-10s %12.2f %16.2f %14.2f%n", "max", histogram.getMaxValue() / 1e3,
+            idle.getMaxValue() / 1e3, gaps.getMaxValue() / 1e3);
+        System.out.printf("  over 10 µs: %,d commands (%.1f/s); idle probe %,d (%.1f/s); clock gaps %,d (%.1f/s)%n",
+            slowCommands, slowCommands * 1e9 / durationNs, slowIdle, slowIdle * 1e9 / durationNs,
+            longGaps, longGaps * 1e9 / durationNs);
+        System.out.printf("  machine load average now: %.2f%n",
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
         write(histogram, "latency-" + rate + ".hgrm");
-        write(jitter, "jitter-" + rate + ".hgrm");
+        write(idle, "idle-probe-" + rate + ".hgrm");
+        write(gaps, "clock-gaps-" + rate + ".hgrm");
     }
 
     /**
-     * Read the clock in a tight loop for the given time and record every gap between two reads.
+     * Read the clock in a tight loop for the given time. Records every gap between two reads, and the latency a
+     * service doing no work at all would show at the same rate, measured the same way (from each intended time to
+     * the first clock read at or after it): the floor the machine puts under our figures.
      */
-    private static Histogram jitter(final long durationNs)
+    private static void jitter(final long durationNs, final long rate, final Histogram gaps, final Histogram idle)
     {
-        final Histogram histogram = new Histogram(60_000_000_000L, 3);
-        final long endNs = System.nanoTime() + durationNs;
-        long lastNs = System.nanoTime();
+        final long startNs = System.nanoTime();
+        final long endNs = startNs + durationNs;
+        long lastNs = startNs;
+        long due = 0;
+        long intendedNs = startNs;
         while (lastNs < endNs)
         {
             final long nowNs = System.nanoTime();
-            histogram.recordValue(nowNs - lastNs);
+            gaps.recordValue(nowNs - lastNs);
+            while (intendedNs <= nowNs)
+            {
+                idle.recordValue(nowNs - intendedNs);
+                due++;
+                intendedNs = startNs + (long)(due * 1e9 / rate);
+            }
             lastNs = nowNs;
         }
-        return histogram;
     }
 
     private void write(final Histogram histogram, final String name) throws IOException

@@ -41,8 +41,7 @@ import java.util.Random;
  * (assets, instrument, deposits, the book fill) and a measured part. Replaying the setup into a fresh engine
  * reproduces the generator's state exactly, so the measured part then does the same work again.
  * <p>
- * Differences from exchange-core, on purpose: targets are picked uniformly among all live orders (exchange-core
- * picks among the 512 oldest); a reduce by the whole remaining quantity, which exchange-core treats as a removal,
+ * Differences from exchange-core, on purpose: a reduce by the whole remaining quantity, which exchange-core treats as a removal,
  * is sent as a cancel and counted apart; every order carries a real clientOrderId and balances are reserved.
  */
 public final class ExchangeCoreWorkload
@@ -50,14 +49,17 @@ public final class ExchangeCoreWorkload
     public static final int INSTRUMENT_ID = 1;
     public static final int BASE_ASSET_ID = 1;
     public static final int QUOTE_ASSET_ID = 2;
-    public static final long CENTRAL_PRICE = 100_000;
-    public static final long PRICE_DEVIATION = 5_000;
-    public static final long MIN_PRICE = CENTRAL_PRICE - PRICE_DEVIATION * 5;
-    public static final long MAX_PRICE = CENTRAL_PRICE + PRICE_DEVIATION * 5;
+    /**
+     * Starting price in ticks. exchange-core draws one per symbol between 10^3.3 and 10^6.3; GTC prices then fall
+     * within 5 % of the last trade (at most 10,000 ticks) and IOC orders sweep to five such bands either side. The
+     * book's shape depends on it: 32,000 gives the reference shape (about 500 levels, a 2-tick spread).
+     */
+    public static final long DEFAULT_CENTRAL_PRICE = 32_000;
     public static final long START_TIME_NS = 1_700_000_000_000_000_000L;
 
     private static final double MOVE_ALPHA = 0.01;
     private static final int STATS_EVERY_COMMANDS = 512;
+    private static final int PICK_AMONG_OLDEST = 512;
     private static final long FUNDING = 1_000_000_000_000L;
 
     private static final int GTC = 0;
@@ -83,6 +85,7 @@ public final class ExchangeCoreWorkload
     private long sumLevels;
     private long sumSpread;
     private long spreadSamples;
+    private final long[] spreadCounts = new long[64];
 
     /**
      * Generate a workload.
@@ -90,14 +93,24 @@ public final class ExchangeCoreWorkload
      * @param seed              of the random stream.
      * @param accounts          number of accounts (ids 1..accounts).
      * @param targetOrders      resting orders to keep (half a side).
-     * @param measuredCommands  commands after the fill.
+     * @param measuredCommands  commands after the fill (at least one is made).
      * @param bufferBytes       off-heap capacity for the encoded stream.
      */
     public static ExchangeCoreWorkload generate(
         final long seed, final int accounts, final int targetOrders, final int measuredCommands, final int bufferBytes)
     {
+        return generate(seed, accounts, targetOrders, DEFAULT_CENTRAL_PRICE, measuredCommands, bufferBytes);
+    }
+
+    /**
+     * Generate a workload around a given starting price, in ticks.
+     */
+    public static ExchangeCoreWorkload generate(
+        final long seed, final int accounts, final int targetOrders, final long centralPrice,
+        final int measuredCommands, final int bufferBytes)
+    {
         final ExchangeCoreWorkload workload = new ExchangeCoreWorkload(bufferBytes);
-        new Generator(workload, seed, accounts, targetOrders).run(measuredCommands);
+        new Generator(workload, seed, accounts, targetOrders, centralPrice).run(measuredCommands);
         return workload;
     }
 
@@ -181,7 +194,23 @@ public final class ExchangeCoreWorkload
         sb.append(String.format("  avg resting orders %,.0f, avg price levels %,.0f, avg spread %.2f ticks%n",
             (double)sumOrders / Math.max(1, statSamples), (double)sumLevels / Math.max(1, statSamples),
             (double)sumSpread / Math.max(1, spreadSamples)));
+        sb.append(String.format("  spread median %d ticks, 90th percentile %d ticks%n",
+            spreadPercentile(0.5), spreadPercentile(0.9)));
         return sb.toString();
+    }
+
+    private int spreadPercentile(final double fraction)
+    {
+        long seen = 0;
+        for (int spread = 0; spread < spreadCounts.length; spread++)
+        {
+            seen += spreadCounts[spread];
+            if (seen >= fraction * spreadSamples)
+            {
+                return spread;
+            }
+        }
+        return spreadCounts.length - 1;
     }
 
     private void markSetupDone()
@@ -226,13 +255,20 @@ public final class ExchangeCoreWorkload
         private long[] orderQuantity = new long[1 << 16];
         private long[] orderRemaining = new long[1 << 16];
         private boolean[] orderIsBuy = new boolean[1 << 16];
-        private int[] livePosition = new int[1 << 16];
-        private long[] liveOrderIds = new long[1 << 16];
+        // Live orders in the order they were placed (a move keeps its place), as exchange-core's LinkedHashMap.
+        private int[] nextLive = new int[1 << 16];
+        private int[] previousLive = new int[1 << 16];
+        private boolean[] live = new boolean[1 << 16];
+        private int liveHead;
+        private int liveTail;
         private int liveCount;
         private int liveBuys;
         private int liveSells;
 
-        private long lastTradePrice = CENTRAL_PRICE;
+        private final long priceDeviation;
+        private final long minPrice;
+        private final long maxPrice;
+        private long lastTradePrice;
         private long nextClientOrderId = 1;
         private int lastBlockLength;
         private boolean commandTraded;
@@ -244,13 +280,18 @@ public final class ExchangeCoreWorkload
         private final long[] depthQuantities = new long[1 << 16];
         private final int[] depthCounts = new int[1 << 16];
 
-        Generator(final ExchangeCoreWorkload workload, final long seed, final int accounts, final int targetOrders)
+        Generator(
+            final ExchangeCoreWorkload workload, final long seed, final int accounts, final int targetOrders,
+            final long centralPrice)
         {
+            this.priceDeviation = Math.min(centralPrice / 20, 10_000);
+            this.minPrice = centralPrice - priceDeviation * 5;
+            this.maxPrice = centralPrice + priceDeviation * 5;
+            this.lastTradePrice = centralPrice;
             this.workload = workload;
             this.random = new Random(seed);
             this.accounts = accounts;
             this.targetHalf = targetOrders / 2;
-            Arrays.fill(livePosition, -1);
         }
 
         void run(final int measuredCommands)
@@ -259,7 +300,7 @@ public final class ExchangeCoreWorkload
             final int statsEvery = Math.min(STATS_EVERY_COMMANDS, targetHalf * 2 + 1);
             int measured = 0;
             int sinceStats = 0;
-            while (measured < measuredCommands)
+            while (!filled || measured < measuredCommands)
             {
                 final int kind = nextCommand();
                 if (kind < 0)
@@ -352,7 +393,7 @@ public final class ExchangeCoreWorkload
                 final long size = 1 + random.nextInt(6) * random.nextInt(6) * random.nextInt(6);
                 if (grow)
                 {
-                    final int dev = 1 + (int)(Math.pow(random.nextDouble(), 2) * PRICE_DEVIATION);
+                    final int dev = 1 + (int)(Math.pow(random.nextDouble(), 2) * priceDeviation);
                     long p = 0;
                     for (int i = 0; i < 4; i++)
                     {
@@ -367,7 +408,7 @@ public final class ExchangeCoreWorkload
                     encodeNewOrder(accountId, buy, TimeInForce.GTC, lastTradePrice + p, size);
                     return GTC;
                 }
-                encodeNewOrder(accountId, buy, TimeInForce.IOC, buy ? MAX_PRICE : MIN_PRICE, size);
+                encodeNewOrder(accountId, buy, TimeInForce.IOC, buy ? maxPrice : minPrice, size);
                 return IOC;
             }
 
@@ -375,8 +416,14 @@ public final class ExchangeCoreWorkload
             {
                 return -1;
             }
-            final long orderId = liveOrderIds[random.nextInt(liveCount)];
-            final int id = (int)orderId;
+            // Like exchange-core, pick among the oldest live orders only: they are the ones that get moved toward
+            // the last trade price, which keeps the spread tight while younger orders spread over many levels.
+            int id = liveHead;
+            for (int steps = random.nextInt(Math.min(liveCount, PICK_AMONG_OLDEST)); steps > 0; steps--)
+            {
+                id = nextLive[id];
+            }
+            final long orderId = id;
             if (q == 2)
             {
                 encodeCancel(orderAccount[id], orderId);
@@ -455,6 +502,7 @@ public final class ExchangeCoreWorkload
             {
                 workload.spreadSamples++;
                 workload.sumSpread += bestAsk - bestBid;
+                workload.spreadCounts[(int)Math.min(workload.spreadCounts.length - 1, bestAsk - bestBid)]++;
             }
         }
 
@@ -468,21 +516,29 @@ public final class ExchangeCoreWorkload
                 orderQuantity = Arrays.copyOf(orderQuantity, length);
                 orderRemaining = Arrays.copyOf(orderRemaining, length);
                 orderIsBuy = Arrays.copyOf(orderIsBuy, length);
-                final int oldLength = livePosition.length;
-                livePosition = Arrays.copyOf(livePosition, length);
-                Arrays.fill(livePosition, oldLength, length, -1);
+                nextLive = Arrays.copyOf(nextLive, length);
+                previousLive = Arrays.copyOf(previousLive, length);
+                live = Arrays.copyOf(live, length);
             }
         }
 
         private void addLive(final long orderId)
         {
-            if (liveCount == liveOrderIds.length)
+            final int id = (int)orderId;
+            live[id] = true;
+            nextLive[id] = 0;
+            previousLive[id] = liveTail;
+            if (liveCount == 0)
             {
-                liveOrderIds = Arrays.copyOf(liveOrderIds, liveCount * 2);
+                liveHead = id;
             }
-            livePosition[(int)orderId] = liveCount;
-            liveOrderIds[liveCount++] = orderId;
-            if (orderIsBuy[(int)orderId])
+            else
+            {
+                nextLive[liveTail] = id;
+            }
+            liveTail = id;
+            liveCount++;
+            if (orderIsBuy[id])
             {
                 liveBuys++;
             }
@@ -494,16 +550,32 @@ public final class ExchangeCoreWorkload
 
         private void removeLive(final long orderId)
         {
-            final int position = livePosition[(int)orderId];
-            if (position < 0)
+            final int id = (int)orderId;
+            if (!live[id])
             {
                 return;
             }
-            final long last = liveOrderIds[--liveCount];
-            liveOrderIds[position] = last;
-            livePosition[(int)last] = position;
-            livePosition[(int)orderId] = -1;
-            if (orderIsBuy[(int)orderId])
+            live[id] = false;
+            final int next = nextLive[id];
+            final int previous = previousLive[id];
+            if (id == liveHead)
+            {
+                liveHead = next;
+            }
+            else
+            {
+                nextLive[previous] = next;
+            }
+            if (id == liveTail)
+            {
+                liveTail = previous;
+            }
+            else
+            {
+                previousLive[next] = previous;
+            }
+            liveCount--;
+            if (orderIsBuy[id])
             {
                 liveBuys--;
             }
@@ -552,7 +624,7 @@ public final class ExchangeCoreWorkload
             {
                 workload.trades++;
             }
-            lastTradePrice = Math.min(MAX_PRICE, Math.max(MIN_PRICE, price));
+            lastTradePrice = Math.min(maxPrice, Math.max(minPrice, price));
             orderRemaining[(int)makerOrderId] = makerRemainingQuantity;
             if (makerRemainingQuantity == 0)
             {
