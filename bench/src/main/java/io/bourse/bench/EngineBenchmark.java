@@ -31,7 +31,7 @@ import java.util.Arrays;
  * <li>Large book: a million resting orders, heap per resting order and throughput over that book.</li>
  * </ol>
  * Options: {@code --quick}, {@code --seed N}, {@code --commands N}, {@code --runs N}, {@code --rates r1,r2,..},
- * {@code --large-orders N}, {@code --large-commands N}, {@code --no-large}, {@code --out DIR} (for .hgrm files).
+ * {@code --large-orders N}, {@code --large-commands N}, {@code --no-large}, {@code --no-latency}, {@code --out DIR} (for .hgrm files).
  */
 public final class EngineBenchmark
 {
@@ -108,6 +108,7 @@ public final class EngineBenchmark
                 case "--large-orders" -> largeOrders = Integer.parseInt(args[++i]);
                 case "--large-commands" -> largeCommands = Integer.parseInt(args[++i]);
                 case "--no-large" -> large = false;
+                case "--no-latency" -> rates = new long[0];
                 case "--out" -> out = Path.of(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
