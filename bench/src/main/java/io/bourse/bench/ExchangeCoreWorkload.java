@@ -41,8 +41,9 @@ import java.util.Random;
  * (assets, instrument, deposits, the book fill) and a measured part. Replaying the setup into a fresh engine
  * reproduces the generator's state exactly, so the measured part then does the same work again.
  * <p>
- * Differences from exchange-core, on purpose: a reduce by the whole remaining quantity, which exchange-core treats as a removal,
- * is sent as a cancel and counted apart; every order carries a real clientOrderId and balances are reserved.
+ * Differences from exchange-core, on purpose: a reduce by the whole remaining quantity, which exchange-core treats
+ * as a removal, is sent as a cancel and counted apart; every order carries a real clientOrderId, balances are
+ * reserved, fees charged and self-trade prevention applied (the account default, cancel the aggressor).
  */
 public final class ExchangeCoreWorkload
 {
@@ -51,7 +52,8 @@ public final class ExchangeCoreWorkload
     public static final int QUOTE_ASSET_ID = 2;
     /**
      * Starting price in ticks. exchange-core draws one per symbol between 10^3.3 and 10^6.3; GTC prices then fall
-     * within 5 % of the last trade (at most 10,000 ticks) and IOC orders sweep to five such bands either side. The
+     * within a band of 5 % of it (at most 10,000 ticks) from the last trade, and IOC orders are priced five bands
+     * beyond it so that they sweep. The
      * book's shape depends on it: 32,000 gives the reference shape (about 500 levels, a 2-tick spread).
      */
     public static final long DEFAULT_CENTRAL_PRICE = 32_000;
