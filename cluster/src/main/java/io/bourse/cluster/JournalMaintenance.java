@@ -190,9 +190,12 @@ final class JournalMaintenance implements Agent
         boolean allStopped = true;
         for (final long recordingId : staleSnapshotRecordings)
         {
+            // Already purged recordings are no longer listed. One without a stop position is either still being
+            // written, so left for a later purge, or was cut short by a crash of the archive, so purged.
             if (archive.listRecording(recordingId, descriptor) == 1)
             {
-                if (descriptor.stopPosition == AeronArchive.NULL_POSITION)
+                if (descriptor.stopPosition == AeronArchive.NULL_POSITION &&
+                    archive.getRecordingPosition(recordingId) != AeronArchive.NULL_POSITION)
                 {
                     allStopped = false;
                 }

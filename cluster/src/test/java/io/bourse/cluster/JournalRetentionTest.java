@@ -30,7 +30,8 @@ class JournalRetentionTest
     @Test
     void snapshotPolicyByLogBytesTakesSnapshotsAndPurgesOldJournal()
     {
-        // The smallest journal Aeron takes: a 64 KiB log term, segments a power of two and a multiple of the term.
+        // A small journal, so that a few hundred KiB of log span several segments: 64 KiB log terms (Aeron's
+        // minimum) and 256 KiB segments (a power of two and a multiple of the term length, as the archive requires).
         try (TestCluster cluster = new TestCluster(1, context -> context
             .logTermLength(64 * 1024)
             .segmentFileLength(256 * 1024)
@@ -67,6 +68,7 @@ class JournalRetentionTest
 
             cluster.stop(0);
             restartAndExpectTheReferenceState(cluster, workload);
+            assertNoMaintenanceErrors(cluster);
         }
     }
 
@@ -112,6 +114,7 @@ class JournalRetentionTest
             assertTrue(error.getMessage().contains("cannot start"), error.getMessage());
             assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("is missing or incomplete")),
                 "the purged snapshots are found missing: " + cluster.logLines());
+            assertNoMaintenanceErrors(cluster);
         }
     }
 
@@ -207,14 +210,17 @@ class JournalRetentionTest
     }
 
     /**
-     * @return true when only the retained snapshots' recordings are left and the log before the oldest of them is
-     * purged.
+     * @return true when only the retained snapshots' recordings are left and the log starts in the segment that holds
+     * the oldest retained snapshot's position.
      */
-    private static boolean isPurged(final JournalFiles journal)
+    private static boolean isPurged(final JournalFiles journal, final long segmentFileLength)
     {
-        final List<RecordingLog.Entry> snapshots = snapshotEntries(journal);
+        if (journal.snapshots(JournalFiles.consensusModuleServiceId()).size() <= RETAINED_SNAPSHOTS)
+        {
+            return false;
+        }
         final long oldestRetainedLogPosition = oldestRetainedLogPosition(journal);
-        for (final RecordingLog.Entry entry : snapshots)
+        for (final RecordingLog.Entry entry : snapshotEntries(journal))
         {
             if (entry.logPosition < oldestRetainedLogPosition && journal.segmentFiles(entry.recordingId).length > 0)
             {
@@ -222,8 +228,8 @@ class JournalRetentionTest
             }
         }
         final File[] logSegments = journal.segmentFiles(journal.logRecordingId());
-        return logSegments.length > 0 && JournalFiles.segmentBase(logSegments[0]) > 0 &&
-            JournalFiles.segmentBase(logSegments[0]) + segmentLength(logSegments[0]) > oldestRetainedLogPosition;
+        return logSegments.length > 0 &&
+            JournalFiles.segmentBase(logSegments[0]) + segmentFileLength > oldestRetainedLogPosition;
     }
 
     /**
@@ -238,7 +244,7 @@ class JournalRetentionTest
             final List<RecordingLog.Entry> snapshots = journal.snapshots(JournalFiles.consensusModuleServiceId());
             return !snapshots.isEmpty() && cluster.node(0).service().appliedLogPosition() -
                 snapshots.get(snapshots.size() - 1).logPosition < cluster.node(0).context().snapshotLogBytes() &&
-                isPurged(journal);
+                isPurged(journal, cluster.node(0).context().segmentFileLength());
         });
     }
 
@@ -313,15 +319,15 @@ class JournalRetentionTest
         return snapshots.get(snapshots.size() - RETAINED_SNAPSHOTS).logPosition;
     }
 
-    private static long segmentLength(final File segmentFile)
-    {
-        return segmentFile.length();
-    }
-
     private static boolean purgedSomeSegments(final String line)
     {
         final Matcher matcher = PURGED_SEGMENTS.matcher(line);
         return matcher.find() && Long.parseLong(matcher.group(1)) > 0;
+    }
+
+    private static void assertNoMaintenanceErrors(final TestCluster cluster)
+    {
+        assertEquals(0, countLines(cluster, "journal maintenance error"), cluster.logLines().toString());
     }
 
     private static int countLines(final TestCluster cluster, final String text)
