@@ -2,6 +2,8 @@ package io.bourse.cluster;
 
 import io.aeron.Aeron;
 import io.aeron.archive.client.AeronArchive;
+import io.aeron.archive.client.ArchiveException;
+import io.aeron.archive.client.RecordingDescriptorConsumer;
 import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.RecordingLog;
 import io.aeron.cluster.service.Cluster;
@@ -29,12 +31,14 @@ final class JournalMaintenance implements Agent
     private final Aeron aeron;
     private final AeronArchive.Context archiveContext;
     private final ClusterNode node;
+    private final RecordingDescriptor descriptor = new RecordingDescriptor();
     private AeronArchive archive;
     private long nextCheckNs;
     private long snapshotCount = -1;
     private long lastSnapshotLogPosition;
     private long lastSnapshotNs;
-    private long lastRequestNs;
+    private long lastRequestNs = Long.MIN_VALUE;
+    private long purgedBeforeLogPosition;
 
     JournalMaintenance(
         final ClusterNode.Context context, final Aeron aeron, final AeronArchive.Context archiveContext,
@@ -72,13 +76,18 @@ final class JournalMaintenance implements Agent
         final long snapshots = counters.getCounterValue(snapshotCounterId);
         if (snapshots != snapshotCount)
         {
-            if (snapshotCount != -1)
+            final boolean snapshotTaken = snapshotCount != -1;
+            // Counted first: a purge that fails is retried after the next snapshot, not on every check.
+            snapshotCount = snapshots;
+            if (snapshotTaken)
             {
                 lastSnapshotNs = nowNs;
                 lastSnapshotLogPosition = latestSnapshotLogPosition();
+                // The snapshot asked for is done: a log growing faster than one threshold per retry interval needs
+                // the next one at once.
+                lastRequestNs = Long.MIN_VALUE;
                 purge();
             }
-            snapshotCount = snapshots;
         }
 
         if (node.role() == Cluster.Role.LEADER)
@@ -86,7 +95,8 @@ final class JournalMaintenance implements Agent
             final long newLogBytes = counters.getCounterValue(commitPositionId) - lastSnapshotLogPosition;
             final boolean due = newLogBytes >= context.snapshotLogBytes() ||
                 (newLogBytes > 0 && nowNs - lastSnapshotNs >= context.snapshotIntervalNs());
-            if (due && nowNs - lastRequestNs >= REQUEST_RETRY_NS && node.requestSnapshot())
+            if (due && (lastRequestNs == Long.MIN_VALUE || nowNs - lastRequestNs >= REQUEST_RETRY_NS) &&
+                node.requestSnapshot())
             {
                 lastRequestNs = nowNs;
                 return 1;
@@ -136,6 +146,18 @@ final class JournalMaintenance implements Agent
         return snapshots;
     }
 
+    /**
+     * Purge the snapshot recordings older than the retained snapshots, and the log segments wholly before the oldest
+     * retained snapshot.
+     * <p>
+     * The recording log keeps the purged snapshots' entries valid: Aeron offers no public way to invalidate an entry
+     * other than the latest snapshot. That is safe because only snapshots older than every retained one are purged,
+     * and Aeron's recovery plan always takes the newest valid snapshot, so it never selects a purged one while a
+     * retained one is valid. The only start-up path that invalidates snapshots, {@link SnapshotPreflight}, walks
+     * newest first and finds a purged one missing from the archive, so it invalidates it too and refuses to start
+     * rather than recover from it. The log is kept from the segment holding the oldest retained snapshot's position,
+     * so that recovery can fall back to that snapshot when a newer one turns out unreadable.
+     */
     private void purge()
     {
         final List<RecordingLog.Entry> snapshots = consensusSnapshots();
@@ -150,12 +172,13 @@ final class JournalMaintenance implements Agent
         }
 
         final List<Long> staleSnapshotRecordings = new ArrayList<>();
-        long logRecordingId = -1;
+        final long logRecordingId;
         try (RecordingLog recordingLog = new RecordingLog(context.clusterDir(), false))
         {
             for (final RecordingLog.Entry entry : recordingLog.entries())
             {
-                if (entry.type == RecordingLog.ENTRY_TYPE_SNAPSHOT && entry.logPosition < oldestRetainedLogPosition)
+                if (entry.type == RecordingLog.ENTRY_TYPE_SNAPSHOT && entry.logPosition < oldestRetainedLogPosition &&
+                    entry.logPosition >= purgedBeforeLogPosition)
                 {
                     staleSnapshotRecordings.add(entry.recordingId);
                 }
@@ -163,36 +186,52 @@ final class JournalMaintenance implements Agent
             logRecordingId = recordingLog.findLastTermRecordingId();
         }
 
+        int purgedSnapshotRecordings = 0;
+        boolean allStopped = true;
         for (final long recordingId : staleSnapshotRecordings)
         {
-            if (archive.getStopPosition(recordingId) != AeronArchive.NULL_POSITION ||
-                archive.getRecordingPosition(recordingId) == AeronArchive.NULL_POSITION)
+            // Already purged recordings are no longer listed. One without a stop position is either still being
+            // written, so left for a later purge, or was cut short by a crash of the archive, so purged.
+            if (archive.listRecording(recordingId, descriptor) == 1)
             {
-                purgeRecordingIfPresent(recordingId);
+                if (descriptor.stopPosition == AeronArchive.NULL_POSITION &&
+                    archive.getRecordingPosition(recordingId) != AeronArchive.NULL_POSITION)
+                {
+                    allStopped = false;
+                }
+                else
+                {
+                    purgeRecordingIfPresent(recordingId);
+                    purgedSnapshotRecordings++;
+                }
             }
         }
-
-        if (logRecordingId != io.aeron.Aeron.NULL_VALUE)
+        if (allStopped)
         {
-            final long[] descriptor = new long[3];
-            archive.listRecording(logRecordingId,
-                (controlSessionId, correlationId, recordingId, startTimestamp, stopTimestamp, startPosition,
-                    stopPosition, initialTermId, segmentFileLength, termBufferLength, mtuLength, sessionId, streamId,
-                    strippedChannel, originalChannel, sourceIdentity) ->
-                {
-                    descriptor[0] = startPosition;
-                    descriptor[1] = termBufferLength;
-                    descriptor[2] = segmentFileLength;
-                });
-            final long startPosition = descriptor[0];
-            final long newStartPosition = AeronArchive.segmentFileBasePosition(
-                startPosition, oldestRetainedLogPosition, (int)descriptor[1], (int)descriptor[2]);
-            if (newStartPosition > startPosition)
+            // Later purges need not look at these entries again: their recordings are gone.
+            purgedBeforeLogPosition = oldestRetainedLogPosition;
+        }
+
+        long purgedSegments = 0;
+        long newStartPosition = AeronArchive.NULL_POSITION;
+        if (logRecordingId != Aeron.NULL_VALUE)
+        {
+            if (archive.listRecording(logRecordingId, descriptor) == 1)
             {
-                final long segments = archive.purgeSegments(logRecordingId, newStartPosition);
-                context.log().printf("bourse node %d: purged %d journal segment(s) before log position %,d%n",
-                    context.memberId(), segments, newStartPosition);
+                final long startPosition = descriptor.startPosition;
+                newStartPosition = AeronArchive.segmentFileBasePosition(
+                    startPosition, oldestRetainedLogPosition, descriptor.termBufferLength, descriptor.segmentFileLength);
+                if (newStartPosition > startPosition)
+                {
+                    purgedSegments = archive.purgeSegments(logRecordingId, newStartPosition);
+                }
             }
+        }
+        if (purgedSnapshotRecordings > 0 || purgedSegments > 0)
+        {
+            context.log().printf("bourse node %d: purged %d journal segment(s) before log position %,d and %d " +
+                "snapshot recording(s) before log position %,d%n", context.memberId(), purgedSegments,
+                newStartPosition, purgedSnapshotRecordings, oldestRetainedLogPosition);
         }
     }
 
@@ -202,12 +241,47 @@ final class JournalMaintenance implements Agent
         {
             archive.purgeRecording(recordingId);
         }
-        catch (final io.aeron.archive.client.ArchiveException ex)
+        catch (final ArchiveException ex)
         {
-            if (ex.errorCode() != io.aeron.archive.client.ArchiveException.UNKNOWN_RECORDING)
+            if (ex.errorCode() != ArchiveException.UNKNOWN_RECORDING)
             {
                 throw ex;
             }
+        }
+    }
+
+    /**
+     * The fields of a recording's descriptor that purging needs.
+     */
+    private static final class RecordingDescriptor implements RecordingDescriptorConsumer
+    {
+        long startPosition;
+        long stopPosition;
+        int termBufferLength;
+        int segmentFileLength;
+
+        public void onRecordingDescriptor(
+            final long controlSessionId,
+            final long correlationId,
+            final long recordingId,
+            final long startTimestamp,
+            final long stopTimestamp,
+            final long startPosition,
+            final long stopPosition,
+            final int initialTermId,
+            final int segmentFileLength,
+            final int termBufferLength,
+            final int mtuLength,
+            final int sessionId,
+            final int streamId,
+            final String strippedChannel,
+            final String originalChannel,
+            final String sourceIdentity)
+        {
+            this.startPosition = startPosition;
+            this.stopPosition = stopPosition;
+            this.termBufferLength = termBufferLength;
+            this.segmentFileLength = segmentFileLength;
         }
     }
 }
