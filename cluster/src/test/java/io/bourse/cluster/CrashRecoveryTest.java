@@ -32,6 +32,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,7 +41,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Kill -9 under load: one node runs in a child process ({@link NodeProcess}); this test's client keeps a window of
  * commands in flight (limit orders with unique client order ids, cancels, deposits with unique transaction ids),
- * kills the process at a seeded random moment, restarts it on the same data directory and carries on.
+ * kills the process at a seeded random moment (in half the rounds after asking for a snapshot at another random
+ * moment), restarts it on the same data directory and carries on.
  * <p>
  * How the check proves that no acknowledged command is lost and none is applied twice: every command the client
  * sends is also kept here, numbered by its request sequence. After each restart, before the client may reconnect
@@ -102,12 +104,24 @@ class CrashRecoveryTest
                 final String where = "seed " + seed + ", round " + round;
                 // Answers up to the recovered prefix may come from the restarted node's replay of its log: wait for
                 // one the restarted node gave to a command it had not applied before, so the kill hits live load.
+                final long resumeStartNs = System.nanoTime();
                 awaitProgress(client, workload, Math.max(workload.answeredUpTo, recoveredPrefix), where);
+                final long resumeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumeStartNs);
                 final long loadMs = 100 + random.nextInt(1_500);
-                final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(loadMs);
+                final long startNs = System.nanoTime();
+                final long endNs = startNs + TimeUnit.MILLISECONDS.toNanos(loadMs);
+                // Half the rounds also ask for a snapshot at some point, so that kills land before, during and after
+                // snapshots and recovery runs from a snapshot plus a log tail as well as from the log alone.
+                final boolean snapshotRequested = random.nextBoolean();
+                long snapshotAtNs = snapshotRequested ?
+                    startNs + TimeUnit.MILLISECONDS.toNanos(random.nextLong(loadMs)) : Long.MAX_VALUE;
                 while (System.nanoTime() < endNs)
                 {
                     workload.sendAndPoll(client);
+                    if (System.nanoTime() >= snapshotAtNs && client.requestSnapshot())
+                    {
+                        snapshotAtNs = Long.MAX_VALUE;
+                    }
                 }
 
                 final long acknowledged = workload.answeredUpTo;
@@ -125,25 +139,25 @@ class CrashRecoveryTest
                 assertEquals(workload.referenceHash(), recovered.stateHash(), where + ": recovered state (" +
                     recovered.openOrders() + " open orders) differs from requests 1.." + prefix + " applied once (" +
                     workload.referenceOpenOrders() + " open orders)");
-                System.out.printf("CrashRecoveryTest round %d: killed after %d ms of load, %d commands acknowledged, " +
-                    "%d sent; recovered exactly the first %d, restarted in %d ms%n",
-                    round, loadMs, acknowledged, sent, prefix, restartMs);
+                System.out.printf("CrashRecoveryTest round %d: client resumed in %d ms, killed after %d ms of load " +
+                    "(snapshot requested: %b), %d commands acknowledged, %d sent; recovered exactly the first %d, " +
+                    "restarted in %d ms%n",
+                    round, resumeMs, loadMs, snapshotRequested, acknowledged, sent, prefix, restartMs);
             }
 
             final String where = "seed " + seed + ", after the last round";
-            final Workload finalWorkload = workload;
             final ExchangeClient finalClient = client;
             await(where + ": every command answered", () ->
             {
                 finalClient.doWork();
-                return finalWorkload.answeredUpTo == finalWorkload.sentCount();
+                return workload.answeredUpTo == workload.sentCount();
             });
             final NodeState last = child.state(client.clientId());
             assertEquals(workload.sentCount(), last.lastRequestSequence(), where);
             workload.applyReferenceUpTo(workload.sentCount());
             assertEquals(workload.referenceHash(), last.stateHash(),
                 where + ": the node's state is that of every command applied once");
-            assertTrue(workload.rejectedOrIgnored == 0, where + ": " + workload.rejectedOrIgnored + " requests ignored");
+            assertEquals(0, workload.ignoredRequests, where + ": requests the node ignored");
             child.stop();
         }
         finally
@@ -171,7 +185,7 @@ class CrashRecoveryTest
         });
     }
 
-    private static void await(final String what, final java.util.function.BooleanSupplier condition)
+    private static void await(final String what, final BooleanSupplier condition)
     {
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
         while (!condition.getAsBoolean())
@@ -213,7 +227,7 @@ class CrashRecoveryTest
         private ExchangeClient client;
         private long referenceApplied;
         private long answeredUpTo;
-        private long rejectedOrIgnored;
+        private long ignoredRequests;
         private long nextClientOrderId = 1;
         private long nextTransactionId = 1_000_000;
 
@@ -348,7 +362,7 @@ class CrashRecoveryTest
 
         public void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
         {
-            rejectedOrIgnored++;
+            ignoredRequests++;
             System.out.println("CrashRecoveryTest: request " + requestSequence + " ignored: " + reason);
         }
 
