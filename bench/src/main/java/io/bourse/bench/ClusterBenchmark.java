@@ -445,10 +445,7 @@ public final class ClusterBenchmark
         {
             node = ClusterNode.launch(context(dir, portBase));
             await("leader", () -> node.role() == Cluster.Role.LEADER);
-            client = new ExchangeClient(new ExchangeClient.Context()
-                .ingressEndpoints(node.context().ingressEndpoints())
-                .aeronDirectoryName(node.context().aeronDirectoryName())
-                .egressChannel("aeron:udp?endpoint=localhost:0")
+            client = new ExchangeClient(node.clientContext()
                 .maxUnansweredBytes(16 * 1024 * 1024)
                 .listener(this));
             await("client connected", () ->

@@ -44,7 +44,7 @@ import java.util.function.Consumer;
 public final class ExchangeService implements ClusteredService
 {
     private static final long EXPIRY_TIMER_ID = 1;
-    private static final int MAX_SEND_ATTEMPTS = 10_000;
+    private static final int MAX_SEND_ATTEMPTS = 3;
     private static final int ENVELOPE_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH + RequestDecoder.BLOCK_LENGTH;
     private static final int EVENTS_OFFSET = MessageHeaderEncoder.ENCODED_LENGTH + EventBatchEncoder.BLOCK_LENGTH;
 
@@ -346,22 +346,28 @@ public final class ExchangeService implements ClusteredService
         send(session, batchBuffer, 0, batchLength);
     }
 
-    private void send(final ClientSession session, final DirectBuffer buffer, final int offset, final int length)
+    /**
+     * Offer to one session without waiting on it: a client that does not keep up must never stall the matching
+     * thread for everyone else. A batch it misses is noticed by its sequence number and replayed from the history.
+     *
+     * @return true when sent.
+     */
+    private boolean send(final ClientSession session, final DirectBuffer buffer, final int offset, final int length)
     {
-        int attempts = 0;
-        long result;
-        while ((result = session.offer(buffer, offset, length)) < 0)
+        for (int attempt = 0; attempt < MAX_SEND_ATTEMPTS; attempt++)
         {
-            if (result == Publication.NOT_CONNECTED || result == Publication.CLOSED ||
-                result == Publication.MAX_POSITION_EXCEEDED || ++attempts > MAX_SEND_ATTEMPTS)
+            final long result = session.offer(buffer, offset, length);
+            if (result > 0)
             {
-                // The client notices the missing batch by its sequence number and asks for a replay.
-                droppedSends++;
-                return;
+                return true;
             }
-            idleStrategy.idle();
+            if (result != Publication.ADMIN_ACTION)
+            {
+                break;
+            }
         }
-        idleStrategy.reset();
+        droppedSends++;
+        return false;
     }
 
     private void rescheduleExpiry()
@@ -428,19 +434,22 @@ public final class ExchangeService implements ClusteredService
     {
         batchDecoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, EventBatchDecoder.BLOCK_LENGTH,
             EventBatchDecoder.SCHEMA_VERSION);
-        if (batchDecoder.logPosition() > replayFromLogPosition)
-        {
-            resend(buffer, offset, length);
-        }
-        return true;
+        return batchDecoder.logPosition() <= replayFromLogPosition || resend(buffer, offset, length);
     }
 
-    private void resend(final DirectBuffer buffer, final int offset, final int length)
+    /**
+     * @return false when the session is back-pressured: the rest of a replay waits for the client to ask again.
+     */
+    private boolean resend(final DirectBuffer buffer, final int offset, final int length)
     {
         resendBuffer.putBytes(0, buffer, offset, length);
         batchEncoder.wrap(resendBuffer, MessageHeaderEncoder.ENCODED_LENGTH).resent(BooleanType.TRUE);
-        send(replaySession, resendBuffer, 0, length);
+        if (!send(replaySession, resendBuffer, 0, length))
+        {
+            return false;
+        }
         resentCount++;
+        return true;
     }
 
     private void ignore(

@@ -111,6 +111,36 @@ class SingleNodeTest
         }
     }
 
+    @Test
+    void aClientThatStopsReadingMissesNothingAndNeverSlowsTheExchange()
+    {
+        try (TestCluster cluster = new TestCluster(1); TestClient trader = newClient(cluster);
+            TestClient observer = new TestClient(cluster))
+        {
+            observer.awaitConnected();
+            final ReferenceWorkload workload = new ReferenceWorkload(5);
+            workload.setUp(trader);
+            workload.trade(trader, 6_000);
+            trader.awaitAllAnswered();
+            assertTrue(cluster.node(0).service().droppedSends() > 0,
+                "the observer's egress filled while it was not reading, so batches were dropped for it");
+
+            final long lastBatch = trader.batches.get(trader.batches.size() - 1).batchSequence();
+            TestCluster.await("observer caught up by replay", () ->
+            {
+                observer.client.doWork();
+                return !observer.batches.isEmpty() &&
+                    observer.batches.get(observer.batches.size() - 1).batchSequence() == lastBatch;
+            });
+            final long first = observer.batches.get(0).batchSequence();
+            for (int i = 0; i < observer.batches.size(); i++)
+            {
+                assertEquals(first + i, observer.batches.get(i).batchSequence(), "every batch once, in order");
+            }
+            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+        }
+    }
+
     private static TestClient newClient(final TestCluster cluster)
     {
         cluster.startAll();

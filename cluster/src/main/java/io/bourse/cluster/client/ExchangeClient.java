@@ -45,6 +45,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
     {
         private String ingressEndpoints;
         private String aeronDirectoryName;
+        private String ingressChannel = "aeron:udp";
         private String egressChannel = "aeron:udp?endpoint=localhost:0";
         private long clientId;
         private int maxUnansweredBytes = 8 * 1024 * 1024;
@@ -67,6 +68,16 @@ public final class ExchangeClient implements Agent, AutoCloseable
         public Context aeronDirectoryName(final String aeronDirectoryName)
         {
             this.aeronDirectoryName = aeronDirectoryName;
+            return this;
+        }
+
+        /**
+         * {@code aeron:udp} (the default) to reach the members' ingress endpoints, or {@code aeron:ipc} for a client
+         * that shares the media driver of a single embedded node (see {@code ClusterNode#clientContext()}).
+         */
+        public Context ingressChannel(final String ingressChannel)
+        {
+            this.ingressChannel = ingressChannel;
             return this;
         }
 
@@ -149,6 +160,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long lastBatchSequence;
     private long lastLogPosition;
     private boolean replayPending;
+    private long batchesSinceReplayRequest;
     private long lastSendNs;
     private long lastProgressNs;
 
@@ -206,7 +218,20 @@ public final class ExchangeClient implements Agent, AutoCloseable
             return -1;
         }
         nextRequestSequence++;
-        sendPending();
+        if (sentUpToSequence == requestSequence - 1)
+        {
+            // The usual case: everything before is already sent, so send this one without walking the
+            // unanswered commands (a walk per send would cost more the more commands are in flight).
+            if (isConnected() && cluster.offer(sendBuffer, 0, ENVELOPE_LENGTH + length) > 0)
+            {
+                sentUpToSequence = requestSequence;
+                lastSendNs = System.nanoTime();
+            }
+        }
+        else
+        {
+            sendPending();
+        }
         return requestSequence;
     }
 
@@ -242,12 +267,19 @@ public final class ExchangeClient implements Agent, AutoCloseable
             return work + 1;
         }
         final long nowNs = System.nanoTime();
-        if (work > 0 || unansweredCount() == 0)
+        if (work > 0)
         {
             lastProgressNs = nowNs;
         }
+        else if (replayPending && batchesSinceReplayRequest > 0)
+        {
+            // The cluster stops a replay when this client's stream is full; once it is read, ask for the rest.
+            requestReplay();
+        }
         else if (nowNs - lastProgressNs > context.resendTimeoutNs)
         {
+            // Quiet for a while: re-send what is unanswered, and ask for anything after the last batch seen,
+            // since a batch dropped at the very end of a burst shows no gap until a later one arrives.
             lastProgressNs = nowNs;
             sentUpToSequence = answeredUpToSequence;
             if (lastBatchSequence > 0)
@@ -286,7 +318,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             connecting = AeronCluster.asyncConnect(new AeronCluster.Context()
                 .aeronDirectoryName(context.aeronDirectoryName)
-                .ingressChannel("aeron:udp")
+                .ingressChannel(context.ingressChannel)
                 .ingressEndpoints(context.ingressEndpoints)
                 .egressChannel(context.egressChannel)
                 .messageTimeoutNs(context.messageTimeoutNs)
@@ -375,6 +407,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
             .fromLogPosition(lastLogPosition);
         replayPending = cluster.offer(
             controlBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + replayRequestEncoder.encodedLength()) > 0;
+        batchesSinceReplayRequest = 0;
     }
 
     private void onEgress(final DirectBuffer buffer, final int offset, final int length)
@@ -435,6 +468,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
             return;
         }
         lastBatchSequence = batchSequence;
+        batchesSinceReplayRequest++;
         lastLogPosition = batchDecoder.logPosition();
         if (batchDecoder.clientId() == clientId)
         {
