@@ -261,6 +261,11 @@ final class ServiceSnapshot
             final boolean last = chunk.lastChunk() == BooleanType.TRUE;
             final int totalLength = (int)chunk.totalLength();
             crc32c = chunk.crc32c();
+            if (length == 0)
+            {
+                // Size the buffer once: growing by doubling would copy a large snapshot several times.
+                payload.checkLimit(totalLength);
+            }
             final int payloadLength = chunk.payloadLength();
             chunk.getPayload(payload, length, payloadLength);
             length += payloadLength;

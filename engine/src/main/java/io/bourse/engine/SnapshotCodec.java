@@ -39,6 +39,7 @@ final class SnapshotCodec
 
     private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
+    private final OrderRecordDecoder orderDecoder = new OrderRecordDecoder();
 
     int write(final Engine engine, final MutableDirectBuffer buffer, final int offset)
     {
@@ -341,10 +342,11 @@ final class SnapshotCodec
         return decoder.limit();
     }
 
-    private static int loadOrder(
+    private int loadOrder(
         final Engine engine, final DirectBuffer buffer, final int body, final int blockLength, final int version)
     {
-        final OrderRecordDecoder decoder = new OrderRecordDecoder().wrap(buffer, body, blockLength, version);
+        // One decoder for every order record: a snapshot can hold millions and is loaded in a cold JVM.
+        final OrderRecordDecoder decoder = orderDecoder.wrap(buffer, body, blockLength, version);
         final Instrument instrument = engine.instruments.get(decoder.instrumentId());
         final Account account = engine.accounts.get(decoder.accountId());
         if (instrument == null || account == null)
