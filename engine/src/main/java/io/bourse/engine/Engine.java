@@ -226,13 +226,9 @@ public final class Engine
     public void cancelOrder(final long accountId, final long orderId, final long clientOrderId, final long nowNs)
     {
         lastTimestampNs = nowNs;
-        final Account account = accounts.get(accountId);
-        final Order order = account == null ? null : findOrder(account, orderId, clientOrderId);
+        final Order order = findOpenOrder(CommandType.CANCEL_ORDER, accountId, orderId, clientOrderId, nowNs);
         if (order == null)
         {
-            listener.onCommandRejected(
-                CommandType.CANCEL_ORDER, account == null ? RejectReason.UNKNOWN_ACCOUNT : RejectReason.UNKNOWN_ORDER,
-                accountId, orderId, clientOrderId, 0, nowNs);
             return;
         }
         cancelResting(order, CancelReason.CLIENT_REQUEST, nowNs);
@@ -384,13 +380,9 @@ public final class Engine
     public void queryOrder(final long accountId, final long orderId, final long clientOrderId, final long nowNs)
     {
         lastTimestampNs = nowNs;
-        final Account account = accounts.get(accountId);
-        final Order order = account == null ? null : findOrder(account, orderId, clientOrderId);
+        final Order order = findOpenOrder(CommandType.QUERY_ORDER, accountId, orderId, clientOrderId, nowNs);
         if (order == null)
         {
-            listener.onCommandRejected(
-                CommandType.QUERY_ORDER, account == null ? RejectReason.UNKNOWN_ACCOUNT : RejectReason.UNKNOWN_ORDER,
-                accountId, orderId, clientOrderId, 0, nowNs);
             return;
         }
         listener.onOrderStatus(
@@ -1707,6 +1699,25 @@ public final class Engine
     Order acquireOrder()
     {
         return orderPool.acquire();
+    }
+
+    /**
+     * @return the account's open order named by order id (or client order id when the order id is 0), or null after
+     * rejecting the command with UNKNOWN_ACCOUNT or UNKNOWN_ORDER.
+     */
+    private Order findOpenOrder(
+        final CommandType commandType, final long accountId, final long orderId, final long clientOrderId,
+        final long nowNs)
+    {
+        final Account account = accounts.get(accountId);
+        final Order order = account == null ? null : findOrder(account, orderId, clientOrderId);
+        if (order == null)
+        {
+            listener.onCommandRejected(
+                commandType, account == null ? RejectReason.UNKNOWN_ACCOUNT : RejectReason.UNKNOWN_ORDER,
+                accountId, orderId, clientOrderId, 0, nowNs);
+        }
+        return order;
     }
 
     private Order findOrder(final Account account, final long orderId, final long clientOrderId)
