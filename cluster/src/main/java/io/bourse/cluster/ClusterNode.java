@@ -48,6 +48,11 @@ public final class ClusterNode implements AutoCloseable
      * Ports of member {@code m} are {@code portBase + m × PORTS_PER_MEMBER + offset}.
      */
     public static final int PORTS_PER_MEMBER = 10;
+
+    /**
+     * The archive's control channel for clients sharing the node's media driver (such as the post-trade store).
+     */
+    public static final String ARCHIVE_LOCAL_CONTROL_CHANNEL = "aeron:ipc?term-length=256k";
     static final int INGRESS_PORT_OFFSET = 0;
     static final int CONSENSUS_PORT_OFFSET = 1;
     static final int LOG_PORT_OFFSET = 2;
@@ -337,7 +342,7 @@ public final class ClusterNode implements AutoCloseable
             .dirDeleteOnStart(true)
             .dirDeleteOnShutdown(true));
 
-        final String localControlChannel = "aeron:ipc?term-length=256k";
+        final String localControlChannel = ARCHIVE_LOCAL_CONTROL_CHANNEL;
         archive = Archive.launch(new Archive.Context()
             .aeronDirectoryName(aeronDir)
             .archiveDir(context.archiveDir())

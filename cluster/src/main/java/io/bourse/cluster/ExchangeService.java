@@ -262,6 +262,15 @@ public final class ExchangeService implements ClusteredService
     }
 
     /**
+     * The engine's own state hash, comparable with that of another engine fed the same log (the post-trade store's).
+     * Same threading rule as {@link #stateHash()}.
+     */
+    public long engineStateHash()
+    {
+        return engine.stateHash();
+    }
+
+    /**
      * @return batches that could not be sent to a session because it stayed back-pressured.
      */
     public long droppedSends()

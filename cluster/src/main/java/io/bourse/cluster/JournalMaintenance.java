@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The node's journal housekeeping: asks for a snapshot when enough log (bytes) or time has passed since the last
  * one, and after each snapshot purges what no retained snapshot needs: older snapshot recordings and the log
- * segments before the oldest retained snapshot. Node-local policy: it only triggers actions that the cluster
+ * segments before the oldest retained snapshot, or before the {@link LogRetention} floor of a reader outside the node
+ * when that is earlier. Node-local policy: it only triggers actions that the cluster
  * itself records, so it takes no part in the replicated state.
  */
 final class JournalMaintenance implements Agent
@@ -212,6 +213,14 @@ final class JournalMaintenance implements Agent
             purgedBeforeLogPosition = oldestRetainedLogPosition;
         }
 
+        // A reader of the journal outside the node (the post-trade store) may still need log the snapshots do not.
+        final long retentionFloor = LogRetention.floor(context.dataDir());
+        final long keepLogFrom = Math.min(oldestRetainedLogPosition, retentionFloor);
+        if (retentionFloor < oldestRetainedLogPosition)
+        {
+            context.log().printf("bourse node %d: journal kept from log position %,d (not %,d) for the reader " +
+                "named in %s%n", context.memberId(), retentionFloor, oldestRetainedLogPosition, LogRetention.FILE_NAME);
+        }
         long purgedSegments = 0;
         long newStartPosition = AeronArchive.NULL_POSITION;
         if (logRecordingId != Aeron.NULL_VALUE)
@@ -220,7 +229,7 @@ final class JournalMaintenance implements Agent
             {
                 final long startPosition = descriptor.startPosition;
                 newStartPosition = AeronArchive.segmentFileBasePosition(
-                    startPosition, oldestRetainedLogPosition, descriptor.termBufferLength, descriptor.segmentFileLength);
+                    startPosition, keepLogFrom, descriptor.termBufferLength, descriptor.segmentFileLength);
                 if (newStartPosition > startPosition)
                 {
                     purgedSegments = archive.purgeSegments(logRecordingId, newStartPosition);

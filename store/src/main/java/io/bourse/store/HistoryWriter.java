@@ -1,0 +1,706 @@
+package io.bourse.store;
+
+import io.bourse.engine.EngineListener;
+import io.bourse.protocol.codec.BalanceChangeReason;
+import io.bourse.protocol.codec.CancelReason;
+import io.bourse.protocol.codec.CommandType;
+import io.bourse.protocol.codec.OrderStatus;
+import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.RejectReason;
+import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+import io.bourse.protocol.codec.TradingState;
+import io.bourse.protocol.codec.TransferDirection;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns the engine's events into rows, batched into one database transaction per {@link #commit}: trades, orders
+ * (current state, coalesced so that an order touched many times in a batch is written once), order events, the
+ * balance ledger, current balances and transfers. The fence moves in the same transaction, so a batch is either
+ * wholly in the database with its fence or not at all.
+ * <p>
+ * While {@link #writing(boolean)} is off (the store replaying up to its fence after a restart) events only update
+ * the in-memory balances that ledger deltas are computed from. Single-threaded.
+ */
+final class HistoryWriter implements EngineListener, AutoCloseable
+{
+    private static final String[] BALANCE_REASONS = reasonNames();
+
+    private final Connection connection;
+    private final PreparedStatement insertTrade;
+    private final PreparedStatement insertOrder;
+    private final PreparedStatement updateOrderFill;
+    private final PreparedStatement updateOrderTerms;
+    private final PreparedStatement insertOrderEvent;
+    private final PreparedStatement insertLedger;
+    private final PreparedStatement upsertBalance;
+    private final PreparedStatement insertTransfer;
+    private final PreparedStatement updateFence;
+    private final PreparedStatement deleteSnapshot;
+    private final PreparedStatement insertSnapshot;
+
+    private final Long2ObjectHashMap<OrderRow> pendingOrders = new Long2ObjectHashMap<>();
+    private final List<OrderRow> orderRowPool = new ArrayList<>();
+    private final Long2ObjectHashMap<long[]> balances = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<long[]> pendingBalances = new Long2ObjectHashMap<>();
+
+    private boolean writing;
+    private long logPosition;
+    private long nextOrderEventId;
+    private long nextLedgerEntryId;
+    private long nextTransferId;
+    private int pendingRows;
+    private int pendingTrades;
+    private long tradesWritten;
+    private long rowsWritten;
+
+    HistoryWriter(final StoreDatabase database) throws SQLException
+    {
+        connection = database.connection();
+        insertTrade = connection.prepareStatement("INSERT INTO trades (trade_id, instrument_id, price, quantity, " +
+            "taker_side, maker_order_id, maker_account_id, maker_fee, taker_order_id, taker_account_id, taker_fee, " +
+            "timestamp_ns, log_position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        insertOrder = connection.prepareStatement("INSERT INTO orders (order_id, account_id, client_order_id, " +
+            "instrument_id, side, order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, " +
+            "executed_notional, status, created_ns, updated_ns, log_position) " +
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        updateOrderFill = connection.prepareStatement("UPDATE orders SET filled_quantity = ?, remaining_quantity = ?, " +
+            "executed_notional = ?, status = ?, updated_ns = ?, log_position = ? WHERE order_id = ?");
+        updateOrderTerms = connection.prepareStatement("UPDATE orders SET client_order_id = ?, price = ?, quantity = ?, " +
+            "filled_quantity = ?, remaining_quantity = ?, status = ?, updated_ns = ?, log_position = ? WHERE order_id = ?");
+        insertOrderEvent = connection.prepareStatement("INSERT INTO order_events (event_id, order_id, account_id, kind, " +
+            "client_order_id, price, quantity, filled_quantity, reason, timestamp_ns, log_position) " +
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        insertLedger = connection.prepareStatement("INSERT INTO ledger (entry_id, account_id, asset_id, reason, " +
+            "available_delta, reserved_delta, available, reserved, timestamp_ns, log_position) " +
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        upsertBalance = connection.prepareStatement("INSERT INTO balances (account_id, asset_id, available, reserved, " +
+            "updated_ns) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, asset_id) DO UPDATE SET " +
+            "available = excluded.available, reserved = excluded.reserved, updated_ns = excluded.updated_ns");
+        insertTransfer = connection.prepareStatement("INSERT INTO transfers (transfer_id, transaction_id, account_id, " +
+            "asset_id, amount, direction, applied, timestamp_ns, log_position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        updateFence = connection.prepareStatement(
+            "UPDATE store_fence SET log_position = ?, timestamp_ns = ?, snapshot_log_position = ? WHERE id = 1");
+        deleteSnapshot = connection.prepareStatement("DELETE FROM store_snapshot");
+        insertSnapshot = connection.prepareStatement(
+            "INSERT INTO store_snapshot (id, log_position, engine, clients) VALUES (1, ?, ?, ?)");
+        loadCounters();
+    }
+
+    /**
+     * Load what the database holds as of the fence: the current balances, which ledger deltas continue from, and the
+     * next row ids.
+     */
+    private void loadCounters() throws SQLException
+    {
+        try (Statement statement = connection.createStatement())
+        {
+            try (ResultSet rows = statement.executeQuery("SELECT account_id, asset_id, available, reserved FROM balances"))
+            {
+                while (rows.next())
+                {
+                    balances.put(balanceKey(rows.getLong(1), rows.getInt(2)), new long[]{ rows.getLong(3), rows.getLong(4) });
+                }
+            }
+            nextOrderEventId = maxPlusOne(statement, "SELECT MAX(event_id) FROM order_events");
+            nextLedgerEntryId = maxPlusOne(statement, "SELECT MAX(entry_id) FROM ledger");
+            nextTransferId = maxPlusOne(statement, "SELECT MAX(transfer_id) FROM transfers");
+        }
+        connection.commit();
+    }
+
+    private static long maxPlusOne(final Statement statement, final String sql) throws SQLException
+    {
+        try (ResultSet rows = statement.executeQuery(sql))
+        {
+            return rows.next() ? rows.getLong(1) + 1 : 1;
+        }
+    }
+
+    /**
+     * @param writing false while replaying log that is already in the database (before the fence).
+     */
+    void writing(final boolean writing)
+    {
+        this.writing = writing;
+    }
+
+    /**
+     * @param logPosition the log position of the message whose events follow.
+     */
+    void logPosition(final long logPosition)
+    {
+        this.logPosition = logPosition;
+    }
+
+    /**
+     * @return rows added since the last commit (orders coalesced).
+     */
+    int pendingRows()
+    {
+        return pendingRows;
+    }
+
+    long tradesWritten()
+    {
+        return tradesWritten;
+    }
+
+    long rowsWritten()
+    {
+        return rowsWritten;
+    }
+
+    /**
+     * Write the pending rows, the fence and, when given, the store's snapshot, in one transaction.
+     *
+     * @param fenceLogPosition    the log position up to which every row is now written.
+     * @param fenceTimestampNs    cluster time of the message at the fence.
+     * @param snapshotLogPosition where the store's latest snapshot was taken.
+     * @param engineSnapshot      a new snapshot taken at {@code fenceLogPosition}, or null to keep the current one.
+     * @param clientsSnapshot     the request sequences part of the new snapshot, or null.
+     */
+    void commit(
+        final long fenceLogPosition,
+        final long fenceTimestampNs,
+        final long snapshotLogPosition,
+        final byte[] engineSnapshot,
+        final byte[] clientsSnapshot) throws SQLException
+    {
+        try
+        {
+            flushOrders();
+            flushBalances();
+            insertOrder.executeBatch();
+            insertTrade.executeBatch();
+            updateOrderTerms.executeBatch();
+            updateOrderFill.executeBatch();
+            insertOrderEvent.executeBatch();
+            insertLedger.executeBatch();
+            upsertBalance.executeBatch();
+            insertTransfer.executeBatch();
+            if (engineSnapshot != null)
+            {
+                deleteSnapshot.executeUpdate();
+                insertSnapshot.setLong(1, fenceLogPosition);
+                insertSnapshot.setBytes(2, engineSnapshot);
+                insertSnapshot.setBytes(3, clientsSnapshot);
+                insertSnapshot.executeUpdate();
+            }
+            updateFence.setLong(1, fenceLogPosition);
+            updateFence.setLong(2, fenceTimestampNs);
+            updateFence.setLong(3, snapshotLogPosition);
+            if (updateFence.executeUpdate() != 1)
+            {
+                throw new SQLException("store_fence row missing");
+            }
+            connection.commit();
+        }
+        catch (final SQLException ex)
+        {
+            connection.rollback();
+            throw ex;
+        }
+        rowsWritten += pendingRows;
+        tradesWritten += pendingTrades;
+        pendingRows = 0;
+        pendingTrades = 0;
+    }
+
+    private void flushOrders() throws SQLException
+    {
+        for (final OrderRow row : pendingOrders.values())
+        {
+            if (row.isNew)
+            {
+                int i = 1;
+                insertOrder.setLong(i++, row.orderId);
+                insertOrder.setLong(i++, row.accountId);
+                insertOrder.setLong(i++, row.clientOrderId);
+                insertOrder.setInt(i++, row.instrumentId);
+                insertOrder.setString(i++, row.side);
+                insertOrder.setString(i++, row.orderType);
+                insertOrder.setString(i++, row.timeInForce);
+                insertOrder.setLong(i++, row.price);
+                insertOrder.setLong(i++, row.quantity);
+                insertOrder.setLong(i++, row.filledQuantity);
+                insertOrder.setLong(i++, row.remainingQuantity);
+                insertOrder.setLong(i++, row.executedNotional);
+                insertOrder.setString(i++, row.status);
+                insertOrder.setLong(i++, row.createdNs);
+                insertOrder.setLong(i++, row.updatedNs);
+                insertOrder.setLong(i, row.logPosition);
+                insertOrder.addBatch();
+            }
+            else
+            {
+                if (row.termsChanged)
+                {
+                    int i = 1;
+                    updateOrderTerms.setLong(i++, row.clientOrderId);
+                    updateOrderTerms.setLong(i++, row.price);
+                    updateOrderTerms.setLong(i++, row.quantity);
+                    updateOrderTerms.setLong(i++, row.filledQuantity);
+                    updateOrderTerms.setLong(i++, row.remainingQuantity);
+                    updateOrderTerms.setString(i++, row.status);
+                    updateOrderTerms.setLong(i++, row.updatedNs);
+                    updateOrderTerms.setLong(i++, row.logPosition);
+                    updateOrderTerms.setLong(i, row.orderId);
+                    updateOrderTerms.addBatch();
+                }
+                if (row.fillChanged)
+                {
+                    int i = 1;
+                    updateOrderFill.setLong(i++, row.filledQuantity);
+                    updateOrderFill.setLong(i++, row.remainingQuantity);
+                    updateOrderFill.setLong(i++, row.executedNotional);
+                    updateOrderFill.setString(i++, row.status);
+                    updateOrderFill.setLong(i++, row.updatedNs);
+                    updateOrderFill.setLong(i++, row.logPosition);
+                    updateOrderFill.setLong(i, row.orderId);
+                    updateOrderFill.addBatch();
+                }
+            }
+            orderRowPool.add(row);
+        }
+        pendingOrders.clear();
+    }
+
+    private void flushBalances() throws SQLException
+    {
+        final Long2ObjectHashMap<long[]>.EntryIterator iterator = pendingBalances.entrySet().iterator();
+        while (iterator.hasNext())
+        {
+            iterator.next();
+            final long key = iterator.getLongKey();
+            final long[] balance = iterator.getValue();
+            upsertBalance.setLong(1, key >>> 20);
+            upsertBalance.setInt(2, (int)(key & 0xFFFFF));
+            upsertBalance.setLong(3, balance[0]);
+            upsertBalance.setLong(4, balance[1]);
+            upsertBalance.setLong(5, balance[2]);
+            upsertBalance.addBatch();
+        }
+        pendingBalances.clear();
+    }
+
+    private OrderRow pendingOrder(final long orderId)
+    {
+        OrderRow row = pendingOrders.get(orderId);
+        if (row == null)
+        {
+            row = orderRowPool.isEmpty() ? new OrderRow() : orderRowPool.remove(orderRowPool.size() - 1);
+            row.reset(orderId);
+            pendingOrders.put(orderId, row);
+            pendingRows++;
+        }
+        return row;
+    }
+
+    private void orderEvent(
+        final long orderId, final long accountId, final String kind, final long clientOrderId, final long price,
+        final long quantity, final long filledQuantity, final String reason, final long timestampNs)
+    {
+        try
+        {
+            int i = 1;
+            insertOrderEvent.setLong(i++, nextOrderEventId++);
+            insertOrderEvent.setLong(i++, orderId);
+            insertOrderEvent.setLong(i++, accountId);
+            insertOrderEvent.setString(i++, kind);
+            insertOrderEvent.setLong(i++, clientOrderId);
+            insertOrderEvent.setLong(i++, price);
+            insertOrderEvent.setLong(i++, quantity);
+            insertOrderEvent.setLong(i++, filledQuantity);
+            insertOrderEvent.setString(i++, reason);
+            insertOrderEvent.setLong(i++, timestampNs);
+            insertOrderEvent.setLong(i, logPosition);
+            insertOrderEvent.addBatch();
+            pendingRows++;
+        }
+        catch (final SQLException ex)
+        {
+            throw new StoreException("order event for order " + orderId, ex);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ events
+
+    public void onCommandRejected(
+        final CommandType commandType, final RejectReason reason, final long accountId, final long orderId,
+        final long clientOrderId, final int instrumentId, final long timestampNs)
+    {
+        // A rejected command changes nothing; the client was told. Not history.
+    }
+
+    public void onOrderAccepted(
+        final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
+        final OrderType orderType, final TimeInForce timeInForce, final long price, final long quantity,
+        final long quoteAmount, final long timestampNs)
+    {
+        if (!writing)
+        {
+            return;
+        }
+        final OrderRow row = pendingOrder(orderId);
+        row.isNew = true;
+        row.accountId = accountId;
+        row.clientOrderId = clientOrderId;
+        row.instrumentId = instrumentId;
+        row.side = side.name();
+        row.orderType = orderType.name();
+        row.timeInForce = timeInForce.name();
+        row.price = price;
+        row.quantity = quantity;
+        row.remainingQuantity = quantity;
+        row.status = OrderStatus.NEW.name();
+        row.createdNs = timestampNs;
+        row.updatedNs = timestampNs;
+        row.logPosition = logPosition;
+        orderEvent(orderId, accountId, "ACCEPTED", clientOrderId, price, quantity, 0, null, timestampNs);
+    }
+
+    public void onTrade(
+        final long tradeId, final int instrumentId, final long price, final long quantity, final Side takerSide,
+        final long makerOrderId, final long makerClientOrderId, final long makerAccountId,
+        final long makerFilledQuantity, final long makerRemainingQuantity, final long makerExecutedNotional,
+        final long makerFee, final long takerOrderId, final long takerClientOrderId, final long takerAccountId,
+        final long takerFilledQuantity, final long takerRemainingQuantity, final long takerExecutedNotional,
+        final long takerFee, final long timestampNs)
+    {
+        if (!writing)
+        {
+            return;
+        }
+        try
+        {
+            int i = 1;
+            insertTrade.setLong(i++, tradeId);
+            insertTrade.setInt(i++, instrumentId);
+            insertTrade.setLong(i++, price);
+            insertTrade.setLong(i++, quantity);
+            insertTrade.setString(i++, takerSide.name());
+            insertTrade.setLong(i++, makerOrderId);
+            insertTrade.setLong(i++, makerAccountId);
+            insertTrade.setLong(i++, makerFee);
+            insertTrade.setLong(i++, takerOrderId);
+            insertTrade.setLong(i++, takerAccountId);
+            insertTrade.setLong(i++, takerFee);
+            insertTrade.setLong(i++, timestampNs);
+            insertTrade.setLong(i, logPosition);
+            insertTrade.addBatch();
+        }
+        catch (final SQLException ex)
+        {
+            throw new StoreException("trade " + tradeId, ex);
+        }
+        pendingRows++;
+        pendingTrades++;
+        fill(makerOrderId, makerFilledQuantity, makerRemainingQuantity, makerExecutedNotional, timestampNs);
+        fill(takerOrderId, takerFilledQuantity, takerRemainingQuantity, takerExecutedNotional, timestampNs);
+    }
+
+    private void fill(
+        final long orderId, final long filledQuantity, final long remainingQuantity, final long executedNotional,
+        final long timestampNs)
+    {
+        final OrderRow row = pendingOrder(orderId);
+        row.fillChanged = true;
+        row.filledQuantity = filledQuantity;
+        row.remainingQuantity = remainingQuantity;
+        row.executedNotional = executedNotional;
+        row.status = remainingQuantity == 0 ? "FILLED" : OrderStatus.PARTIALLY_FILLED.name();
+        row.updatedNs = timestampNs;
+        row.logPosition = logPosition;
+    }
+
+    public void onOrderCanceled(
+        final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
+        final long price, final long quantity, final long filledQuantity, final long executedNotional,
+        final CancelReason reason, final long timestampNs)
+    {
+        if (!writing)
+        {
+            return;
+        }
+        close(orderId, filledQuantity, executedNotional, "CANCELED", timestampNs);
+        orderEvent(orderId, accountId, "CANCELED", clientOrderId, price, quantity, filledQuantity, reason.name(),
+            timestampNs);
+    }
+
+    public void onOrderExpired(
+        final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
+        final long price, final long quantity, final long filledQuantity, final long executedNotional,
+        final long timestampNs)
+    {
+        if (!writing)
+        {
+            return;
+        }
+        close(orderId, filledQuantity, executedNotional, "EXPIRED", timestampNs);
+        orderEvent(orderId, accountId, "EXPIRED", clientOrderId, price, quantity, filledQuantity, null, timestampNs);
+    }
+
+    private void close(
+        final long orderId, final long filledQuantity, final long executedNotional, final String status,
+        final long timestampNs)
+    {
+        final OrderRow row = pendingOrder(orderId);
+        row.fillChanged = true;
+        row.filledQuantity = filledQuantity;
+        row.remainingQuantity = 0;
+        row.executedNotional = executedNotional;
+        row.status = status;
+        row.updatedNs = timestampNs;
+        row.logPosition = logPosition;
+    }
+
+    public void onOrderReplaced(
+        final long orderId, final long origClientOrderId, final long clientOrderId, final long accountId,
+        final int instrumentId, final Side side, final long price, final long quantity, final long filledQuantity,
+        final boolean priorityKept, final long timestampNs)
+    {
+        if (!writing)
+        {
+            return;
+        }
+        terms(orderId, clientOrderId, price, quantity, filledQuantity, timestampNs);
+        orderEvent(orderId, accountId, "REPLACED", clientOrderId, price, quantity, filledQuantity,
+            priorityKept ? "PRIORITY_KEPT" : "PRIORITY_LOST", timestampNs);
+    }
+
+    public void onOrderRestated(
+        final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
+        final long price, final long quantity, final long filledQuantity, final long timestampNs)
+    {
+        if (!writing)
+        {
+            return;
+        }
+        terms(orderId, clientOrderId, price, quantity, filledQuantity, timestampNs);
+        orderEvent(orderId, accountId, "RESTATED", clientOrderId, price, quantity, filledQuantity, null, timestampNs);
+    }
+
+    private void terms(
+        final long orderId, final long clientOrderId, final long price, final long quantity, final long filledQuantity,
+        final long timestampNs)
+    {
+        final OrderRow row = pendingOrder(orderId);
+        row.termsChanged = true;
+        row.clientOrderId = clientOrderId;
+        row.price = price;
+        row.quantity = quantity;
+        row.filledQuantity = filledQuantity;
+        row.remainingQuantity = quantity - filledQuantity;
+        row.status = filledQuantity == 0 ? OrderStatus.NEW.name() : OrderStatus.PARTIALLY_FILLED.name();
+        row.updatedNs = timestampNs;
+        row.logPosition = logPosition;
+    }
+
+    public void onOrderStatus(
+        final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
+        final TimeInForce timeInForce, final OrderStatus status, final long price, final long quantity,
+        final long filledQuantity, final long executedNotional, final long expiryTimeNs, final long timestampNs)
+    {
+        // A query answer, not a change.
+    }
+
+    public void onBookLevelChanged(
+        final int instrumentId, final Side side, final long price, final long quantity, final int orderCount,
+        final long timestampNs)
+    {
+        // Market data, not history: the trades and orders hold what happened.
+    }
+
+    public void onBalanceChanged(
+        final long accountId, final int assetId, final long available, final long reserved,
+        final BalanceChangeReason reason, final long timestampNs)
+    {
+        final long key = balanceKey(accountId, assetId);
+        long[] balance = balances.get(key);
+        if (balance == null)
+        {
+            balance = new long[2];
+            balances.put(key, balance);
+        }
+        final long availableDelta = available - balance[0];
+        final long reservedDelta = reserved - balance[1];
+        balance[0] = available;
+        balance[1] = reserved;
+        if (!writing)
+        {
+            return;
+        }
+        try
+        {
+            int i = 1;
+            insertLedger.setLong(i++, nextLedgerEntryId++);
+            insertLedger.setLong(i++, accountId);
+            insertLedger.setInt(i++, assetId);
+            insertLedger.setString(i++, BALANCE_REASONS[reason.value()]);
+            insertLedger.setLong(i++, availableDelta);
+            insertLedger.setLong(i++, reservedDelta);
+            insertLedger.setLong(i++, available);
+            insertLedger.setLong(i++, reserved);
+            insertLedger.setLong(i++, timestampNs);
+            insertLedger.setLong(i, logPosition);
+            insertLedger.addBatch();
+        }
+        catch (final SQLException ex)
+        {
+            throw new StoreException("ledger entry for account " + accountId, ex);
+        }
+        pendingRows++;
+        long[] pending = pendingBalances.get(key);
+        if (pending == null)
+        {
+            pending = new long[3];
+            pendingBalances.put(key, pending);
+            pendingRows++;
+        }
+        pending[0] = available;
+        pending[1] = reserved;
+        pending[2] = timestampNs;
+    }
+
+    public void onTransferProcessed(
+        final long transactionId, final long accountId, final int assetId, final long amount,
+        final TransferDirection direction, final boolean applied, final long timestampNs)
+    {
+        if (!writing)
+        {
+            return;
+        }
+        try
+        {
+            int i = 1;
+            insertTransfer.setLong(i++, nextTransferId++);
+            insertTransfer.setLong(i++, transactionId);
+            insertTransfer.setLong(i++, accountId);
+            insertTransfer.setInt(i++, assetId);
+            insertTransfer.setLong(i++, amount);
+            insertTransfer.setString(i++, direction.name());
+            insertTransfer.setBoolean(i++, applied);
+            insertTransfer.setLong(i++, timestampNs);
+            insertTransfer.setLong(i, logPosition);
+            insertTransfer.addBatch();
+        }
+        catch (final SQLException ex)
+        {
+            throw new StoreException("transfer " + transactionId, ex);
+        }
+        pendingRows++;
+    }
+
+    public void onMassCancelCompleted(
+        final long accountId, final int instrumentId, final Side side, final int canceledCount, final long timestampNs)
+    {
+        // Each canceled order has its own OrderCanceled event.
+    }
+
+    public void onAssetDefined(final int assetId, final int scale, final String symbol, final long timestampNs)
+    {
+    }
+
+    public void onInstrumentDefined(
+        final int instrumentId, final String symbol, final int baseAssetId, final int quoteAssetId, final int priceScale,
+        final long tickSize, final int quantityScale, final long lotSize, final long minQuantity, final long maxQuantity,
+        final int priceBandBps, final long referencePrice, final int makerFeePpm, final int takerFeePpm,
+        final TradingState tradingState, final long timestampNs)
+    {
+    }
+
+    public void onTradingStateChanged(final int instrumentId, final TradingState tradingState, final long timestampNs)
+    {
+    }
+
+    public void onAccountLimitsChanged(
+        final long accountId, final long maxOrderQuantity, final long maxOrderNotional, final int maxOpenOrders,
+        final SelfTradePrevention defaultSelfTradePrevention, final long timestampNs)
+    {
+    }
+
+    public void onKillSwitchChanged(final long accountId, final boolean active, final long timestampNs)
+    {
+    }
+
+    public void close()
+    {
+        for (final Statement statement : List.of(insertTrade, insertOrder, updateOrderFill, updateOrderTerms,
+            insertOrderEvent, insertLedger, upsertBalance, insertTransfer, updateFence, deleteSnapshot, insertSnapshot))
+        {
+            try
+            {
+                statement.close();
+            }
+            catch (final SQLException ex)
+            {
+                throw new StoreException("closing statements", ex);
+            }
+        }
+    }
+
+    /**
+     * Accounts up to 2^44 and assets up to 2^20 in one key; the engine's asset ids are small integers.
+     */
+    private static long balanceKey(final long accountId, final int assetId)
+    {
+        return (accountId << 20) | (assetId & 0xFFFFF);
+    }
+
+    private static String[] reasonNames()
+    {
+        final String[] names = new String[256];
+        for (final BalanceChangeReason reason : BalanceChangeReason.values())
+        {
+            if (reason != BalanceChangeReason.NULL_VAL)
+            {
+                names[reason.value()] = reason.name();
+            }
+        }
+        return names;
+    }
+
+    /**
+     * An order's pending row: coalesces every change to it within one batch.
+     */
+    private static final class OrderRow
+    {
+        long orderId;
+        boolean isNew;
+        boolean termsChanged;
+        boolean fillChanged;
+        long accountId;
+        long clientOrderId;
+        int instrumentId;
+        String side;
+        String orderType;
+        String timeInForce;
+        long price;
+        long quantity;
+        long filledQuantity;
+        long remainingQuantity;
+        long executedNotional;
+        String status;
+        long createdNs;
+        long updatedNs;
+        long logPosition;
+
+        void reset(final long orderId)
+        {
+            this.orderId = orderId;
+            isNew = false;
+            termsChanged = false;
+            fillChanged = false;
+        }
+    }
+}

@@ -1,0 +1,431 @@
+package io.bourse.store;
+
+import io.bourse.cluster.LogRetention;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+
+import java.io.File;
+import java.io.PrintStream;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The post-trade store: follows a cluster member's committed log and keeps trades, orders, order events, the balance
+ * ledger, balances and transfers in SQLite (the default, in the node's data directory) or PostgreSQL, exactly once.
+ * It runs on its own thread, off the matching path: it reads the log from the member's archive through the member's
+ * media driver (so it runs in the node's process, as {@code run} does, or as a separate process on the member's
+ * machine), and re-derives the events with its own copy of the deterministic engine.
+ * <p>
+ * {@link #open} opens and migrates the database and tells the node's journal purge which log the store still needs
+ * ({@link LogRetention}); {@link #start} starts following. Progress is in {@link #metrics()}.
+ */
+public final class Store implements AutoCloseable
+{
+    /**
+     * Store configuration.
+     */
+    public static final class Context
+    {
+        private File nodeDataDir;
+        private String aeronDirectoryName;
+        private String jdbcUrl = "";
+        private String user;
+        private String password;
+        private File sqliteFile;
+        private int batchRows = 20_000;
+        private long snapshotLogBytes = 64L * 1024 * 1024;
+        private int clusterId;
+        private int replayStreamId = 0x5707;
+        private PrintStream log = System.out;
+
+        /**
+         * The member's data directory: its journal is read from here, and the store's retention floor written here.
+         */
+        public Context nodeDataDir(final File nodeDataDir)
+        {
+            this.nodeDataDir = nodeDataDir;
+            return this;
+        }
+
+        public File nodeDataDir()
+        {
+            return nodeDataDir;
+        }
+
+        /**
+         * The member's media driver directory.
+         */
+        public Context aeronDirectoryName(final String aeronDirectoryName)
+        {
+            this.aeronDirectoryName = aeronDirectoryName;
+            return this;
+        }
+
+        public String aeronDirectoryName()
+        {
+            return aeronDirectoryName;
+        }
+
+        /**
+         * A {@code jdbc:postgresql://} URL, or empty (the default) for SQLite.
+         */
+        public Context jdbcUrl(final String jdbcUrl)
+        {
+            this.jdbcUrl = jdbcUrl;
+            return this;
+        }
+
+        public String jdbcUrl()
+        {
+            return jdbcUrl;
+        }
+
+        public Context user(final String user)
+        {
+            this.user = user;
+            return this;
+        }
+
+        public Context password(final String password)
+        {
+            this.password = password;
+            return this;
+        }
+
+        /**
+         * The SQLite file; by default {@code store/history.db} in the node's data directory.
+         */
+        public Context sqliteFile(final File sqliteFile)
+        {
+            this.sqliteFile = sqliteFile;
+            return this;
+        }
+
+        public File sqliteFile()
+        {
+            return sqliteFile != null ? sqliteFile : new File(new File(nodeDataDir, "store"), "history.db");
+        }
+
+        /**
+         * Rows per transaction at most while catching up; when caught up, each poll's rows commit at once.
+         */
+        public Context batchRows(final int batchRows)
+        {
+            if (batchRows < 1)
+            {
+                throw new IllegalArgumentException("store.batch.rows must be at least 1, not " + batchRows);
+            }
+            this.batchRows = batchRows;
+            return this;
+        }
+
+        public int batchRows()
+        {
+            return batchRows;
+        }
+
+        /**
+         * Take a store snapshot (saved with the fence) once this much log follows the last one: a restart replays at
+         * most this much log without writing, and the journal is kept from the store's snapshot.
+         */
+        public Context snapshotLogBytes(final long snapshotLogBytes)
+        {
+            if (snapshotLogBytes < 1)
+            {
+                throw new IllegalArgumentException("store.snapshot.log.bytes must be positive, not " + snapshotLogBytes);
+            }
+            this.snapshotLogBytes = snapshotLogBytes;
+            return this;
+        }
+
+        public long snapshotLogBytes()
+        {
+            return snapshotLogBytes;
+        }
+
+        public Context clusterId(final int clusterId)
+        {
+            this.clusterId = clusterId;
+            return this;
+        }
+
+        public int clusterId()
+        {
+            return clusterId;
+        }
+
+        /**
+         * Stream id of the archive replay to this store; distinct per reader of one media driver.
+         */
+        public Context replayStreamId(final int replayStreamId)
+        {
+            this.replayStreamId = replayStreamId;
+            return this;
+        }
+
+        public int replayStreamId()
+        {
+            return replayStreamId;
+        }
+
+        public Context log(final PrintStream log)
+        {
+            this.log = log;
+            return this;
+        }
+
+        public PrintStream log()
+        {
+            return log;
+        }
+    }
+
+    private final Context context;
+    private final StoreDatabase database;
+    private final Progress progress = new Progress();
+    private StoreAgent agent;
+    private AgentRunner runner;
+
+    private Store(final Context context, final StoreDatabase database)
+    {
+        this.context = context;
+        this.database = database;
+    }
+
+    /**
+     * Open (creating and migrating) the database, and write the store's retention floor into the node's data
+     * directory: call before the node starts purging, i.e. before launching an embedded node.
+     */
+    public static Store open(final Context context)
+    {
+        if (context.nodeDataDir() == null || context.aeronDirectoryName() == null)
+        {
+            throw new IllegalArgumentException("the store needs the node's data directory and media driver directory");
+        }
+        final StoreDatabase database = StoreDatabase.open(
+            context.jdbcUrl(), context.sqliteFile(), context.user, context.password);
+        try
+        {
+            final StoreDatabase.Fence fence = database.fence();
+            if (!context.nodeDataDir().isDirectory() && !context.nodeDataDir().mkdirs())
+            {
+                throw new IllegalStateException("cannot create " + context.nodeDataDir());
+            }
+            LogRetention.floor(context.nodeDataDir(), fence.snapshotLogPosition());
+            final Store store = new Store(context, database);
+            store.progress.fence(fence.logPosition(), fence.timestampNs());
+            return store;
+        }
+        catch (final SQLException | RuntimeException ex)
+        {
+            database.close();
+            throw ex instanceof SQLException ?
+                new StoreException("store database " + database.description(), ex) : (RuntimeException)ex;
+        }
+    }
+
+    /**
+     * Start following the log on a thread of its own.
+     */
+    public Store start()
+    {
+        if (runner != null)
+        {
+            throw new IllegalStateException("store already started");
+        }
+        agent = new StoreAgent(context, database, progress);
+        runner = new AgentRunner(
+            new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(10), TimeUnit.MILLISECONDS.toNanos(1)),
+            this::onError, null, agent);
+        AgentRunner.startOnThread(runner);
+        return this;
+    }
+
+    private void onError(final Throwable error)
+    {
+        if (progress.failure == null)
+        {
+            progress.failed(error);
+        }
+        context.log().println("bourse store: stopped on an error: " + progress.failure);
+    }
+
+    public StoreMetrics metrics()
+    {
+        return progress;
+    }
+
+    /**
+     * @return the database's description: the SQLite file or the JDBC URL.
+     */
+    public String databaseDescription()
+    {
+        return database.description();
+    }
+
+    /**
+     * The store engine's state hash, comparable with the node's engine state hash at the same log position. Read it
+     * only while the store is idle (caught up, no new log).
+     */
+    public long engineStateHash()
+    {
+        return agent.engineStateHash();
+    }
+
+    /**
+     * The store's engine, for tests: read it only while the store is idle.
+     */
+    io.bourse.engine.Engine engine()
+    {
+        return agent.engine();
+    }
+
+    /**
+     * @return the log position of the last message the store's engine applied (written or not).
+     */
+    public long appliedLogPosition()
+    {
+        return agent == null ? 0 : agent.appliedLogPosition();
+    }
+
+    /**
+     * Wait until the store has written all the log committed so far.
+     *
+     * @return true when caught up, false on timeout or when the store failed.
+     */
+    public boolean awaitCaughtUp(final long timeoutMs) throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() < deadlineNs)
+        {
+            if (progress.state() == StoreState.FAILED)
+            {
+                return false;
+            }
+            if (progress.state() == StoreState.FOLLOWING && progress.lagBytes() == 0 &&
+                progress.committedLogPosition() > 0)
+            {
+                return true;
+            }
+            Thread.sleep(5);
+        }
+        return false;
+    }
+
+    /**
+     * Stop following (a batch in progress is not committed: the next start writes it again from the fence) and close
+     * the database.
+     */
+    public void close()
+    {
+        CloseHelper.quietClose(runner);
+        database.close();
+        if (progress.state != StoreState.FAILED)
+        {
+            progress.state(StoreState.CLOSED);
+        }
+    }
+
+    /**
+     * The figures the agent publishes for other threads.
+     */
+    static final class Progress implements StoreMetrics
+    {
+        private volatile long fenceLogPosition;
+        private volatile long fenceTimestampNs;
+        private volatile long committedLogPosition;
+        private volatile long tradesWritten;
+        private volatile long rowsWritten;
+        private volatile long batchesCommitted;
+        private volatile StoreState state = StoreState.STARTING;
+        private volatile String failure;
+
+        void fence(final long logPosition, final long timestampNs)
+        {
+            fenceLogPosition = logPosition;
+            fenceTimestampNs = timestampNs;
+        }
+
+        void committed(final long logPosition)
+        {
+            committedLogPosition = logPosition;
+        }
+
+        void committedBatch(final long logPosition, final long timestampNs, final long trades, final long rows)
+        {
+            fence(logPosition, timestampNs);
+            tradesWritten = trades;
+            rowsWritten = rows;
+            batchesCommitted++;
+        }
+
+        void state(final StoreState state)
+        {
+            this.state = state;
+        }
+
+        void failed(final Throwable error)
+        {
+            failure = error.getClass().getSimpleName() + ": " + error.getMessage();
+            state = StoreState.FAILED;
+        }
+
+        public long fenceLogPosition()
+        {
+            return fenceLogPosition;
+        }
+
+        public long committedLogPosition()
+        {
+            return committedLogPosition;
+        }
+
+        public long lagBytes()
+        {
+            return Math.max(0, committedLogPosition - fenceLogPosition);
+        }
+
+        public double lagSeconds()
+        {
+            if (lagBytes() == 0)
+            {
+                return 0;
+            }
+            final long nowNs = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
+            return Math.max(0, nowNs - fenceTimestampNs) / 1e9;
+        }
+
+        public long tradesWritten()
+        {
+            return tradesWritten;
+        }
+
+        public long rowsWritten()
+        {
+            return rowsWritten;
+        }
+
+        public long batchesCommitted()
+        {
+            return batchesCommitted;
+        }
+
+        public StoreState state()
+        {
+            return state;
+        }
+
+        public String failure()
+        {
+            return failure;
+        }
+
+        public String toString()
+        {
+            return String.format("store %s: fence %,d, committed %,d, lag %,d bytes (%.3f s), %,d trades and %,d rows " +
+                "in %,d batches", state, fenceLogPosition, committedLogPosition, lagBytes(), lagSeconds(),
+                tradesWritten, rowsWritten, batchesCommitted);
+        }
+    }
+}

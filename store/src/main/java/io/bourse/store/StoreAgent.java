@@ -1,0 +1,328 @@
+package io.bourse.store;
+
+import io.aeron.Aeron;
+import io.aeron.CommonContext;
+import io.aeron.ControlledFragmentAssembler;
+import io.aeron.Image;
+import io.aeron.Subscription;
+import io.aeron.archive.client.AeronArchive;
+import io.aeron.cluster.ConsensusModule;
+import io.aeron.cluster.RecordingLog;
+import io.aeron.cluster.service.ClusterCounters;
+import io.aeron.logbuffer.ControlledFragmentHandler;
+import io.aeron.logbuffer.Header;
+import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.LogRetention;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.io.File;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The store's duty cycle: replays the node's log recording from the archive (following it live), applies each
+ * committed message to its own engine ({@link LogApplier}) and commits the resulting rows with the fence in batches.
+ * <p>
+ * Exactly once by construction: a row is written only for a message after the fence, and the fence moves in the same
+ * transaction as the rows; the engine is restored from the store's snapshot (taken at a fence, stored in the same
+ * transaction) and brought to the fence by replaying without writing. Only log at or below the cluster's commit
+ * position is read, so a message that a leader change could still remove is never written.
+ */
+final class StoreAgent implements Agent, ControlledFragmentHandler
+{
+    private static final long RETRY_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(250);
+    private static final int FRAGMENT_LIMIT = 1024;
+
+    private final Store.Context context;
+    private final StoreDatabase database;
+    private final Store.Progress progress;
+    private final HistoryWriter writer;
+    private final LogApplier applier;
+    private final ControlledFragmentAssembler assembler = new ControlledFragmentAssembler(this);
+    private final ExpandableArrayBuffer snapshotScratch = new ExpandableArrayBuffer(1 << 20);
+    private Aeron aeron;
+    private AeronArchive archive;
+    private Subscription subscription;
+    private Image image;
+    private int commitPositionCounterId = CountersReader.NULL_COUNTER_ID;
+
+    private long fenceLogPosition;
+    private long snapshotLogPosition;
+    private long appliedLogPosition;
+    private long appliedTimestampNs;
+    private long nextRetryNs;
+
+    StoreAgent(final Store.Context context, final StoreDatabase database, final Store.Progress progress)
+    {
+        this.context = context;
+        this.database = database;
+        this.progress = progress;
+        try
+        {
+            writer = new HistoryWriter(database);
+        }
+        catch (final SQLException ex)
+        {
+            throw new StoreException("store database " + database.description(), ex);
+        }
+        applier = new LogApplier(writer);
+    }
+
+    public void onStart()
+    {
+        try
+        {
+            final StoreDatabase.Fence fence = database.fence();
+            fenceLogPosition = fence.logPosition();
+            snapshotLogPosition = fence.snapshotLogPosition();
+            appliedTimestampNs = fence.timestampNs();
+            if (snapshotLogPosition > 0)
+            {
+                loadSnapshot();
+            }
+            appliedLogPosition = snapshotLogPosition;
+            progress.fence(fenceLogPosition, fenceTimestampNs());
+            context.log().printf("bourse store: %s, fence at log position %,d, restoring from %s%n",
+                database.description(), fenceLogPosition,
+                snapshotLogPosition == 0 ? "the start of the log" : "its snapshot at log position " +
+                    String.format("%,d", snapshotLogPosition));
+        }
+        catch (final SQLException ex)
+        {
+            throw fail(new StoreException("store database " + database.description(), ex));
+        }
+        aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(context.aeronDirectoryName()));
+    }
+
+    private long fenceTimestampNs()
+    {
+        return appliedTimestampNs;
+    }
+
+    private void loadSnapshot() throws SQLException
+    {
+        try (PreparedStatement select = database.connection().prepareStatement(
+            "SELECT log_position, engine, clients FROM store_snapshot WHERE id = 1");
+            ResultSet rows = select.executeQuery())
+        {
+            if (!rows.next() || rows.getLong(1) != snapshotLogPosition)
+            {
+                throw new IllegalStateException("store database " + database.description() +
+                    ": the fence names a snapshot at log position " + snapshotLogPosition + " that is not there");
+            }
+            applier.load(rows.getBytes(2), rows.getBytes(3));
+        }
+        database.connection().commit();
+    }
+
+    public int doWork()
+    {
+        try
+        {
+            if (image == null)
+            {
+                return connect();
+            }
+            final CountersReader counters = aeron.countersReader();
+            if (counters.getCounterState(commitPositionCounterId) != CountersReader.RECORD_ALLOCATED)
+            {
+                disconnect();
+                return 0;
+            }
+            final long committed = counters.getCounterValue(commitPositionCounterId);
+            progress.committed(committed);
+            final int fragments = image.boundedControlledPoll(assembler, committed, FRAGMENT_LIMIT);
+            final boolean caughtUp = fragments < FRAGMENT_LIMIT;
+            if (appliedLogPosition > fenceLogPosition &&
+                (writer.pendingRows() >= context.batchRows() || caughtUp))
+            {
+                commit();
+            }
+            if (fragments == 0 && image.isClosed())
+            {
+                disconnect();
+            }
+            return fragments;
+        }
+        catch (final SQLException ex)
+        {
+            throw fail(new StoreException("store database " + database.description(), ex));
+        }
+        catch (final RuntimeException ex)
+        {
+            throw fail(ex);
+        }
+    }
+
+    public Action onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        final long position = header.position();
+        writer.writing(position > fenceLogPosition);
+        writer.logPosition(position);
+        if (applier.onLogMessage(buffer, offset, length))
+        {
+            appliedTimestampNs = applier.lastTimestampNs();
+        }
+        appliedLogPosition = position;
+        if (position == fenceLogPosition)
+        {
+            progress.state(StoreState.FOLLOWING);
+        }
+        return writer.pendingRows() >= context.batchRows() ? Action.BREAK : Action.CONTINUE;
+    }
+
+    private void commit() throws SQLException
+    {
+        byte[] engineSnapshot = null;
+        byte[] clientsSnapshot = null;
+        long newSnapshotLogPosition = snapshotLogPosition;
+        if (appliedLogPosition - snapshotLogPosition >= context.snapshotLogBytes())
+        {
+            engineSnapshot = applier.engineSnapshot(snapshotScratch);
+            clientsSnapshot = applier.clientsSnapshot();
+            newSnapshotLogPosition = appliedLogPosition;
+        }
+        writer.commit(appliedLogPosition, appliedTimestampNs, newSnapshotLogPosition, engineSnapshot, clientsSnapshot);
+        fenceLogPosition = appliedLogPosition;
+        if (newSnapshotLogPosition != snapshotLogPosition)
+        {
+            snapshotLogPosition = newSnapshotLogPosition;
+            // After the commit: until then the journal must still be kept from the previous snapshot.
+            LogRetention.floor(context.nodeDataDir(), snapshotLogPosition);
+        }
+        progress.committedBatch(fenceLogPosition, appliedTimestampNs, writer.tradesWritten(), writer.rowsWritten());
+    }
+
+    /**
+     * Find the node's log recording and the commit position counter, and start a replay that follows the recording
+     * from where the store's engine is.
+     *
+     * @return 1 when connected.
+     */
+    private int connect()
+    {
+        final long nowNs = System.nanoTime();
+        if (nowNs < nextRetryNs)
+        {
+            return 0;
+        }
+        nextRetryNs = nowNs + RETRY_INTERVAL_NS;
+        final CountersReader counters = aeron.countersReader();
+        commitPositionCounterId = ClusterCounters.find(
+            counters, ConsensusModule.Configuration.COMMIT_POSITION_TYPE_ID, context.clusterId());
+        final long recordingId = logRecordingId();
+        if (commitPositionCounterId == CountersReader.NULL_COUNTER_ID || recordingId == Aeron.NULL_VALUE)
+        {
+            return 0;
+        }
+        if (archive == null)
+        {
+            archive = AeronArchive.connect(new AeronArchive.Context()
+                .aeron(aeron)
+                .ownsAeronClient(false)
+                .controlRequestChannel(ClusterNode.ARCHIVE_LOCAL_CONTROL_CHANNEL)
+                .controlResponseChannel(ClusterNode.ARCHIVE_LOCAL_CONTROL_CHANNEL));
+        }
+        final long startPosition = archive.getStartPosition(recordingId);
+        if (startPosition > appliedLogPosition)
+        {
+            throw new IllegalStateException("the node's journal starts at log position " + startPosition +
+                " but the store needs it from " + appliedLogPosition + " (its " +
+                (appliedLogPosition == 0 ? "database is empty" : "snapshot") + "): the log between was purged. " +
+                "Keep " + LogRetention.FILE_NAME + " in the node's data directory while the store is in use, " +
+                "or start the store on an empty database of a node whose journal starts at 0");
+        }
+        final String channel = CommonContext.IPC_CHANNEL;
+        subscription = archive.replay(
+            recordingId, appliedLogPosition, AeronArchive.REPLAY_ALL_AND_FOLLOW, channel, context.replayStreamId());
+        final long deadlineNs = nowNs + TimeUnit.SECONDS.toNanos(10);
+        while (subscription.imageCount() == 0)
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new IllegalStateException("the archive's replay of the log recording " + recordingId +
+                    " did not connect within 10 s");
+            }
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new AgentTerminationException(ex);
+            }
+        }
+        image = subscription.imageAtIndex(0);
+        progress.state(appliedLogPosition < fenceLogPosition ? StoreState.RESTORING : StoreState.FOLLOWING);
+        return 1;
+    }
+
+    private long logRecordingId()
+    {
+        final File clusterDir = new File(context.nodeDataDir(), "cluster");
+        if (!new File(clusterDir, RecordingLog.RECORDING_LOG_FILE_NAME).exists())
+        {
+            return Aeron.NULL_VALUE;
+        }
+        try (RecordingLog recordingLog = new RecordingLog(clusterDir, false))
+        {
+            return recordingLog.findLastTermRecordingId();
+        }
+    }
+
+    /**
+     * The replay ended (the node stopped): replay again from the last whole message applied once the node is back.
+     */
+    private void disconnect()
+    {
+        CloseHelper.quietClose(subscription);
+        subscription = null;
+        image = null;
+        CloseHelper.quietClose(archive);
+        archive = null;
+        // A message cut short by the end of the replay is read again whole.
+        assembler.clear();
+        progress.state(StoreState.WAITING_FOR_NODE);
+        nextRetryNs = System.nanoTime() + RETRY_INTERVAL_NS;
+    }
+
+    private RuntimeException fail(final RuntimeException ex)
+    {
+        progress.failed(ex);
+        return new AgentTerminationException(ex);
+    }
+
+    public void onClose()
+    {
+        CloseHelper.quietCloseAll(subscription, archive, aeron);
+        writer.close();
+    }
+
+    public String roleName()
+    {
+        return "bourse-store";
+    }
+
+    long engineStateHash()
+    {
+        return applier.engineStateHash();
+    }
+
+    io.bourse.engine.Engine engine()
+    {
+        return applier.engine();
+    }
+
+    long appliedLogPosition()
+    {
+        return appliedLogPosition;
+    }
+}

@@ -1,0 +1,288 @@
+package io.bourse.store;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The store's database: opens SQLite (in WAL mode) or PostgreSQL through JDBC, brings the schema up to date with the
+ * versioned migrations in {@code io/bourse/store/migrations}, and reads the store's fence and snapshot. One schema and
+ * one code path for both; the only difference is the 64-bit key type the migrations are given.
+ */
+public final class StoreDatabase implements AutoCloseable
+{
+    /**
+     * The database kinds supported.
+     */
+    public enum Dialect
+    {
+        SQLITE("INTEGER"),
+        POSTGRESQL("BIGINT");
+
+        private final String keyType;
+
+        Dialect(final String keyType)
+        {
+            this.keyType = keyType;
+        }
+    }
+
+    /**
+     * Migrations in order; version N is {@code V<N>__<name>.sql}. Add new ones at the end, never edit an applied one.
+     */
+    static final List<String> MIGRATIONS = List.of("V1__history.sql");
+
+    /**
+     * The store's position and snapshot as last committed.
+     *
+     * @param logPosition         the fence: every row for the log up to here is written, nothing after it.
+     * @param timestampNs         cluster time of the last message before the fence.
+     * @param snapshotLogPosition where the store's snapshot was taken, 0 for none (start from empty state).
+     */
+    public record Fence(long logPosition, long timestampNs, long snapshotLogPosition)
+    {
+    }
+
+    private final Connection connection;
+    private final Dialect dialect;
+    private final String description;
+
+    private StoreDatabase(final Connection connection, final Dialect dialect, final String description)
+    {
+        this.connection = connection;
+        this.dialect = dialect;
+        this.description = description;
+    }
+
+    /**
+     * Open the database and apply any migrations it has not had yet.
+     *
+     * @param jdbcUrl   a PostgreSQL JDBC URL ({@code jdbc:postgresql://...}), or empty for SQLite.
+     * @param sqliteFile the SQLite database file when {@code jdbcUrl} is empty.
+     * @param user      PostgreSQL user, may be null when given in the URL.
+     * @param password  PostgreSQL password, may be null.
+     * @throws IllegalArgumentException for a URL of an unsupported database.
+     * @throws IllegalStateException    naming the database when it cannot be opened or migrated.
+     */
+    public static StoreDatabase open(final String jdbcUrl, final File sqliteFile, final String user, final String password)
+    {
+        final Dialect dialect;
+        final String url;
+        final Properties properties = new Properties();
+        if (jdbcUrl == null || jdbcUrl.isEmpty())
+        {
+            dialect = Dialect.SQLITE;
+            final File parent = sqliteFile.getAbsoluteFile().getParentFile();
+            if (parent != null && !parent.isDirectory() && !parent.mkdirs())
+            {
+                throw new IllegalStateException("cannot create directory " + parent + " for the store database");
+            }
+            url = "jdbc:sqlite:" + sqliteFile.getPath();
+            properties.setProperty("journal_mode", "WAL");
+            // WAL with synchronous=NORMAL is durable against a crash of the process, which is the failure the fence
+            // protects against; a power loss may lose the last commits, which the store then writes again.
+            properties.setProperty("synchronous", "NORMAL");
+            properties.setProperty("busy_timeout", "10000");
+        }
+        else if (jdbcUrl.startsWith("jdbc:postgresql:"))
+        {
+            dialect = Dialect.POSTGRESQL;
+            url = jdbcUrl;
+            // Batches of inserts become multi-row inserts: one round trip per few hundred rows.
+            properties.setProperty("reWriteBatchedInserts", "true");
+            if (user != null && !user.isEmpty())
+            {
+                properties.setProperty("user", user);
+            }
+            if (password != null && !password.isEmpty())
+            {
+                properties.setProperty("password", password);
+            }
+        }
+        else
+        {
+            throw new IllegalArgumentException("store.jdbc.url: unsupported database '" + jdbcUrl +
+                "': give a jdbc:postgresql:// URL, or leave it empty for SQLite in the data directory");
+        }
+        final String description = dialect == Dialect.SQLITE ? "SQLite " + sqliteFile.getAbsolutePath() : jdbcUrl;
+        try
+        {
+            final Connection connection = DriverManager.getConnection(url, properties);
+            final StoreDatabase database = new StoreDatabase(connection, dialect, description);
+            try
+            {
+                database.migrate();
+            }
+            catch (final SQLException | RuntimeException ex)
+            {
+                database.close();
+                throw ex;
+            }
+            return database;
+        }
+        catch (final SQLException ex)
+        {
+            throw new IllegalStateException("store database " + description + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    public Dialect dialect()
+    {
+        return dialect;
+    }
+
+    /**
+     * @return what the database is, for messages: the SQLite file or the JDBC URL.
+     */
+    public String description()
+    {
+        return description;
+    }
+
+    /**
+     * The connection, in manual-commit mode. Used by one thread at a time.
+     */
+    Connection connection()
+    {
+        return connection;
+    }
+
+    /**
+     * @return the schema version the database is at.
+     */
+    public int schemaVersion() throws SQLException
+    {
+        try (Statement statement = connection.createStatement();
+            ResultSet rows = statement.executeQuery("SELECT MAX(version) FROM store_schema_version"))
+        {
+            return rows.next() ? rows.getInt(1) : 0;
+        }
+    }
+
+    /**
+     * @return the fence and snapshot position as last committed.
+     */
+    public Fence fence() throws SQLException
+    {
+        try (Statement statement = connection.createStatement();
+            ResultSet rows = statement.executeQuery(
+                "SELECT log_position, timestamp_ns, snapshot_log_position FROM store_fence WHERE id = 1"))
+        {
+            if (!rows.next())
+            {
+                throw new IllegalStateException("store database " + description + " has no fence row");
+            }
+            final Fence fence = new Fence(rows.getLong(1), rows.getLong(2), rows.getLong(3));
+            connection.commit();
+            return fence;
+        }
+    }
+
+    private void migrate() throws SQLException
+    {
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement())
+        {
+            statement.execute("CREATE TABLE IF NOT EXISTS store_schema_version (" +
+                "version INTEGER PRIMARY KEY, name VARCHAR(200) NOT NULL, applied_ms BIGINT NOT NULL)");
+            connection.commit();
+        }
+        if (dialect == Dialect.POSTGRESQL)
+        {
+            try (Statement statement = connection.createStatement())
+            {
+                // Two stores starting on one PostgreSQL database migrate one after the other.
+                statement.execute("LOCK TABLE store_schema_version IN EXCLUSIVE MODE");
+            }
+        }
+        final int current = schemaVersion();
+        if (current > MIGRATIONS.size())
+        {
+            connection.rollback();
+            throw new IllegalStateException("store database " + description + " is at schema version " + current +
+                ", newer than this build knows (" + MIGRATIONS.size() + ")");
+        }
+        for (int version = current + 1; version <= MIGRATIONS.size(); version++)
+        {
+            final String name = MIGRATIONS.get(version - 1);
+            // Comments first (they may hold semicolons), then one statement per semicolon.
+            final String sql = stripComments(readMigration(name)).replace("${key}", dialect.keyType);
+            try (Statement statement = connection.createStatement())
+            {
+                for (final String part : sql.split(";"))
+                {
+                    if (!part.isBlank())
+                    {
+                        statement.execute(part);
+                    }
+                }
+            }
+            try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO store_schema_version (version, name, applied_ms) VALUES (?, ?, ?)"))
+            {
+                insert.setInt(1, version);
+                insert.setString(2, name);
+                insert.setLong(3, System.currentTimeMillis());
+                insert.executeUpdate();
+            }
+        }
+        connection.commit();
+    }
+
+    private static String stripComments(final String sql)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final String line : sql.split("\n"))
+        {
+            if (!line.stripLeading().startsWith("--"))
+            {
+                text.append(line).append('\n');
+            }
+        }
+        return text.toString();
+    }
+
+    private static String readMigration(final String name)
+    {
+        try (InputStream in = StoreDatabase.class.getResourceAsStream("migrations/" + name))
+        {
+            if (in == null)
+            {
+                throw new IllegalStateException("migration " + name + " missing from the store's resources");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot read migration " + name, ex);
+        }
+    }
+
+    public void close()
+    {
+        try
+        {
+            if (!connection.isClosed())
+            {
+                if (!connection.getAutoCommit())
+                {
+                    connection.rollback();
+                }
+                connection.close();
+            }
+        }
+        catch (final SQLException ex)
+        {
+            throw new IllegalStateException("closing store database " + description + ": " + ex.getMessage(), ex);
+        }
+    }
+}
