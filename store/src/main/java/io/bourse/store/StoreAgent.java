@@ -236,8 +236,8 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             throw new IllegalStateException("the node's journal starts at log position " + startPosition +
                 " but the store needs it from " + appliedLogPosition + " (its " +
                 (appliedLogPosition == 0 ? "database is empty" : "snapshot") + "): the log between was purged. " +
-                "Keep " + LogRetention.FILE_NAME + " in the node's data directory while the store is in use, " +
-                "or start the store on an empty database of a node whose journal starts at 0");
+                "The node keeps the log the store needs while " + LogRetention.FILE_NAME + " is in its data " +
+                "directory; a store on an empty database needs a node whose journal was never purged");
         }
         final String channel = CommonContext.IPC_CHANNEL;
         subscription = archive.replay(

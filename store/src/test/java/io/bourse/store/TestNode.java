@@ -29,6 +29,8 @@ final class TestNode implements AutoCloseable
     final File dataDir;
     final String aeronDir;
     final int portBase;
+    /** What the node logged, also echoed to standard out. */
+    final StringBuffer logText = new StringBuffer();
     ClusterNode node;
 
     TestNode(final File baseDir, final java.util.function.UnaryOperator<ClusterNode.Context> configure)
@@ -45,7 +47,15 @@ final class TestNode implements AutoCloseable
         final ClusterNode launched = ClusterNode.launch(configure.apply(new ClusterNode.Context()
             .dataDir(dataDir)
             .portBase(portBase)
-            .aeronDirectoryName(aeronDir)));
+            .aeronDirectoryName(aeronDir)
+            .log(new java.io.PrintStream(new java.io.OutputStream()
+            {
+                public void write(final int b)
+                {
+                    logText.append((char)b);
+                    System.out.write(b);
+                }
+            }, true))));
         await("node leads", () -> launched.role() == Cluster.Role.LEADER);
         return launched;
     }

@@ -1,0 +1,133 @@
+package io.bourse.store;
+
+import io.aeron.cluster.RecordingLog;
+import io.bourse.cluster.LogRetention;
+import org.agrona.IoUtil;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The journal purge and the store: the node never purges log the store still needs (from the store's snapshot on),
+ * whatever its own snapshots allow; and without the store's retention floor it does purge, and a store that then
+ * needs the purged log refuses to start and says why.
+ */
+class StoreRetentionTest
+{
+    private File baseDir;
+    private TestNode node;
+
+    @BeforeEach
+    void startNode() throws Exception
+    {
+        baseDir = TestNode.tempDir();
+        // A small journal, so that a few hundred KiB of log span several segments and snapshots come often.
+        node = new TestNode(baseDir, context -> context
+            .logTermLength(64 * 1024)
+            .segmentFileLength(256 * 1024)
+            .snapshotLogBytes(200 * 1024)
+            .retainedSnapshots(1));
+    }
+
+    @AfterEach
+    void stop()
+    {
+        node.close();
+        IoUtil.delete(baseDir, true);
+    }
+
+    @Test
+    void purgeKeepsTheLogTheStoreStillNeeds() throws Exception
+    {
+        final long seed = System.nanoTime();
+        // The store opens (saying it needs the log from 0) but does not run while the node trades and snapshots.
+        final Store.Context context = node.storeContext().snapshotLogBytes(128 * 1024);
+        Store.open(context).close();
+        assertEquals(0, LogRetention.floor(node.dataDir));
+        try (Workload workload = new Workload(node, seed))
+        {
+            workload.setUp();
+            workload.trade(6_000);
+            workload.awaitAllAnswered();
+            TestNode.await("the node held its purge back for the store",
+                () -> node.logText.toString().contains("journal kept from log position 0 "));
+            assertEquals(0, firstLogSegmentBase(), "no log segment purged");
+
+            try (Store store = Store.open(context).start())
+            {
+                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up from the start: " + store.metrics());
+                final long nodeHash = node.awaitIdleEngineStateHash();
+                assertEquals(nodeHash, store.engineStateHash(), "seed " + seed);
+                final long floor = LogRetention.floor(node.dataDir);
+                assertTrue(floor > 0, "the store's snapshot moved its floor: " + floor);
+
+                // Now the store keeps up and its floor rises: the node purges, but never past the floor.
+                workload.trade(6_000);
+                workload.awaitAllAnswered();
+                TestNode.await(() -> "a purge once the store's floor rose: " + node.logText,
+                    () -> firstLogSegmentBase() > 0);
+                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
+                assertTrue(firstLogSegmentBase() <= LogRetention.floor(node.dataDir),
+                    "purged only before the store's floor");
+                try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+                {
+                    StoreChecks.assertTrades(database, workload.trades(), workload.tradeChecksum());
+                }
+            }
+            // A restart after the purge restores from the store's snapshot, which is after the purged log.
+            workload.trade(500);
+            workload.awaitAllAnswered();
+            final long nodeHash = node.awaitIdleEngineStateHash();
+            try (Store store = Store.open(context).start())
+            {
+                assertTrue(store.awaitCaughtUp(60_000), () -> "store restarted after a purge: " + store.metrics());
+                assertEquals(nodeHash, store.engineStateHash(), "seed " + seed);
+            }
+        }
+    }
+
+    @Test
+    void withoutTheFloorTheNodePurgesAndANewStoreRefusesToStart() throws Exception
+    {
+        try (Workload workload = new Workload(node, System.nanoTime()))
+        {
+            workload.setUp();
+            workload.trade(8_000);
+            workload.awaitAllAnswered();
+            TestNode.await(() -> "a purge: " + node.logText, () -> firstLogSegmentBase() > 0);
+        }
+        try (Store store = Store.open(node.storeContext()).start())
+        {
+            TestNode.await(() -> "store failed: " + store.metrics(), () -> store.metrics().state() == StoreState.FAILED);
+            assertTrue(store.metrics().failure().contains("was purged"), store.metrics().failure());
+        }
+    }
+
+    /**
+     * @return the base position of the oldest segment file of the log recording.
+     */
+    private long firstLogSegmentBase()
+    {
+        final long recordingId;
+        try (RecordingLog recordingLog = new RecordingLog(new File(node.dataDir, "cluster"), false))
+        {
+            recordingId = recordingLog.findLastTermRecordingId();
+        }
+        long first = Long.MAX_VALUE;
+        final File[] files = new File(node.dataDir, "archive").listFiles();
+        for (final File file : files == null ? new File[0] : files)
+        {
+            final String name = file.getName();
+            if (name.startsWith(recordingId + "-") && name.endsWith(".rec"))
+            {
+                first = Math.min(first, Long.parseLong(name.substring(name.indexOf('-') + 1, name.length() - 4)));
+            }
+        }
+        return first;
+    }
+}
