@@ -3,6 +3,9 @@ package io.bourse.app;
 import io.aeron.cluster.service.Cluster;
 import io.bourse.app.journal.JournalTool;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.store.Store;
+import io.bourse.store.StoreMetrics;
+import io.bourse.store.StoreState;
 import sun.misc.Signal;
 
 import java.io.File;
@@ -15,7 +18,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The one runnable jar: {@code run} (a single embedded node), {@code node} (one member of a cluster),
+ * The one runnable jar: {@code run} (a single embedded node, with the post-trade store), {@code node} (one member
+ * of a cluster), {@code store} (the post-trade store for a member on this machine),
  * {@code journal inspect|dump|verify|snapshot}, {@code help}. Usage errors exit with 2, failures with 1.
  */
 public final class Bourse
@@ -34,6 +38,9 @@ public final class Bourse
                                  applies the configured assets, instruments and demo accounts, then runs until
                                  SIGTERM or Ctrl-C, which stop it cleanly (with a snapshot)
           node                   one member of a cluster: --member-id N --member-hosts host0,host1,host2
+          store                  the post-trade store for a member running on this machine (same --config and
+                                 options as the member): writes its committed log to SQLite or PostgreSQL
+                                 (store.jdbc.url) and prints its lag, until SIGTERM or Ctrl-C
           journal inspect        a stopped node's journal: recordings, snapshots, message counts and bytes per type
           journal dump           the log as JSON lines       [--tail: only after the latest snapshot] [--limit N]
           journal verify         replay the log from the latest snapshot offline; print the state hash and rates
@@ -95,6 +102,7 @@ public final class Bourse
             {
                 case "run" -> run(options(rest, Set.of()), false);
                 case "node" -> run(options(rest, Set.of()), true);
+                case "store" -> store(options(rest, Set.of()));
                 case "journal" -> journal(rest);
                 case "help", "--help", "-h" ->
                 {
@@ -179,9 +187,28 @@ public final class Bourse
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
 
-        final ClusterNode node = ClusterNode.launch(context);
+        // The store's database opens first: it tells the node's journal purge which log the store still needs.
+        final Store store = !member && config.storeEnabled() ? Store.open(config.storeContext()) : null;
+        final ClusterNode node;
         try
         {
+            node = ClusterNode.launch(context);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (store != null)
+            {
+                store.close();
+            }
+            throw ex;
+        }
+        try
+        {
+            if (store != null)
+            {
+                store.start();
+                out.printf("bourse: post-trade store: %s%n", store.databaseDescription());
+            }
             if (!member)
             {
                 awaitLeader(node, stop);
@@ -195,7 +222,7 @@ public final class Bourse
                 context.ingressEndpoints());
             out.printf("bourse: media driver %s%n", context.aeronDirectoryName());
             out.println("bourse: running; stop with Ctrl-C or SIGTERM");
-            stop.await();
+            awaitStop(stop, store == null ? null : store.metrics(), config.storeReportIntervalMs());
         }
         catch (final InterruptedException ex)
         {
@@ -204,10 +231,76 @@ public final class Bourse
         finally
         {
             out.println("bourse: stopping");
+            if (store != null)
+            {
+                store.close();
+            }
             node.close();
         }
         out.println("bourse: stopped cleanly");
         return EXIT_OK;
+    }
+
+    /**
+     * The post-trade store alone, following a member that runs on this machine (it reads the member's journal through
+     * the member's media driver).
+     */
+    private int store(final Options options)
+    {
+        final BourseConfig config = config(options);
+        final CountDownLatch stop = new CountDownLatch(1);
+        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+        Signal.handle(new Signal("INT"), signal -> stop.countDown());
+        final Store.Context context = config.storeContext().log(out);
+        if (!new File(context.aeronDirectoryName()).isDirectory())
+        {
+            throw new IllegalStateException("no node runs on " + context.nodeDataDir().getAbsolutePath() +
+                " here (media driver " + context.aeronDirectoryName() + " not found): start the node first, " +
+                "with the same configuration");
+        }
+        try (Store store = Store.open(context).start())
+        {
+            out.printf("bourse: post-trade store %s for the node in %s; stop with Ctrl-C or SIGTERM%n",
+                store.databaseDescription(), context.nodeDataDir().getAbsolutePath());
+            awaitStop(stop, store.metrics(), Math.max(1_000, config.storeReportIntervalMs()));
+            out.println("bourse: stopping the store; " + store.metrics().summary());
+            return store.metrics().state() == StoreState.FAILED ? EXIT_FAILED : EXIT_OK;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return EXIT_FAILED;
+        }
+    }
+
+    /**
+     * Wait for a stop signal, printing the store's progress and lag every interval when it has changed, and at once
+     * when the store fails (the store then stays stopped: a restart resumes it from its fence).
+     */
+    private void awaitStop(final CountDownLatch stop, final StoreMetrics metrics, final long reportIntervalMs)
+        throws InterruptedException
+    {
+        if (metrics == null || reportIntervalMs == 0)
+        {
+            stop.await();
+            return;
+        }
+        String last = "";
+        boolean failureReported = false;
+        while (!stop.await(reportIntervalMs, TimeUnit.MILLISECONDS))
+        {
+            final String report = metrics.summary();
+            if (!report.equals(last))
+            {
+                out.println("bourse: " + report);
+                last = report;
+            }
+            if (metrics.state() == StoreState.FAILED && !failureReported)
+            {
+                err.println("bourse: the post-trade store stopped: " + metrics.failure());
+                failureReported = true;
+            }
+        }
     }
 
     private void bootstrap(final BourseConfig config, final ClusterNode.Context context)

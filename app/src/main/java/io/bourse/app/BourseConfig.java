@@ -3,6 +3,7 @@ package io.bourse.app;
 import io.bourse.cluster.ClusterNode;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.TradingState;
+import io.bourse.store.Store;
 
 import java.io.File;
 import java.io.IOException;
@@ -42,6 +43,9 @@ public final class BourseConfig
     private static final List<String> NODE_KEYS = List.of(
         "data.dir", "member.id", "member.hosts", "port.base", "aeron.dir", "snapshot.log.bytes", "snapshot.interval.ms",
         "snapshot.retained", "journal.segment.bytes", "log.term.bytes", "history.bytes");
+    private static final List<String> STORE_KEYS = List.of(
+        "store.enabled", "store.jdbc.url", "store.jdbc.user", "store.jdbc.password", "store.sqlite.file",
+        "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms");
     private static final List<String> INSTRUMENT_FIELDS = List.of(
         "id", "base", "quote", "price.scale", "tick", "quantity.scale", "lot", "min.quantity", "max.quantity",
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");
@@ -108,6 +112,7 @@ public final class BourseConfig
         }
         // Check every node value now, so that a bad one is reported before anything starts.
         nodeContext();
+        storeContext();
         readAssets();
         readInstruments();
         readAccounts();
@@ -202,6 +207,56 @@ public final class BourseConfig
         return context;
     }
 
+    /**
+     * @return whether {@code run} runs the post-trade store in the node's process.
+     */
+    public boolean storeEnabled()
+    {
+        final String text = string("store.enabled", "true");
+        if (!text.equals("true") && !text.equals("false"))
+        {
+            throw new ConfigException("configuration key 'store.enabled': expected true or false, got '" + text + "'");
+        }
+        return text.equals("true");
+    }
+
+    /**
+     * @return the post-trade store's context for this node (its data directory and media driver) as configured.
+     */
+    public Store.Context storeContext()
+    {
+        storeEnabled();
+        final ClusterNode.Context node = nodeContext();
+        final Store.Context context = new Store.Context()
+            .nodeDataDir(node.dataDir())
+            .aeronDirectoryName(node.aeronDirectoryName())
+            .jdbcUrl(string("store.jdbc.url", ""))
+            .user(string("store.jdbc.user", ""))
+            .password(string("store.jdbc.password", ""))
+            .batchRows(integer("store.batch.rows", 20_000, 1, 10_000_000))
+            .snapshotLogBytes(longValue("store.snapshot.log.bytes", 64L * 1024 * 1024, 1, Long.MAX_VALUE));
+        final String url = context.jdbcUrl();
+        if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:"))
+        {
+            throw new ConfigException("configuration key 'store.jdbc.url': expected empty (SQLite in the data " +
+                "directory) or a jdbc:postgresql:// URL, got '" + url + "'");
+        }
+        final String sqliteFile = string("store.sqlite.file", "");
+        if (!sqliteFile.isEmpty())
+        {
+            context.sqliteFile(new File(sqliteFile));
+        }
+        return context;
+    }
+
+    /**
+     * @return how often {@code run} and {@code store} print the store's progress and lag, 0 for never.
+     */
+    public long storeReportIntervalMs()
+    {
+        return longValue("store.report.interval.ms", 10_000, 0, Long.MAX_VALUE);
+    }
+
     public List<AssetConfig> assets()
     {
         return List.copyOf(assets.values());
@@ -219,7 +274,7 @@ public final class BourseConfig
 
     private void checkKnown(final String key)
     {
-        if (NODE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches())
+        if (NODE_KEYS.contains(key) || STORE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches())
         {
             return;
         }

@@ -93,6 +93,25 @@ class BourseConfigTest
     }
 
     @Test
+    void storeKeysConfigureThePostTradeStore()
+    {
+        final BourseConfig defaults = BourseConfig.load(null, Map.of());
+        assertTrue(defaults.storeEnabled());
+        assertEquals("", defaults.storeContext().jdbcUrl(), "SQLite by default");
+        assertEquals(new File(new File("data", "store"), "history.db"), defaults.storeContext().sqliteFile());
+        final BourseConfig postgres = BourseConfig.load(null, Map.of("store.jdbc.url",
+            "jdbc:postgresql://127.0.0.1:5432/bourse", "store.batch.rows", "500", "store.enabled", "false"));
+        assertEquals("jdbc:postgresql://127.0.0.1:5432/bourse", postgres.storeContext().jdbcUrl());
+        assertEquals(500, postgres.storeContext().batchRows());
+        assertEquals(false, postgres.storeEnabled());
+
+        assertMessage(Map.of("store.jdbc.url", "jdbc:mysql://x/y"), "configuration key 'store.jdbc.url': expected empty");
+        assertMessage(Map.of("store.enabled", "yes"), "configuration key 'store.enabled': expected true or false");
+        assertMessage(Map.of("store.batch.rows", "0"), "configuration key 'store.batch.rows': expected 1 to");
+        assertMessage(Map.of("store.colour", "red"), "unknown configuration key 'store.colour'");
+    }
+
+    @Test
     void missingFileIsReported()
     {
         final BourseConfig.ConfigException ex = assertThrows(BourseConfig.ConfigException.class,

@@ -423,9 +423,7 @@ public final class Store implements AutoCloseable
 
         public String toString()
         {
-            return String.format("store %s: fence %,d, committed %,d, lag %,d bytes (%.3f s), %,d trades and %,d rows " +
-                "in %,d batches", state, fenceLogPosition, committedLogPosition, lagBytes(), lagSeconds(),
-                tradesWritten, rowsWritten, batchesCommitted);
+            return summary();
         }
     }
 }

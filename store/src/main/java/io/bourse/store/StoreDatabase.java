@@ -116,6 +116,15 @@ public final class StoreDatabase implements AutoCloseable
         final String description = dialect == Dialect.SQLITE ? "SQLite " + sqliteFile.getAbsolutePath() : jdbcUrl;
         try
         {
+            // Registered by name: in a shaded jar the drivers' service files may not both survive.
+            Class.forName(dialect == Dialect.SQLITE ? "org.sqlite.JDBC" : "org.postgresql.Driver");
+        }
+        catch (final ClassNotFoundException ex)
+        {
+            throw new IllegalStateException("JDBC driver for " + dialect + " missing from the class path", ex);
+        }
+        try
+        {
             final Connection connection = DriverManager.getConnection(url, properties);
             final StoreDatabase database = new StoreDatabase(connection, dialect, description);
             try

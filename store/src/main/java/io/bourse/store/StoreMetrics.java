@@ -51,4 +51,14 @@ public interface StoreMetrics
      * @return why the store stopped, when {@link #state()} is {@link StoreState#FAILED}, else null.
      */
     String failure();
+
+    /**
+     * @return a one-line summary for logs and the command line.
+     */
+    default String summary()
+    {
+        return String.format("store %s: fence %,d, committed %,d, lag %,d bytes (%.3f s), %,d trades and %,d rows " +
+            "in %,d batches", state(), fenceLogPosition(), committedLogPosition(), lagBytes(), lagSeconds(),
+            tradesWritten(), rowsWritten(), batchesCommitted());
+    }
 }
