@@ -92,6 +92,10 @@ public final class StoreDatabase implements AutoCloseable
             // protects against; a power loss may lose the last commits, which the store then writes again.
             properties.setProperty("synchronous", "NORMAL");
             properties.setProperty("busy_timeout", "10000");
+            // The indexes of a growing history outgrow SQLite's 2 MB default page cache within seconds of ingest; a
+            // larger cache keeps their hot pages in memory. Fewer, larger checkpoints of the WAL.
+            properties.setProperty("cache_size", "-131072");
+            properties.setProperty("wal_autocheckpoint", "16384");
         }
         else if (jdbcUrl.startsWith("jdbc:postgresql:"))
         {

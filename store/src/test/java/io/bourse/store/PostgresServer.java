@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  * 127.0.0.1 on a free port (and a Unix socket in that directory only), stopped and deleted by {@link #close()}.
  * PostgreSQL refuses to run as root, so when the tests run as root (as on CI) the server runs as the {@code postgres}
  * user through {@code runuser}. The binaries come from Debian's postgresql package (installed by {@code .ci/run}).
+ * Also used by the store benchmark.
  */
-final class PostgresServer implements AutoCloseable
+public final class PostgresServer implements AutoCloseable
 {
     private static final long COMMAND_TIMEOUT_S = 120;
 
@@ -39,7 +40,7 @@ final class PostgresServer implements AutoCloseable
         this.asPostgresUser = asPostgresUser;
     }
 
-    static PostgresServer start() throws Exception
+    public static PostgresServer start() throws Exception
     {
         final File binDir = findBinDir();
         final boolean root = "root".equals(System.getProperty("user.name"));
@@ -82,7 +83,7 @@ final class PostgresServer implements AutoCloseable
     /**
      * @return a JDBC URL of a database of its own, created now.
      */
-    String newDatabase(final String name) throws Exception
+    public String newDatabase(final String name) throws Exception
     {
         try (Connection connection = DriverManager.getConnection(
             "jdbc:postgresql://127.0.0.1:" + port + "/postgres", "bourse", "");
@@ -93,7 +94,7 @@ final class PostgresServer implements AutoCloseable
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?user=bourse";
     }
 
-    String jdbcUrl()
+    public String jdbcUrl()
     {
         return "jdbc:postgresql://127.0.0.1:" + port + "/bourse?user=bourse";
     }

@@ -1,0 +1,214 @@
+package io.bourse.bench;
+
+import io.bourse.store.PostgresServer;
+import io.bourse.store.Store;
+import io.bourse.store.StoreMetrics;
+import io.bourse.store.StoreState;
+import org.agrona.IoUtil;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Post-trade store benchmarks, on an embedded node driven by {@link ClusterBenchmark.Driver} with {@link OrderFlow}:
+ * <ul>
+ *     <li>{@code ingest [commands] [sqlite|postgresql|both]}: a journal of that many commands is written with no store running, then a store
+ *     on SQLite, and one on a PostgreSQL server started for the run, each write the whole backlog from the start of
+ *     the log: trades and rows per second, with the per-second rate while it ran.</li>
+ *     <li>{@code impact [commands] [runs]}: the node's throughput (commands sent as fast as the client's window allows,
+ *     until all are answered) without and with a store (SQLite) following it live, alternating, on fresh nodes; then
+ *     how far behind the store was when the load stopped and how long it took to reach zero lag.</li>
+ * </ul>
+ */
+public final class StoreBenchmark
+{
+    private static final long TIMEOUT_NS = TimeUnit.MINUTES.toNanos(10);
+
+    private StoreBenchmark()
+    {
+    }
+
+    public static void main(final String[] args) throws Exception
+    {
+        final String what = args.length > 0 ? args[0] : "all";
+        switch (what)
+        {
+            case "ingest" -> ingest(args.length > 1 ? Integer.parseInt(args[1]) : 3_000_000,
+                args.length > 2 ? args[2] : "both");
+            case "impact" -> impact(
+                args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000, args.length > 2 ? Integer.parseInt(args[2]) : 3);
+            case "all" ->
+            {
+                ingest(3_000_000, "both");
+                impact(1_000_000, 3);
+            }
+            default -> throw new IllegalArgumentException(
+                "usage: StoreBenchmark ingest [commands] [sqlite|postgresql|both] | impact [commands] [runs] | all");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ ingest
+
+    private static void ingest(final int commands, final String databases) throws Exception
+    {
+        System.out.printf("== store ingest: a journal of %,d commands, then written by the store from the start%n",
+            commands);
+        final File dir = Files.createTempDirectory("bourse-bench-store").toFile();
+        try (ClusterBenchmark.Driver driver = new ClusterBenchmark.Driver(dir, ClusterBenchmark.freePortBase()))
+        {
+            final OrderFlow flow = new OrderFlow(1);
+            driver.setUp(flow);
+            final long startNs = System.nanoTime();
+            for (int i = 0; i < commands; i++)
+            {
+                driver.sendFlow(flow);
+            }
+            driver.awaitAllAnswered();
+            final double seconds = (System.nanoTime() - startNs) / 1e9;
+            System.out.printf("wrote %,d commands through the node in %.1f s (%,.0f commands/s): %s%n",
+                commands, seconds, commands / seconds, driver.eventTally());
+
+            final Store.Context context = new Store.Context()
+                .nodeDataDir(dir)
+                .aeronDirectoryName(driver.node.context().aeronDirectoryName());
+            if (!databases.equals("postgresql"))
+            {
+                ingestInto("SQLite", context.sqliteFile(new File(dir, "bench-history.db")));
+            }
+            if (!databases.equals("sqlite"))
+            {
+                try (PostgresServer postgres = PostgresServer.start())
+                {
+                    ingestInto("PostgreSQL", context.jdbcUrl(postgres.jdbcUrl()));
+                }
+            }
+        }
+        finally
+        {
+            IoUtil.delete(dir, true);
+        }
+    }
+
+    private static void ingestInto(final String name, final Store.Context context) throws InterruptedException
+    {
+        try (Store store = Store.open(context))
+        {
+            final StoreMetrics metrics = store.metrics();
+            final List<Long> perSecond = new ArrayList<>();
+            final long startNs = System.nanoTime();
+            store.start();
+            long lastTrades = 0;
+            long nextSampleNs = startNs + TimeUnit.SECONDS.toNanos(1);
+            while (!(metrics.state() == StoreState.FOLLOWING && metrics.lagBytes() == 0 &&
+                metrics.committedLogPosition() > 0))
+            {
+                if (metrics.state() == StoreState.FAILED)
+                {
+                    throw new IllegalStateException(name + ": " + metrics.failure());
+                }
+                if (System.nanoTime() - startNs > TIMEOUT_NS)
+                {
+                    throw new IllegalStateException(name + ": not caught up in 10 minutes: " + metrics.summary());
+                }
+                if (System.nanoTime() >= nextSampleNs)
+                {
+                    final long trades = metrics.tradesWritten();
+                    perSecond.add(trades - lastTrades);
+                    lastTrades = trades;
+                    nextSampleNs += TimeUnit.SECONDS.toNanos(1);
+                }
+                Thread.sleep(1);
+            }
+            final double seconds = (System.nanoTime() - startNs) / 1e9;
+            final long[] rates = perSecond.stream().mapToLong(Long::longValue).sorted().toArray();
+            System.out.printf("%s: %,d trades and %,d rows (%,d transactions) in %.2f s: %,.0f trades/s, %,.0f rows/s; " +
+                "per full second: min %,d, median %,d, max %,d trades/s (%d samples)%n",
+                name, metrics.tradesWritten(), metrics.rowsWritten(), metrics.batchesCommitted(), seconds,
+                metrics.tradesWritten() / seconds, metrics.rowsWritten() / seconds,
+                rates.length > 0 ? rates[0] : 0, rates.length > 0 ? rates[rates.length / 2] : 0,
+                rates.length > 0 ? rates[rates.length - 1] : 0, rates.length);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ impact
+
+    private static void impact(final int commands, final int runs) throws Exception
+    {
+        System.out.printf("== store impact: node throughput for %,d commands, without and with the store (SQLite) " +
+            "following live, %d runs each, alternating, after one warm-up run%n", commands, runs);
+        run(commands, false);
+        final double[] without = new double[runs];
+        final double[] with = new double[runs];
+        for (int i = 0; i < runs; i++)
+        {
+            without[i] = run(commands, false);
+            with[i] = run(commands, true);
+        }
+        Arrays.sort(without);
+        Arrays.sort(with);
+        final double medianWithout = without[runs / 2];
+        final double medianWith = with[runs / 2];
+        System.out.printf("node throughput, median of %d: without store %,.0f commands/s, with store %,.0f " +
+            "commands/s: %+.1f %%%n", runs, medianWithout, medianWith, (medianWith / medianWithout - 1) * 100);
+    }
+
+    /**
+     * @return commands per second through the node.
+     */
+    private static double run(final int commands, final boolean withStore) throws Exception
+    {
+        final File dir = Files.createTempDirectory("bourse-bench-store-impact").toFile();
+        try (ClusterBenchmark.Driver driver = new ClusterBenchmark.Driver(dir, ClusterBenchmark.freePortBase()))
+        {
+            final Store store = withStore ? Store.open(new Store.Context()
+                .nodeDataDir(dir)
+                .aeronDirectoryName(driver.node.context().aeronDirectoryName())
+                .log(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))).start() : null;
+            try
+            {
+                final OrderFlow flow = new OrderFlow(7);
+                driver.setUp(flow);
+                driver.awaitAllAnswered();
+                final long startNs = System.nanoTime();
+                for (int i = 0; i < commands; i++)
+                {
+                    driver.sendFlow(flow);
+                }
+                driver.awaitAllAnswered();
+                final long endNs = System.nanoTime();
+                final double rate = commands / ((endNs - startNs) / 1e9);
+                if (store == null)
+                {
+                    System.out.printf("without store: %,.0f commands/s%n", rate);
+                    return rate;
+                }
+                final StoreMetrics metrics = store.metrics();
+                final long lagBytes = metrics.lagBytes();
+                final double lagSeconds = metrics.lagSeconds();
+                if (!store.awaitCaughtUp(TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS)))
+                {
+                    throw new IllegalStateException("store did not catch up: " + metrics.summary());
+                }
+                System.out.printf("with store:    %,.0f commands/s; store lag when the load stopped %,d bytes " +
+                    "(%.2f s), zero %.2f s later; %,d trades written%n", rate, lagBytes, lagSeconds,
+                    (System.nanoTime() - endNs) / 1e9, metrics.tradesWritten());
+                return rate;
+            }
+            finally
+            {
+                if (store != null)
+                {
+                    store.close();
+                }
+            }
+        }
+        finally
+        {
+            IoUtil.delete(dir, true);
+        }
+    }
+}
