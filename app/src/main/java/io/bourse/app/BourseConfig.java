@@ -45,7 +45,7 @@ public final class BourseConfig
         "snapshot.retained", "journal.segment.bytes", "log.term.bytes", "history.bytes");
     private static final List<String> STORE_KEYS = List.of(
         "store.enabled", "store.jdbc.url", "store.jdbc.user", "store.jdbc.password", "store.sqlite.file",
-        "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms");
+        "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms", "store.thread.nice");
     private static final List<String> INSTRUMENT_FIELDS = List.of(
         "id", "base", "quote", "price.scale", "tick", "quantity.scale", "lot", "min.quantity", "max.quantity",
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");
@@ -234,7 +234,8 @@ public final class BourseConfig
             .user(string("store.jdbc.user", ""))
             .password(string("store.jdbc.password", ""))
             .batchRows(integer("store.batch.rows", 20_000, 1, 10_000_000))
-            .snapshotLogBytes(longValue("store.snapshot.log.bytes", 64L * 1024 * 1024, 1, Long.MAX_VALUE));
+            .snapshotLogBytes(longValue("store.snapshot.log.bytes", 64L * 1024 * 1024, 1, Long.MAX_VALUE))
+            .threadNice(integer("store.thread.nice", 19, 0, 19));
         final String url = context.jdbcUrl();
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:"))
         {

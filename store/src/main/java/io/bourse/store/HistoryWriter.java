@@ -36,14 +36,14 @@ final class HistoryWriter implements EngineListener, AutoCloseable
     private static final String[] BALANCE_REASONS = reasonNames();
 
     private final Connection connection;
-    private final PreparedStatement insertTrade;
-    private final PreparedStatement insertOrder;
+    private final RowBatch trades;
+    private final RowBatch newOrders;
     private final PreparedStatement updateOrderFill;
     private final PreparedStatement updateOrderTerms;
-    private final PreparedStatement insertOrderEvent;
-    private final PreparedStatement insertLedger;
+    private final RowBatch orderEvents;
+    private final RowBatch ledger;
     private final PreparedStatement upsertBalance;
-    private final PreparedStatement insertTransfer;
+    private final RowBatch transfers;
     private final PreparedStatement updateFence;
     private final PreparedStatement deleteSnapshot;
     private final PreparedStatement insertSnapshot;
@@ -66,28 +66,25 @@ final class HistoryWriter implements EngineListener, AutoCloseable
     HistoryWriter(final StoreDatabase database) throws SQLException
     {
         connection = database.connection();
-        insertTrade = connection.prepareStatement("INSERT INTO trades (trade_id, instrument_id, price, quantity, " +
-            "taker_side, maker_order_id, maker_account_id, maker_fee, taker_order_id, taker_account_id, taker_fee, " +
-            "timestamp_ns, log_position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        insertOrder = connection.prepareStatement("INSERT INTO orders (order_id, account_id, client_order_id, " +
-            "instrument_id, side, order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, " +
-            "executed_notional, status, created_ns, updated_ns, log_position) " +
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        trades = RowBatch.of(database, "trades", "trade_id, instrument_id, price, quantity, taker_side, " +
+            "maker_order_id, maker_account_id, maker_fee, taker_order_id, taker_account_id, taker_fee, timestamp_ns, " +
+            "log_position");
+        newOrders = RowBatch.of(database, "orders", "order_id, account_id, client_order_id, instrument_id, side, " +
+            "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
+            "created_ns, updated_ns, log_position");
         updateOrderFill = connection.prepareStatement("UPDATE orders SET filled_quantity = ?, remaining_quantity = ?, " +
             "executed_notional = ?, status = ?, updated_ns = ?, log_position = ? WHERE order_id = ?");
         updateOrderTerms = connection.prepareStatement("UPDATE orders SET client_order_id = ?, price = ?, quantity = ?, " +
             "filled_quantity = ?, remaining_quantity = ?, status = ?, updated_ns = ?, log_position = ? WHERE order_id = ?");
-        insertOrderEvent = connection.prepareStatement("INSERT INTO order_events (event_id, order_id, account_id, kind, " +
-            "client_order_id, price, quantity, filled_quantity, reason, timestamp_ns, log_position) " +
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        insertLedger = connection.prepareStatement("INSERT INTO ledger (entry_id, account_id, asset_id, reason, " +
-            "available_delta, reserved_delta, available, reserved, timestamp_ns, log_position) " +
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        orderEvents = RowBatch.of(database, "order_events", "event_id, order_id, account_id, kind, client_order_id, " +
+            "price, quantity, filled_quantity, reason, timestamp_ns, log_position");
+        ledger = RowBatch.of(database, "ledger", "entry_id, account_id, asset_id, reason, available_delta, " +
+            "reserved_delta, available, reserved, timestamp_ns, log_position");
         upsertBalance = connection.prepareStatement("INSERT INTO balances (account_id, asset_id, available, reserved, " +
             "updated_ns) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, asset_id) DO UPDATE SET " +
             "available = excluded.available, reserved = excluded.reserved, updated_ns = excluded.updated_ns");
-        insertTransfer = connection.prepareStatement("INSERT INTO transfers (transfer_id, transaction_id, account_id, " +
-            "asset_id, amount, direction, applied, timestamp_ns, log_position) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        transfers = RowBatch.of(database, "transfers", "transfer_id, transaction_id, account_id, asset_id, amount, " +
+            "direction, applied, timestamp_ns, log_position");
         updateFence = connection.prepareStatement(
             "UPDATE store_fence SET log_position = ?, timestamp_ns = ?, snapshot_log_position = ? WHERE id = 1");
         deleteSnapshot = connection.prepareStatement("DELETE FROM store_snapshot");
@@ -180,14 +177,14 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         {
             flushOrders();
             flushBalances();
-            insertOrder.executeBatch();
-            insertTrade.executeBatch();
+            newOrders.flush();
+            trades.flush();
             updateOrderTerms.executeBatch();
             updateOrderFill.executeBatch();
-            insertOrderEvent.executeBatch();
-            insertLedger.executeBatch();
+            orderEvents.flush();
+            ledger.flush();
             upsertBalance.executeBatch();
-            insertTransfer.executeBatch();
+            transfers.flush();
             if (engineSnapshot != null)
             {
                 deleteSnapshot.executeUpdate();
@@ -222,24 +219,11 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         {
             if (row.isNew)
             {
-                int i = 1;
-                insertOrder.setLong(i++, row.orderId);
-                insertOrder.setLong(i++, row.accountId);
-                insertOrder.setLong(i++, row.clientOrderId);
-                insertOrder.setInt(i++, row.instrumentId);
-                insertOrder.setString(i++, row.side);
-                insertOrder.setString(i++, row.orderType);
-                insertOrder.setString(i++, row.timeInForce);
-                insertOrder.setLong(i++, row.price);
-                insertOrder.setLong(i++, row.quantity);
-                insertOrder.setLong(i++, row.filledQuantity);
-                insertOrder.setLong(i++, row.remainingQuantity);
-                insertOrder.setLong(i++, row.executedNotional);
-                insertOrder.setString(i++, row.status);
-                insertOrder.setLong(i++, row.createdNs);
-                insertOrder.setLong(i++, row.updatedNs);
-                insertOrder.setLong(i, row.logPosition);
-                insertOrder.addBatch();
+                newOrders.column(row.orderId).column(row.accountId).column(row.clientOrderId).column(row.instrumentId)
+                    .column(row.side).column(row.orderType).column(row.timeInForce).column(row.price)
+                    .column(row.quantity).column(row.filledQuantity).column(row.remainingQuantity)
+                    .column(row.executedNotional).column(row.status).column(row.createdNs).column(row.updatedNs)
+                    .column(row.logPosition).endRow();
             }
             else
             {
@@ -312,19 +296,9 @@ final class HistoryWriter implements EngineListener, AutoCloseable
     {
         try
         {
-            int i = 1;
-            insertOrderEvent.setLong(i++, nextOrderEventId++);
-            insertOrderEvent.setLong(i++, orderId);
-            insertOrderEvent.setLong(i++, accountId);
-            insertOrderEvent.setString(i++, kind);
-            insertOrderEvent.setLong(i++, clientOrderId);
-            insertOrderEvent.setLong(i++, price);
-            insertOrderEvent.setLong(i++, quantity);
-            insertOrderEvent.setLong(i++, filledQuantity);
-            insertOrderEvent.setString(i++, reason);
-            insertOrderEvent.setLong(i++, timestampNs);
-            insertOrderEvent.setLong(i, logPosition);
-            insertOrderEvent.addBatch();
+            orderEvents.column(nextOrderEventId++).column(orderId).column(accountId).column(kind).column(clientOrderId)
+                .column(price).column(quantity).column(filledQuantity).column(reason).column(timestampNs)
+                .column(logPosition).endRow();
             pendingRows++;
         }
         catch (final SQLException ex)
@@ -383,21 +357,9 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         }
         try
         {
-            int i = 1;
-            insertTrade.setLong(i++, tradeId);
-            insertTrade.setInt(i++, instrumentId);
-            insertTrade.setLong(i++, price);
-            insertTrade.setLong(i++, quantity);
-            insertTrade.setString(i++, takerSide.name());
-            insertTrade.setLong(i++, makerOrderId);
-            insertTrade.setLong(i++, makerAccountId);
-            insertTrade.setLong(i++, makerFee);
-            insertTrade.setLong(i++, takerOrderId);
-            insertTrade.setLong(i++, takerAccountId);
-            insertTrade.setLong(i++, takerFee);
-            insertTrade.setLong(i++, timestampNs);
-            insertTrade.setLong(i, logPosition);
-            insertTrade.addBatch();
+            trades.column(tradeId).column(instrumentId).column(price).column(quantity).column(takerSide.name())
+                .column(makerOrderId).column(makerAccountId).column(makerFee).column(takerOrderId).column(takerAccountId)
+                .column(takerFee).column(timestampNs).column(logPosition).endRow();
         }
         catch (final SQLException ex)
         {
@@ -542,18 +504,9 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         }
         try
         {
-            int i = 1;
-            insertLedger.setLong(i++, nextLedgerEntryId++);
-            insertLedger.setLong(i++, accountId);
-            insertLedger.setInt(i++, assetId);
-            insertLedger.setString(i++, BALANCE_REASONS[reason.value()]);
-            insertLedger.setLong(i++, availableDelta);
-            insertLedger.setLong(i++, reservedDelta);
-            insertLedger.setLong(i++, available);
-            insertLedger.setLong(i++, reserved);
-            insertLedger.setLong(i++, timestampNs);
-            insertLedger.setLong(i, logPosition);
-            insertLedger.addBatch();
+            ledger.column(nextLedgerEntryId++).column(accountId).column(assetId).column(BALANCE_REASONS[reason.value()])
+                .column(availableDelta).column(reservedDelta).column(available).column(reserved).column(timestampNs)
+                .column(logPosition).endRow();
         }
         catch (final SQLException ex)
         {
@@ -582,17 +535,8 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         }
         try
         {
-            int i = 1;
-            insertTransfer.setLong(i++, nextTransferId++);
-            insertTransfer.setLong(i++, transactionId);
-            insertTransfer.setLong(i++, accountId);
-            insertTransfer.setInt(i++, assetId);
-            insertTransfer.setLong(i++, amount);
-            insertTransfer.setString(i++, direction.name());
-            insertTransfer.setBoolean(i++, applied);
-            insertTransfer.setLong(i++, timestampNs);
-            insertTransfer.setLong(i, logPosition);
-            insertTransfer.addBatch();
+            transfers.column(nextTransferId++).column(transactionId).column(accountId).column(assetId).column(amount)
+                .column(direction.name()).column(applied).column(timestampNs).column(logPosition).endRow();
         }
         catch (final SQLException ex)
         {
@@ -635,17 +579,21 @@ final class HistoryWriter implements EngineListener, AutoCloseable
 
     public void close()
     {
-        for (final Statement statement : List.of(insertTrade, insertOrder, updateOrderFill, updateOrderTerms,
-            insertOrderEvent, insertLedger, upsertBalance, insertTransfer, updateFence, deleteSnapshot, insertSnapshot))
+        try
         {
-            try
+            for (final RowBatch batch : List.of(trades, newOrders, orderEvents, ledger, transfers))
+            {
+                batch.close();
+            }
+            for (final Statement statement : List.of(
+                updateOrderFill, updateOrderTerms, upsertBalance, updateFence, deleteSnapshot, insertSnapshot))
             {
                 statement.close();
             }
-            catch (final SQLException ex)
-            {
-                throw new StoreException("closing statements", ex);
-            }
+        }
+        catch (final SQLException ex)
+        {
+            throw new StoreException("closing statements", ex);
         }
     }
 

@@ -37,6 +37,7 @@ public final class Store implements AutoCloseable
         private long snapshotLogBytes = 64L * 1024 * 1024;
         private int clusterId;
         private int replayStreamId = 0x5707;
+        private int threadNice = 19;
         private PrintStream log = System.out;
 
         /**
@@ -167,6 +168,25 @@ public final class Store implements AutoCloseable
         public int replayStreamId()
         {
             return replayStreamId;
+        }
+
+        /**
+         * The Linux nice value of the store's thread, 0 to 19: at 19 (the default) the store takes only CPU the
+         * node's threads leave idle, so it falls behind under load and catches up after; 0 leaves it as it is.
+         */
+        public Context threadNice(final int threadNice)
+        {
+            if (threadNice < 0 || threadNice > 19)
+            {
+                throw new IllegalArgumentException("store.thread.nice must be 0 to 19, not " + threadNice);
+            }
+            this.threadNice = threadNice;
+            return this;
+        }
+
+        public int threadNice()
+        {
+            return threadNice;
         }
 
         public Context log(final PrintStream log)

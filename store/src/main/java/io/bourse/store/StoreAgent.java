@@ -77,6 +77,14 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
 
     public void onStart()
     {
+        if (context.threadNice() > 0)
+        {
+            final String refused = ThreadNice.apply(context.threadNice());
+            if (refused != null)
+            {
+                context.log().println("bourse store: runs at normal priority (" + refused + ")");
+            }
+        }
         try
         {
             final StoreDatabase.Fence fence = database.fence();
