@@ -72,9 +72,11 @@ public final class StoreBenchmark
             System.out.printf("wrote %,d commands through the node in %.1f s (%,.0f commands/s): %s%n",
                 commands, seconds, commands / seconds, driver.eventTally());
 
+            // Normal priority: nothing else runs, and this measures what the store can write.
             final Store.Context context = new Store.Context()
                 .nodeDataDir(dir)
-                .aeronDirectoryName(driver.node.context().aeronDirectoryName());
+                .aeronDirectoryName(driver.node.context().aeronDirectoryName())
+                .threadNice(0);
             if (!databases.equals("postgresql"))
             {
                 ingestInto("SQLite", context.sqliteFile(new File(dir, "bench-history.db")));

@@ -10,6 +10,7 @@ import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.RecordingLog;
 import io.aeron.cluster.service.ClusterCounters;
 import io.aeron.logbuffer.ControlledFragmentHandler;
+import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
 import io.bourse.cluster.ClusterNode;
 import io.bourse.cluster.LogRetention;
@@ -46,6 +47,8 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     private final HistoryWriter writer;
     private final LogApplier applier;
     private final ControlledFragmentAssembler assembler = new ControlledFragmentAssembler(this);
+    private final ControlledFragmentHandler fragmentHandler = this::onRawFragment;
+    private boolean midMessage;
     private final ExpandableArrayBuffer snapshotScratch = new ExpandableArrayBuffer(1 << 20);
     private Aeron aeron;
     private AeronArchive archive;
@@ -106,7 +109,12 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         {
             throw fail(new StoreException("store database " + database.description(), ex));
         }
-        aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(context.aeronDirectoryName()));
+        // Aeron's default handler exits the JVM when the media driver stops answering: in the node's process that
+        // would take the node down with the store. The store stops instead (and a restart resumes from the fence).
+        aeron = Aeron.connect(new Aeron.Context()
+            .aeronDirectoryName(context.aeronDirectoryName())
+            .errorHandler(progress::failed)
+            .subscriberErrorHandler(progress::failed));
     }
 
     private long fenceTimestampNs()
@@ -132,6 +140,11 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
 
     public int doWork()
     {
+        if (progress.state() == StoreState.FAILED)
+        {
+            // Failed outside this duty cycle (the Aeron client's error handler).
+            throw new AgentTerminationException(progress.failure());
+        }
         try
         {
             if (image == null)
@@ -146,8 +159,19 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             }
             final long committed = counters.getCounterValue(commitPositionCounterId);
             progress.committed(committed);
-            final int fragments = image.boundedControlledPoll(assembler, committed, FRAGMENT_LIMIT);
+            final int fragments = image.boundedControlledPoll(fragmentHandler, committed, FRAGMENT_LIMIT);
             final boolean caughtUp = fragments < FRAGMENT_LIMIT;
+            // Padding at the end of a term is skipped without a fragment: move over it, so that the fence (and the
+            // lag) reaches the commit position even when no message follows.
+            final long imagePosition = image.position();
+            if (!midMessage && imagePosition > appliedLogPosition)
+            {
+                appliedLogPosition = imagePosition;
+            }
+            if (appliedLogPosition >= fenceLogPosition && progress.state() == StoreState.RESTORING)
+            {
+                progress.state(StoreState.FOLLOWING);
+            }
             if (appliedLogPosition > fenceLogPosition &&
                 (writer.pendingRows() >= context.batchRows() || caughtUp))
             {
@@ -169,6 +193,16 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         }
     }
 
+    private Action onRawFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
+    {
+        final Action action = assembler.onFragment(buffer, offset, length, header);
+        if (action != Action.ABORT)
+        {
+            midMessage = (header.flags() & FrameDescriptor.END_FRAG_FLAG) == 0;
+        }
+        return action;
+    }
+
     public Action onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         final long position = header.position();
@@ -179,10 +213,6 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             appliedTimestampNs = applier.lastTimestampNs();
         }
         appliedLogPosition = position;
-        if (position == fenceLogPosition)
-        {
-            progress.state(StoreState.FOLLOWING);
-        }
         return writer.pendingRows() >= context.batchRows() ? Action.BREAK : Action.CONTINUE;
     }
 
@@ -298,6 +328,7 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         archive = null;
         // A message cut short by the end of the replay is read again whole.
         assembler.clear();
+        midMessage = false;
         progress.state(StoreState.WAITING_FOR_NODE);
         nextRetryNs = System.nanoTime() + RETRY_INTERVAL_NS;
     }

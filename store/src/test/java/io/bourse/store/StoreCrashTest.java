@@ -76,7 +76,7 @@ class StoreCrashTest
         final SplittableRandom random = new SplittableRandom(seed);
         final AtomicBoolean loading = new AtomicBoolean(true);
         final AtomicReference<Throwable> loadFailure = new AtomicReference<>();
-        final Store.Context context = node.storeContext().batchRows(300).snapshotLogBytes(64 * 1024)
+        final Store.Context context = node.storeContext().batchRows(1_000).snapshotLogBytes(64 * 1024)
             .jdbcUrl("-".equals(jdbcUrl) ? "" : jdbcUrl);
         try (Workload workload = new Workload(node, seed))
         {
@@ -131,7 +131,7 @@ class StoreCrashTest
 
             try (Store store = Store.open(context).start())
             {
-                assertTrue(store.awaitCaughtUp(120_000), () -> "store caught up: " + store.metrics());
+                assertTrue(store.awaitCaughtUp(300_000), () -> "store caught up: " + store.metrics());
                 assertEquals(nodeHash, store.engineStateHash(), "seed " + seed + ": store engine = node engine");
                 try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
                 {

@@ -22,7 +22,8 @@ public final class StoreProcess
             .aeronDirectoryName(args[1])
             .jdbcUrl("-".equals(args[2]) ? "" : args[2])
             .batchRows(Integer.parseInt(args[3]))
-            .snapshotLogBytes(Long.parseLong(args[4])))
+            .snapshotLogBytes(Long.parseLong(args[4]))
+            .threadNice(0))
             .start();
         System.out.println(STARTED);
         while (store.metrics().state() != StoreState.FAILED)

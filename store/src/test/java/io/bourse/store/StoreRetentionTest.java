@@ -54,6 +54,7 @@ class StoreRetentionTest
             workload.setUp();
             workload.trade(6_000);
             workload.awaitAllAnswered();
+            takeSnapshots();
             TestNode.await("the node held its purge back for the store",
                 () -> node.logText.toString().contains("journal kept from log position 0 "));
             assertEquals(0, firstLogSegmentBase(), "no log segment purged");
@@ -69,6 +70,8 @@ class StoreRetentionTest
                 // Now the store keeps up and its floor rises: the node purges, but never past the floor.
                 workload.trade(6_000);
                 workload.awaitAllAnswered();
+                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
+                takeSnapshots();
                 TestNode.await(() -> "a purge once the store's floor rose: " + node.logText,
                     () -> firstLogSegmentBase() > 0);
                 assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
@@ -99,12 +102,26 @@ class StoreRetentionTest
             workload.setUp();
             workload.trade(8_000);
             workload.awaitAllAnswered();
+            takeSnapshots();
             TestNode.await(() -> "a purge: " + node.logText, () -> firstLogSegmentBase() > 0);
         }
         try (Store store = Store.open(node.storeContext()).start())
         {
             TestNode.await(() -> "store failed: " + store.metrics(), () -> store.metrics().state() == StoreState.FAILED);
             assertTrue(store.metrics().failure().contains("was purged"), store.metrics().failure());
+        }
+    }
+
+    /**
+     * Two snapshots now: with one retained, the second makes the node purge what the first no longer needs.
+     */
+    private void takeSnapshots()
+    {
+        for (int i = 0; i < 2; i++)
+        {
+            final long snapshots = node.node.snapshotCount();
+            TestNode.await("snapshot requested", node.node::requestSnapshot);
+            TestNode.await("snapshot taken", () -> node.node.snapshotCount() > snapshots);
         }
     }
 

@@ -68,6 +68,8 @@ abstract class StoreTestBase
             {
                 StoreChecks.assertTrades(database, workload.trades(), workload.tradeChecksum());
                 StoreChecks.assertLedger(database, store.engine(), Workload.ACCOUNTS, Workload.BTC, Workload.USD);
+                assertEquals(2 * workload.trades(), StoreChecks.count(database, "SELECT COUNT(*) FROM fills"),
+                    "a fill per side of each trade");
                 assertEquals(StoreChecks.count(database, "SELECT COUNT(*) FROM orders"),
                     StoreChecks.count(database, "SELECT COUNT(*) FROM order_events WHERE kind = 'ACCEPTED'"));
                 assertEquals(store.engine().openOrderCount(), StoreChecks.count(database,

@@ -87,7 +87,8 @@ final class TestNode implements AutoCloseable
 
     Store.Context storeContext()
     {
-        return new Store.Context().nodeDataDir(dataDir).aeronDirectoryName(aeronDir);
+        // Normal priority: on a machine busy with other work a nice store would only crawl, and tests wait for it.
+        return new Store.Context().nodeDataDir(dataDir).aeronDirectoryName(aeronDir).threadNice(0);
     }
 
     public void close()

@@ -39,6 +39,17 @@ CREATE TABLE trades (
 CREATE INDEX trades_maker ON trades (maker_account_id, trade_id);
 CREATE INDEX trades_taker ON trades (taker_account_id, trade_id);
 
+-- Fills per account: each trade from each side's point of view (a self-trade gives two rows for one account).
+CREATE VIEW fills AS
+SELECT trade_id, maker_account_id AS account_id, maker_order_id AS order_id, instrument_id,
+       CASE WHEN taker_side = 'BUY' THEN 'SELL' ELSE 'BUY' END AS side, 'MAKER' AS liquidity, price, quantity,
+       maker_fee AS fee, timestamp_ns, log_position
+FROM trades
+UNION ALL
+SELECT trade_id, taker_account_id, taker_order_id, instrument_id, taker_side, 'TAKER', price, quantity, taker_fee,
+       timestamp_ns, log_position
+FROM trades;
+
 -- Every order accepted, in its current (or final) state.
 CREATE TABLE orders (
     order_id ${key} PRIMARY KEY,
@@ -78,7 +89,8 @@ CREATE TABLE order_events (
 CREATE INDEX order_events_order ON order_events (order_id);
 
 -- The balance ledger: every change of an account's available or reserved balance, with the change and the result.
--- Summed per account and asset, the deltas give the current balance.
+-- Summed per account and asset, the deltas give the current balance. A TRADE entry is the settlement of one fill for
+-- one account and asset, its fee included (the fee itself is in the trade's row).
 CREATE TABLE ledger (
     entry_id ${key} PRIMARY KEY,
     account_id BIGINT NOT NULL,

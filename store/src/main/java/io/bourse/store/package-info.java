@@ -1,0 +1,25 @@
+/**
+ * The post-trade store: history in SQLite (default) or PostgreSQL, written from the committed cluster log exactly
+ * once, off the matching path.
+ * <p>
+ * <b>How.</b> {@link io.bourse.store.Store} replays the member's log recording from its archive (following it live,
+ * never past the cluster's commit position) and applies each message to its own copy of the deterministic engine,
+ * exactly as the clustered service does (same request de-duplication, cluster timestamps and expiry timer), so it
+ * sees the same events; a test compares its engine state hash with the node's. The events become rows.
+ * <p>
+ * <b>Exactly once.</b> Rows for a batch of messages and the log position after the batch (the fence) are committed in
+ * one transaction. A message is written only if it lies after the fence. On a restart the engine is restored from the
+ * store's own snapshot (taken at a fence and saved in the same transaction as that fence), the log between the
+ * snapshot and the fence is replayed without writing, and writing resumes after the fence. Trade ids are primary keys,
+ * so a violation could not pass silently.
+ * <p>
+ * <b>Retention.</b> The store needs the log from its snapshot on. It says so in
+ * {@link io.bourse.cluster.LogRetention} (a file in the node's data directory, written when the database is opened and
+ * after each new store snapshot is committed); the node's journal purge never removes log at or after that position.
+ * A store on an empty database of a node whose journal was already purged refuses to start and says why.
+ * <p>
+ * <b>Reading.</b> {@link io.bourse.store.StoreMetrics} (fence, committed position, lag in bytes and seconds) for
+ * metrics and monitor pages; {@link io.bourse.store.HistoryQueries} for an account's trades and orders, paged and
+ * filtered by time, for the HTTP API.
+ */
+package io.bourse.store;
