@@ -219,7 +219,7 @@ public final class ClusterBenchmark
         final long startNs = System.nanoTime();
         final Process process = new ProcessBuilder(
             java, "-Xms4g", "-Xmx4g", "-XX:+UseParallelGC",
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
             "-cp", System.getProperty("java.class.path"),
             ClusterBenchmark.class.getName(), "recover", dir.getPath(), Integer.toString(portBase))
             .redirectErrorStream(true)

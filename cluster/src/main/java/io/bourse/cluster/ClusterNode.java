@@ -17,7 +17,6 @@ import io.aeron.driver.ThreadingMode;
 import io.bourse.cluster.client.ExchangeClient;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -330,12 +329,12 @@ public final class ClusterNode implements AutoCloseable
         final String aeronDir = context.aeronDirectoryName();
         final String host = context.memberHosts().get(context.memberId());
         final int base = context.portBase() + context.memberId() * PORTS_PER_MEMBER;
-        final Supplier<IdleStrategy> idle = ClusterNode::backoffIdleStrategy;
+        final Supplier<IdleStrategy> idle = NodeIdleStrategy::new;
 
         mediaDriver = MediaDriver.launch(new MediaDriver.Context()
             .aeronDirectoryName(aeronDir)
             .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(backoffIdleStrategy())
+            .sharedIdleStrategy(new NodeIdleStrategy())
             .termBufferSparseFile(true)
             .publicationTermBufferLength(4 * 1024 * 1024)
             .ipcTermBufferLength(8 * 1024 * 1024)
@@ -522,12 +521,6 @@ public final class ClusterNode implements AutoCloseable
     private void onMaintenanceError(final Throwable error)
     {
         context.log().println("bourse node: journal maintenance error: " + error);
-    }
-
-    static IdleStrategy backoffIdleStrategy()
-    {
-        // Spin briefly, then park for growing intervals: on two cores a busy-spinning agent starves the others.
-        return new BackoffIdleStrategy(20, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(200));
     }
 
     /**

@@ -416,7 +416,7 @@ class CrashRecoveryTest
                 .orElse(System.getProperty("java.home") + "/bin/java");
             final ProcessBuilder builder = new ProcessBuilder(
                 java, "-Xms256m", "-Xmx256m", "-XX:+UseSerialGC",
-                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"),
                 NodeProcess.class.getName(), dataDir.getPath(), Integer.toString(portBase), aeronDir)
                 .redirectErrorStream(true);

@@ -6,6 +6,7 @@ import io.aeron.cluster.codecs.EventCode;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.Header;
+import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.protocol.cluster.BooleanType;
 import io.bourse.protocol.cluster.EventBatchDecoder;
 import io.bourse.protocol.cluster.MessageHeaderDecoder;
@@ -21,7 +22,6 @@ import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.ExpandableRingBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.security.SecureRandom;
@@ -174,7 +174,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             embeddedDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
                 .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 200_000))
+                .sharedIdleStrategy(new NodeIdleStrategy())
                 .termBufferSparseFile(true)
                 .publicationTermBufferLength(4 * 1024 * 1024)
                 .dirDeleteOnStart(true)
