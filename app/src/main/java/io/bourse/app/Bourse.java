@@ -3,6 +3,7 @@ package io.bourse.app;
 import io.aeron.cluster.service.Cluster;
 import io.bourse.app.journal.JournalTool;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.LogRetention;
 import io.bourse.store.Store;
 import io.bourse.store.StoreMetrics;
 import io.bourse.store.StoreState;
@@ -189,6 +190,12 @@ public final class Bourse
 
         // The store's database opens first: it tells the node's journal purge which log the store still needs.
         final Store store = !member && config.storeEnabled() ? Store.open(config.storeContext()) : null;
+        if (store == null && LogRetention.floor(context.dataDir()) != Long.MAX_VALUE)
+        {
+            out.printf("bourse: the journal is kept from log position %,d for a post-trade store (%s in the data " +
+                "directory); delete that file if no store will read this node again%n",
+                LogRetention.floor(context.dataDir()), LogRetention.FILE_NAME);
+        }
         final ClusterNode node;
         try
         {
@@ -248,9 +255,6 @@ public final class Bourse
     private int store(final Options options)
     {
         final BourseConfig config = config(options);
-        final CountDownLatch stop = new CountDownLatch(1);
-        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
-        Signal.handle(new Signal("INT"), signal -> stop.countDown());
         final Store.Context context = config.storeContext().log(out);
         if (!new File(context.aeronDirectoryName()).isDirectory())
         {
@@ -258,6 +262,9 @@ public final class Bourse
                 " here (media driver " + context.aeronDirectoryName() + " not found): start the node first, " +
                 "with the same configuration");
         }
+        final CountDownLatch stop = new CountDownLatch(1);
+        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+        Signal.handle(new Signal("INT"), signal -> stop.countDown());
         try (Store store = Store.open(context).start())
         {
             out.printf("bourse: post-trade store %s for the node in %s; stop with Ctrl-C or SIGTERM%n",

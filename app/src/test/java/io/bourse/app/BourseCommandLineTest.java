@@ -32,6 +32,7 @@ class BourseCommandLineTest
         assertExit(2, "run starts one embedded node, but member.hosts lists 3 members", "run", "--member-hosts=a,b,c");
         assertExit(2, "node needs --member-id and --member-hosts", "node");
         assertExit(2, "configuration file not found: nowhere.properties", "run", "--config", "nowhere.properties");
+        assertExit(2, "configuration key 'store.jdbc.url'", "store", "--store.jdbc.url=jdbc:mysql://x/y");
     }
 
     @Test
@@ -43,6 +44,8 @@ class BourseCommandLineTest
             assertExit(1, "no journal in " + empty.toAbsolutePath(), "journal", "inspect", "--data-dir=" + empty);
             assertExit(1, "no running node: no media driver at " + empty.resolve("none"),
                 "journal", "snapshot", "--aeron-dir=" + empty.resolve("none"));
+            assertExit(1, "no node runs on " + empty.toAbsolutePath(),
+                "store", "--data-dir=" + empty, "--aeron-dir=" + empty.resolve("none"));
         }
         finally
         {
@@ -55,7 +58,7 @@ class BourseCommandLineTest
     {
         assertEquals(0, execute("help"));
         final String usage = out.toString(StandardCharsets.UTF_8);
-        for (final String command : new String[]{ "run", "node", "journal inspect", "journal dump", "journal verify",
+        for (final String command : new String[]{ "run", "node", "store", "journal inspect", "journal dump", "journal verify",
             "journal snapshot" })
         {
             assertTrue(usage.contains("  " + command + " "), command + " in " + usage);
