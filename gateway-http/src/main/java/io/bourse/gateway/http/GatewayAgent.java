@@ -500,6 +500,19 @@ final class GatewayAgent implements Agent, ExchangeClientListener
                 sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument).toString());
             }
         }
+        // Fills before the order states they lead to, as an execution report stream would have them.
+        for (int i = 0; i < changes.fills.size(); i++)
+        {
+            final ReadModel.FillView fill = changes.fills.get(i);
+            final Set<WsSession> subscribers = fillSubscribers.get(changes.fillAccounts.get(i));
+            final InstrumentView instrument = model.instrument(fill.instrumentId());
+            if (instrument != null && subscribers != null && !subscribers.isEmpty())
+            {
+                final ObjectNode node = Views.fill(fill, instrument);
+                node.put("type", "fill");
+                sendAll(subscribers, node.toString());
+            }
+        }
         if (!orderSubscribers.isEmpty())
         {
             final List<OrderView> sent = new ArrayList<>();
@@ -514,18 +527,6 @@ final class GatewayAgent implements Agent, ExchangeClientListener
                     node.put("type", "order");
                     sendAll(subscribers, node.toString());
                 }
-            }
-        }
-        for (int i = 0; i < changes.fills.size(); i++)
-        {
-            final ReadModel.FillView fill = changes.fills.get(i);
-            final Set<WsSession> subscribers = fillSubscribers.get(changes.fillAccounts.get(i));
-            final InstrumentView instrument = model.instrument(fill.instrumentId());
-            if (instrument != null && subscribers != null && !subscribers.isEmpty())
-            {
-                final ObjectNode node = Views.fill(fill, instrument);
-                node.put("type", "fill");
-                sendAll(subscribers, node.toString());
             }
         }
     }

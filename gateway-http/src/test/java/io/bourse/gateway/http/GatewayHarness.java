@@ -146,18 +146,18 @@ final class GatewayHarness implements AutoCloseable
 
     private void setUpExchange()
     {
-        expect(200, call(ADMIN, "PUT", "/api/v1/admin/assets/BTC", "{\"id\":1,\"scale\":8}"));
-        expect(200, call(ADMIN, "PUT", "/api/v1/admin/assets/USD", "{\"id\":2,\"scale\":6}"));
-        expect(200, call(ADMIN, "PUT", "/api/v1/admin/instruments/BTC-USD", """
+        expect(200, callPatiently(ADMIN, "PUT", "/api/v1/admin/assets/BTC", "{\"id\":1,\"scale\":8}"));
+        expect(200, callPatiently(ADMIN, "PUT", "/api/v1/admin/assets/USD", "{\"id\":2,\"scale\":6}"));
+        expect(200, callPatiently(ADMIN, "PUT", "/api/v1/admin/instruments/BTC-USD", """
             {"id":1,"baseAsset":"BTC","quoteAsset":"USD","priceScale":2,"tickSize":"0.01","quantityScale":4,
              "lotSize":"0.0001","minQuantity":"0.0001","maxQuantity":"100","priceBandBps":0,
              "makerFeePpm":1000,"takerFeePpm":2000,"tradingState":"OPEN"}"""));
         long transactionId = 1;
         for (final ApiKey key : List.of(ALICE, BOB, CAROL))
         {
-            expect(200, call(ADMIN, "POST", "/api/v1/admin/accounts/" + key.accountId() + "/deposits",
+            expect(200, callPatiently(ADMIN, "POST", "/api/v1/admin/accounts/" + key.accountId() + "/deposits",
                 "{\"asset\":\"BTC\",\"amount\":\"10\",\"transactionId\":" + transactionId++ + "}"));
-            expect(200, call(ADMIN, "POST", "/api/v1/admin/accounts/" + key.accountId() + "/deposits",
+            expect(200, callPatiently(ADMIN, "POST", "/api/v1/admin/accounts/" + key.accountId() + "/deposits",
                 "{\"asset\":\"USD\",\"amount\":\"1000000\",\"transactionId\":" + transactionId++ + "}"));
         }
     }
@@ -176,6 +176,21 @@ final class GatewayHarness implements AutoCloseable
     Response call(final ApiKey key, final String method, final String path, final String body)
     {
         return call(key.key(), key.secret(), System.currentTimeMillis(), method, path, body);
+    }
+
+    /**
+     * Call, waiting as told by {@code Retry-After} while rate limited (for set-up under a low limit).
+     */
+    Response callPatiently(final ApiKey key, final String method, final String path, final String body)
+    {
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        Response response = call(key, method, path, body);
+        while (response.status() == 429 && System.nanoTime() < deadlineNs)
+        {
+            sleepMs(Long.parseLong(response.retryAfter()) * 1000);
+            response = call(key, method, path, body);
+        }
+        return response;
     }
 
     Response call(
