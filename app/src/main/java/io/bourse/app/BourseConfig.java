@@ -42,6 +42,9 @@ public final class BourseConfig
     private static final List<String> NODE_KEYS = List.of(
         "data.dir", "member.id", "member.hosts", "port.base", "aeron.dir", "snapshot.log.bytes", "snapshot.interval.ms",
         "snapshot.retained", "journal.segment.bytes", "log.term.bytes", "history.bytes");
+    private static final Pattern HTTP_KEY = Pattern.compile(
+        "http\\.(host|port|event\\.loops|auth\\.window\\.ms|rate\\.limit\\.per\\.second|rate\\.limit\\.burst|" +
+            "demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
     private static final List<String> INSTRUMENT_FIELDS = List.of(
         "id", "base", "quote", "price.scale", "tick", "quantity.scale", "lot", "min.quantity", "max.quantity",
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");
@@ -202,6 +205,23 @@ public final class BourseConfig
         return context;
     }
 
+    /**
+     * @return the keys starting with the prefix and their values, e.g. {@code section("http.")} for the HTTP
+     * gateway's settings, which {@code HttpConfig} reads.
+     */
+    public Map<String, String> section(final String prefix)
+    {
+        final Map<String, String> section = new TreeMap<>();
+        values.forEach((key, value) ->
+        {
+            if (key.startsWith(prefix))
+            {
+                section.put(key, value);
+            }
+        });
+        return section;
+    }
+
     public List<AssetConfig> assets()
     {
         return List.copyOf(assets.values());
@@ -219,7 +239,7 @@ public final class BourseConfig
 
     private void checkKnown(final String key)
     {
-        if (NODE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches())
+        if (NODE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches() || HTTP_KEY.matcher(key).matches())
         {
             return;
         }
