@@ -111,6 +111,23 @@ final class GatewayHarness implements AutoCloseable
             .apiKeys(List.of(ADMIN, ALICE, BOB, CAROL))
             .rateLimit(100_000, 100_000)
             .heartbeatIntervalMs(200)
+            .nodeStatus(new NodeStatus()
+            {
+                public String role()
+                {
+                    return node.role() == null ? null : node.role().name();
+                }
+
+                public long journalBytes()
+                {
+                    return -1;
+                }
+
+                public long lastSnapshotAgeMs()
+                {
+                    return -1;
+                }
+            })
             .clientContext(node.clientContext())));
         gateway.awaitReady(TIMEOUT_NS);
     }

@@ -241,13 +241,13 @@ function validate() {
   if (!market) {
     const price = toUnits($('price').value.trim(), instrument.priceScale);
     const tick = toUnits(instrument.tickSize, instrument.priceScale);
-    if (price === null || price <= 0n) problems.push(`price: a positive number with at most ${instrument.priceScale} decimals`);
-    else if (price % tick !== 0n) problems.push(`price: a multiple of the tick ${instrument.tickSize}`);
+    if (!/^[0-9]+(\.[0-9]+)?$/.test($('price').value.trim()) || price === 0n) problems.push('price: a positive decimal number');
+    else if (price === null || price % tick !== 0n) problems.push(`price: not on the tick ${instrument.tickSize}`);
   }
   const quantity = toUnits($('quantity').value.trim(), instrument.quantityScale);
   const lot = toUnits(instrument.lotSize, instrument.quantityScale);
-  if (quantity === null || quantity <= 0n) problems.push(`quantity: a positive number with at most ${instrument.quantityScale} decimals`);
-  else if (quantity % lot !== 0n) problems.push(`quantity: a multiple of the lot ${instrument.lotSize}`);
+  if (!/^[0-9]+(\.[0-9]+)?$/.test($('quantity').value.trim()) || quantity === 0n) problems.push('quantity: a positive decimal number');
+  else if (quantity === null || quantity % lot !== 0n) problems.push(`quantity: not on the lot ${instrument.lotSize}`);
   const clientOrderId = $('clientOrderId').value.trim();
   if (clientOrderId && !/^[0-9A-Za-z-]{1,10}$/.test(clientOrderId)) problems.push('client order id: 1 to 10 of 0-9 A-Z a-z -');
   $('orderError').textContent = problems.join('; ');
