@@ -24,6 +24,8 @@ EXAMPLES = int(os.environ.get("BOURSE_FUZZ_EXAMPLES", "40"))
 
 schema = schemathesis.openapi.from_url(BASE_URL + "/api/openapi.json")
 schema.config.update(base_url=BASE_URL)
+# Valid and invalid inputs both: malformed bodies, wrong types and unknown fields must be 4xx problems, never 5xx.
+schema.config.generation.update(modes=["positive", "negative"])
 
 
 class Signed(requests.auth.AuthBase):
