@@ -59,6 +59,9 @@ final class HttpConfig
             final long accountId = admin ? 0 : parse(prefix + "account", fields[1], 1, Long.MAX_VALUE);
             keys.add(new ApiKey(key, fields[0], accountId, admin));
         });
+        // Check every value now, so that a bad one is reported before anything starts.
+        context();
+        demoTradersPerSecond();
     }
 
     List<ApiKey> keys()
