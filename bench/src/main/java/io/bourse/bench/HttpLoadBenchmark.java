@@ -192,6 +192,8 @@ public final class HttpLoadBenchmark
         final long total = rate * (warmupSeconds + seconds);
         final long warmupCount = rate * warmupSeconds;
         final long[] measuredStartEnd = new long[2];
+        final CpuUse cpu = new CpuUse();
+        final io.vertx.core.Context clientContext = vertx.getOrCreateContext();
         final long startNs = System.nanoTime();
         for (long i = 0; i < total; i++)
         {
@@ -203,6 +205,7 @@ public final class HttpLoadBenchmark
             }
             if (i == warmupCount)
             {
+                cpu.start();
                 measuredStartEnd[0] = System.nanoTime();
                 synchronized (latency)
                 {
@@ -219,25 +222,24 @@ public final class HttpLoadBenchmark
             final int account = random.nextInt(traders.size());
             final boolean buy = random.nextBoolean();
             final long priceTicks = 100_000 + (buy ? -1 : 1) * (random.nextInt(60) - 10);
+            final long lots = 1 + random.nextInt(100);
             final String body = "{\"symbol\":\"" + SYMBOL + "\",\"side\":\"" + (buy ? "BUY" : "SELL") + "\",\"price\":\"" +
-                (priceTicks / 100) + "." + String.format("%02d", priceTicks % 100) + "\",\"quantity\":\"0." +
-                String.format("%04d", 1 + random.nextInt(100)) + "\"}";
+                (priceTicks / 100) + "." + (priceTicks % 100 < 10 ? "0" : "") + (priceTicks % 100) + "\",\"quantity\":\"0.0" +
+                (lots < 10 ? "00" : lots < 100 ? "0" : "") + lots + "\"}";
             final byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             final String timestamp = Long.toString(System.currentTimeMillis());
-            final String signature;
-            synchronized (macs[account])
-            {
-                signature = sign(macs[account], timestamp, "POST", "/api/v1/orders", bytes);
-            }
+            final String signature = sign(macs[account], timestamp, "POST", "/api/v1/orders", bytes);
             final boolean measured = i >= warmupCount;
+            final RequestOptions requestOptions = new RequestOptions().setMethod(HttpMethod.POST).setURI("/api/v1/orders")
+                .putHeader("Content-Type", "application/json")
+                .putHeader("X-Bourse-Key", traders.get(account).key())
+                .putHeader("X-Bourse-Timestamp", timestamp)
+                .putHeader("X-Bourse-Signature", signature);
             inFlight.incrementAndGet();
-            client.request(new RequestOptions().setMethod(HttpMethod.POST).setURI("/api/v1/orders")
-                    .putHeader("Content-Type", "application/json")
-                    .putHeader("X-Bourse-Key", traders.get(account).key())
-                    .putHeader("X-Bourse-Timestamp", timestamp)
-                    .putHeader("X-Bourse-Signature", signature))
+            // Issued on the client's own event loop: a request made from a foreign thread costs a new context each.
+            clientContext.runOnContext(ignored -> client.request(requestOptions)
                 .compose(request -> request.send(Buffer.buffer(bytes)))
-                .compose(response -> response.body().map(ignored -> response.statusCode()))
+                .compose(response -> response.body().map(ignore -> response.statusCode()))
                 .onComplete(result ->
                 {
                     inFlight.decrementAndGet();
@@ -258,7 +260,7 @@ public final class HttpLoadBenchmark
                         }
                         measuredStartEnd[1] = nowNs;
                     }
-                });
+                }));
         }
         final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (inFlight.get() > 0 && System.nanoTime() < deadlineNs)
@@ -266,6 +268,7 @@ public final class HttpLoadBenchmark
             Thread.sleep(10);
         }
         final double elapsedS = (measuredStartEnd[1] - measuredStartEnd[0]) / 1e9;
+        cpu.report(ok.get());
         System.out.printf("placements: target %d/s over %d s (after %d s warm-up), %d connections: %d ok, %d failed, " +
                 "%.0f/s completed%n", rate, seconds, warmupSeconds, connections, ok.get(), failed.get(), ok.get() / elapsedS);
         synchronized (latency)
@@ -345,6 +348,49 @@ public final class HttpLoadBenchmark
             socket.close();
         }
         wsClient.close();
+    }
+
+    /**
+     * CPU time this JVM's threads used over the measured window: a cost per request that other processes on the
+     * machine hardly change, and which bounds what two cores can do.
+     */
+    private static final class CpuUse
+    {
+        private final java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        private final Map<Long, Long> startNs = new java.util.HashMap<>();
+        private long processStartNs;
+
+        void start()
+        {
+            processStartNs = ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+            for (final long id : threads.getAllThreadIds())
+            {
+                startNs.put(id, threads.getThreadCpuTime(id));
+            }
+        }
+
+        void report(final long requests)
+        {
+            final long processNs = ((com.sun.management.OperatingSystemMXBean)ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime() - processStartNs;
+            System.out.printf("CPU: %.1f µs of process CPU per placement (%.0f placements/s would fill 2 cores)%n",
+                processNs / 1e3 / requests, 2e9 / (processNs / (double)requests));
+            final Map<String, Long> byGroup = new java.util.TreeMap<>();
+            for (final java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds()))
+            {
+                if (info != null)
+                {
+                    final long used = threads.getThreadCpuTime(info.getThreadId()) -
+                        startNs.getOrDefault(info.getThreadId(), 0L);
+                    byGroup.merge(info.getThreadName().replaceAll("[-#]?[0-9]+$", ""), used, Long::sum);
+                }
+            }
+            final StringBuilder top = new StringBuilder();
+            byGroup.entrySet().stream().sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(10)
+                .forEach(e -> top.append(String.format(" %s %.1f;", e.getKey(), e.getValue() / 1e3 / requests)));
+            System.out.printf("CPU per placement by thread (µs):%s%n", top);
+        }
     }
 
     private static String loadAverage()

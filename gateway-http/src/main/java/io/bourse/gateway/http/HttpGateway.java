@@ -34,6 +34,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * The HTTP gateway: REST API under {@code /api/v1}, WebSocket market data and private channels on {@code /ws},
@@ -147,7 +148,9 @@ public final class HttpGateway implements AutoCloseable
         }
     }
 
-    private static final String API = "/api/v1";
+    private static final Pattern SYMBOL = Pattern.compile("[A-Za-z0-9._-]{1,16}");
+    private static final Pattern ID = Pattern.compile("[0-9]{1,18}");
+    private static final Pattern SMALL_INTEGER = Pattern.compile("[0-9]{1,9}");
     private static final Map<String, String> CONTENT_TYPES = Map.of(
         "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8",
         "json", "application/json", "svg", "image/svg+xml");
@@ -1024,7 +1027,7 @@ public final class HttpGateway implements AutoCloseable
 
     private static void checkSymbol(final String symbol)
     {
-        if (!symbol.matches("[A-Za-z0-9._-]{1,16}"))
+        if (!SYMBOL.matcher(symbol).matches())
         {
             throw ApiException.badRequest("INVALID_SYMBOL", "symbol: 1 to 16 of A-Z a-z 0-9 . _ -", "symbol");
         }
@@ -1189,7 +1192,7 @@ public final class HttpGateway implements AutoCloseable
 
     private static long parseId(final String text, final String field)
     {
-        if (!text.matches("[0-9]{1,18}") || Long.parseLong(text) <= 0)
+        if (!ID.matcher(text).matches() || Long.parseLong(text) <= 0)
         {
             throw ApiException.badRequest("INVALID_ID", field + ": expected a positive integer, got \"" +
                 (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", field);
@@ -1204,7 +1207,7 @@ public final class HttpGateway implements AutoCloseable
         {
             return defaultValue;
         }
-        if (!text.matches("[0-9]{1,9}") || Long.parseLong(text) < min || Long.parseLong(text) > max)
+        if (!SMALL_INTEGER.matcher(text).matches() || Long.parseLong(text) < min || Long.parseLong(text) > max)
         {
             throw ApiException.badRequest("INVALID_PARAMETER", name + ": expected an integer from " + min + " to " + max,
                 name);
