@@ -10,12 +10,12 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -70,6 +70,8 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private final Int2ObjectHashMap<Set<WsSession>> tickerSubscribers = new Int2ObjectHashMap<>();
     private final Long2ObjectHashMap<Set<WsSession>> orderSubscribers = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Set<WsSession>> fillSubscribers = new Long2ObjectHashMap<>();
+    private final IntHashSet touchedInstruments = new IntHashSet();
+    private final List<OrderView> sentOrders = new ArrayList<>();
 
     private volatile boolean live;
     private volatile int leaderMemberId = -1;
@@ -460,7 +462,8 @@ final class GatewayAgent implements Agent, ExchangeClientListener
 
     private void publish()
     {
-        final Set<Integer> touched = new HashSet<>();
+        final IntHashSet touched = touchedInstruments;
+        touched.clear();
         for (final Map.Entry<Integer, List<ReadModel.LevelChange>> entry : changes.levels.entrySet())
         {
             final int instrumentId = entry.getKey();
@@ -491,8 +494,9 @@ final class GatewayAgent implements Agent, ExchangeClientListener
                 sendAll(subscribers, node.toString());
             }
         }
-        for (final int instrumentId : touched)
+        for (final IntHashSet.IntIterator it = touched.iterator(); it.hasNext(); )
         {
+            final int instrumentId = it.nextValue();
             final Set<WsSession> subscribers = tickerSubscribers.get(instrumentId);
             final InstrumentView instrument = model.instrument(instrumentId);
             if (instrument != null && subscribers != null && !subscribers.isEmpty())
@@ -515,7 +519,8 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         if (!orderSubscribers.isEmpty())
         {
-            final List<OrderView> sent = new ArrayList<>();
+            final List<OrderView> sent = sentOrders;
+            sent.clear();
             for (final OrderView order : changes.orders)
             {
                 final Set<WsSession> subscribers = orderSubscribers.get(order.accountId);

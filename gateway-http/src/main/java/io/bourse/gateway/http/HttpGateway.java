@@ -355,6 +355,7 @@ public final class HttpGateway implements AutoCloseable
         });
         request.exceptionHandler(ignored ->
         {
+            // A client that resets its connection mid-request: there is nobody left to answer.
         });
         request.endHandler(ignored ->
         {
@@ -1496,6 +1497,7 @@ public final class HttpGateway implements AutoCloseable
         socket.closeHandler(ignored -> submitOrDrop(a -> a.onWsClose(session)));
         socket.exceptionHandler(ignored ->
         {
+            // A broken connection: its close handler removes the session.
         });
         socket.textMessageHandler(text -> onWsMessage(session, text));
     }
