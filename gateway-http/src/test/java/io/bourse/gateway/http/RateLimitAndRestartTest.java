@@ -73,6 +73,28 @@ class RateLimitAndRestartTest
         }
     }
 
+    @Test
+    void aStateOfManyChunksIsJoinedWhole()
+    {
+        try (GatewayHarness harness = new GatewayHarness())
+        {
+            // About 100 bytes of engine state per resting order: 1,200 orders is several 32 KiB chunks.
+            for (int i = 0; i < 1_200; i++)
+            {
+                expect(200, harness.placeLimit(i % 2 == 0 ? ALICE : BOB, i % 2 == 0 ? "BUY" : "SELL",
+                    (i % 2 == 0 ? 100 + i % 300 : 500 + i % 300) + ".00", "0.01", null));
+            }
+            final JsonNode book = bookWithoutSequence(harness);
+            final JsonNode orders = ordersWithoutTimes(harness);
+            assertEquals(600, orders.size());
+
+            harness.stopGateway();
+            harness.startGateway();
+            assertEquals(book, bookWithoutSequence(harness));
+            assertEquals(orders, ordersWithoutTimes(harness));
+        }
+    }
+
     /**
      * Open orders without their times: the engine's state records no order times, so a gateway that starts after
      * an order was placed does not know them.
@@ -90,7 +112,7 @@ class RateLimitAndRestartTest
     private static JsonNode bookWithoutSequence(final GatewayHarness harness)
     {
         final com.fasterxml.jackson.databind.node.ObjectNode book =
-            (com.fasterxml.jackson.databind.node.ObjectNode)expect(200, harness.get("/api/v1/book/BTC-USD")).json();
+            (com.fasterxml.jackson.databind.node.ObjectNode)expect(200, harness.get("/api/v1/book/BTC-USD?depth=1000")).json();
         book.remove("sequence");
         return book;
     }
