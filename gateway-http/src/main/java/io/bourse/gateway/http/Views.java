@@ -1,5 +1,7 @@
 package io.bourse.gateway.http;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,7 +15,12 @@ import java.util.TreeMap;
  */
 final class Views
 {
-    static final ObjectMapper MAPPER = new ObjectMapper();
+    /**
+     * Strict about input: text after the JSON value and repeated field names are malformed, not silently dropped.
+     */
+    static final ObjectMapper MAPPER = new ObjectMapper()
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private Views()
     {

@@ -219,6 +219,10 @@ class RestApiTest
     {
         expectProblem(400, "MALFORMED_JSON", null, harness.call(ALICE, "POST", "/api/v1/orders", "{\"symbol\":"));
         expectProblem(400, "MALFORMED_JSON", null, harness.call(ALICE, "POST", "/api/v1/orders", "[1,2]"));
+        expectProblem(400, "MALFORMED_JSON", null, harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"1\",\"quantity\":\"1\"} trailing"));
+        expectProblem(400, "MALFORMED_JSON", null, harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"side\":\"SELL\",\"price\":\"1\",\"quantity\":\"1\"}"));
         expectProblem(400, "UNKNOWN_FIELD", "colour", harness.call(ALICE, "POST", "/api/v1/orders",
             "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"1\",\"quantity\":\"1\",\"colour\":\"red\"}"));
         expectProblem(400, "INVALID_TYPE", "price", harness.call(ALICE, "POST", "/api/v1/orders",
