@@ -13,6 +13,8 @@ import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochNanoClock;
+import org.agrona.concurrent.OffsetEpochNanoClock;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.ArrayList;
@@ -48,7 +50,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
     }
 
-    private record PendingCommand(Command command, long sentNs)
+    private record PendingCommand(Command command, long sentNs, long sentEpochNs)
     {
     }
 
@@ -60,6 +62,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private final ReadModel model = new ReadModel();
     private final ReadModel.Changes changes = new ReadModel.Changes();
     private final Answer answer = new Answer();
+    private final EpochNanoClock epochClock = new OffsetEpochNanoClock();
     private final CommandEncoder encoder = new CommandEncoder();
     private final ExpandableDirectByteBuffer commandBuffer = new ExpandableDirectByteBuffer(256);
     private final ExpandableArrayBuffer stateAssembly = new ExpandableArrayBuffer(64 * 1024);
@@ -205,7 +208,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             return;
         }
         metrics.commandsSent.increment();
-        pending.put(requestSequence, new PendingCommand(command, System.nanoTime()));
+        pending.put(requestSequence, new PendingCommand(command, System.nanoTime(), epochClock.nanoTime()));
     }
 
     boolean requestSnapshot()
@@ -229,7 +232,8 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             final PendingCommand p = pending.remove(requestSequence);
             if (p != null)
             {
-                metrics.recordRoundTrip(System.nanoTime() - p.sentNs());
+                final long nowEpochNs = epochClock.nanoTime();
+                metrics.recordRoundTrip(System.nanoTime() - p.sentNs(), timestampNs - p.sentEpochNs(), nowEpochNs - timestampNs);
                 answer.read(buffer, offset, length);
                 if (answer.rejectReason != null)
                 {

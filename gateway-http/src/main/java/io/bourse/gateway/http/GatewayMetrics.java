@@ -15,7 +15,12 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class GatewayMetrics
 {
-    static final String[] STAGES = { "cluster_round_trip", "http_request" };
+    /**
+     * Latency stages: the whole request as the server sees it; the gateway's command to its answer; and that split at
+     * the cluster's timestamp of the command (nanosecond cluster clock, comparable on one machine or with synced
+     * clocks): to the command being sequenced, then from there to the answer (commit, engine, egress).
+     */
+    static final String[] STAGES = { "http_request", "cluster_round_trip", "to_sequenced", "sequenced_to_answer" };
     private static final long MAX_NS = TimeUnit.SECONDS.toNanos(60);
 
     final LongAdder httpRequests = new LongAdder();
@@ -29,26 +34,42 @@ final class GatewayMetrics
     final LongAdder wsDropped = new LongAdder();
     final AtomicLongArray rejects = new AtomicLongArray(256);
 
-    private final Recorder[] recorders = { new Recorder(MAX_NS, 3), new Recorder(MAX_NS, 3) };
-    private final Histogram[] intervals = new Histogram[2];
-    private final Histogram[] totals = { new Histogram(MAX_NS, 3), new Histogram(MAX_NS, 3) };
+    private final Recorder[] recorders = new Recorder[STAGES.length];
+    private final Histogram[] intervals = new Histogram[STAGES.length];
+    private final Histogram[] totals = new Histogram[STAGES.length];
 
     private volatile double commandsPerSecond;
     private volatile double batchesPerSecond;
-    private volatile long[][] lastPercentilesNs = new long[2][4];
-    private volatile long[][] totalPercentilesNs = new long[2][4];
+    private volatile long[][] lastPercentilesNs = new long[STAGES.length][4];
+    private volatile long[][] totalPercentilesNs = new long[STAGES.length][4];
     private long lastSampleNs;
     private long lastCommands;
     private long lastBatches;
 
-    void recordRoundTrip(final long ns)
+    GatewayMetrics()
     {
-        recorders[0].recordValue(Math.min(ns, MAX_NS));
+        for (int i = 0; i < STAGES.length; i++)
+        {
+            recorders[i] = new Recorder(MAX_NS, 3);
+            totals[i] = new Histogram(MAX_NS, 3);
+        }
     }
 
     void recordHttp(final long ns)
     {
-        recorders[1].recordValue(Math.min(ns, MAX_NS));
+        record(0, ns);
+    }
+
+    void recordRoundTrip(final long ns, final long toSequencedNs, final long sequencedToAnswerNs)
+    {
+        record(1, ns);
+        record(2, toSequencedNs);
+        record(3, sequencedToAnswerNs);
+    }
+
+    private void record(final int stage, final long ns)
+    {
+        recorders[stage].recordValue(Math.max(0, Math.min(ns, MAX_NS)));
     }
 
     void reject(final RejectReason reason)
@@ -73,9 +94,9 @@ final class GatewayMetrics
         lastCommands = commands;
         lastBatches = batchCount;
         lastSampleNs = nowNs;
-        final long[][] last = new long[2][];
-        final long[][] total = new long[2][];
-        for (int i = 0; i < 2; i++)
+        final long[][] last = new long[STAGES.length][];
+        final long[][] total = new long[STAGES.length][];
+        for (int i = 0; i < STAGES.length; i++)
         {
             intervals[i] = recorders[i].getIntervalHistogram(intervals[i]);
             totals[i].add(intervals[i]);

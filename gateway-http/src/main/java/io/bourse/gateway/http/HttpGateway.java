@@ -1381,6 +1381,8 @@ public final class HttpGateway implements AutoCloseable
         gateway.put("webSocketSessions", agent.wsSessionCount());
         gateway.put("webSocketMessages", metrics.wsMessages.sum());
         gateway.put("webSocketDropped", metrics.wsDropped.sum());
+        node.put("latencyNote", "to_sequenced and sequenced_to_answer split the cluster round trip at the cluster's " +
+            "timestamp of the command: comparable when gateway and node share a clock");
         final ObjectNode latency = node.putObject("latencyUs");
         for (int stage = 0; stage < GatewayMetrics.STAGES.length; stage++)
         {

@@ -75,6 +75,7 @@ async function refresh() {
     $('latency').replaceWith(Object.assign(table(Object.entries(m.latencyUs).map(([stage, l]) =>
       [stage.replaceAll('_', ' '), l.p50, l.p90, l.p99, l.max, l.p99SinceStart])), { id: 'latency' }));
     $('latency').dataset.testid = 'latency';
+    $('latencyNote').textContent = m.latencyNote;
     const rejects = Object.entries(m.rejects);
     $('rejects').replaceWith(Object.assign(table(rejects.length ? rejects : [['none', 0]]), { id: 'rejects' }));
     $('rejects').dataset.testid = 'rejects';
