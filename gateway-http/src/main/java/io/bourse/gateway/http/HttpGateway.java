@@ -196,6 +196,7 @@ public final class HttpGateway implements AutoCloseable
             .setHost(context.host)
             .setPort(context.port)
             .setMaxWebSocketFrameSize(64 * 1024)
+            .setHandle100ContinueAutomatically(true)
             .setTcpNoDelay(true));
         server.webSocketHandler(this::onWebSocket);
         server.requestHandler(this::onRequest);
