@@ -7,10 +7,16 @@ import io.bourse.cluster.LogRetention;
 import io.bourse.store.Store;
 import io.bourse.store.StoreMetrics;
 import io.bourse.store.StoreState;
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.gateway.http.ApiKey;
+import io.bourse.gateway.http.DemoTraders;
+import io.bourse.gateway.http.HttpGateway;
+import org.agrona.CloseHelper;
 import sun.misc.Signal;
 
 import java.io.File;
 import java.io.PrintStream;
+import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,18 +36,20 @@ public final class Bourse
     static final int EXIT_USAGE = 2;
 
     private static final long STARTUP_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
-    private static final Set<String> FLAGS = Set.of("tail");
+    private static final Set<String> FLAGS = Set.of("tail", "demo-traders");
 
     static final String USAGE = """
         usage: bourse <command> [options]
 
           run                    a single embedded node (media driver, journal, consensus, exchange) in this JVM;
-                                 applies the configured assets, instruments and demo accounts, then runs until
-                                 SIGTERM or Ctrl-C, which stop it cleanly (with a snapshot)
+                                 applies the configured assets, instruments and demo accounts, serves the HTTP
+                                 API, web UI and monitor (http.port), then runs until SIGTERM or Ctrl-C, which
+                                 stop it cleanly (with a snapshot)      [--demo-traders: simulated traders]
           node                   one member of a cluster: --member-id N --member-hosts host0,host1,host2
           store                  the post-trade store for a member running on this machine (same --config and
                                  options as the member): writes its committed log to SQLite or PostgreSQL
                                  (store.jdbc.url) and prints its lag, until SIGTERM or Ctrl-C
+          gateway                the HTTP gateway alone, a client of the cluster at member.hosts/port.base
           journal inspect        a stopped node's journal: recordings, snapshots, message counts and bytes per type
           journal dump           the log as JSON lines       [--tail: only after the latest snapshot] [--limit N]
           journal verify         replay the log from the latest snapshot offline; print the state hash and rates
@@ -101,9 +109,10 @@ public final class Bourse
             final List<String> rest = List.of(args).subList(1, args.length);
             return switch (args[0])
             {
-                case "run" -> run(options(rest, Set.of()), false);
+                case "run" -> run(options(rest, Set.of("demo-traders")), false);
                 case "node" -> run(options(rest, Set.of()), true);
                 case "store" -> store(options(rest, Set.of()));
+                case "gateway" -> gateway(options(rest, Set.of()));
                 case "journal" -> journal(rest);
                 case "help", "--help", "-h" ->
                 {
@@ -197,6 +206,7 @@ public final class Bourse
                 LogRetention.floor(context.dataDir()), LogRetention.FILE_NAME);
         }
         final ClusterNode node;
+        AutoCloseable http = null;
         try
         {
             node = ClusterNode.launch(context);
@@ -224,6 +234,10 @@ public final class Bourse
             {
                 bootstrap(config, context);
             }
+            if (!member && stop.getCount() > 0)
+            {
+                http = startHttp(config, node, options.toolOptions().containsKey("demo-traders"));
+            }
             out.printf("bourse: data directory %s%n", context.dataDir().getAbsolutePath());
             out.printf("bourse: cluster ingress %s (Aeron Cluster clients: aeron.cluster.ingress.endpoints)%n",
                 context.ingressEndpoints());
@@ -238,6 +252,7 @@ public final class Bourse
         finally
         {
             out.println("bourse: stopping");
+            CloseHelper.quietClose(http);
             if (store != null)
             {
                 store.close();
@@ -308,6 +323,94 @@ public final class Bourse
                 failureReported = true;
             }
         }
+    }
+
+    /**
+     * The HTTP gateway in the node's JVM (over IPC), and the demo traders when asked for.
+     */
+    private AutoCloseable startHttp(final BourseConfig config, final ClusterNode node, final boolean demoTraders)
+    {
+        final HttpConfig httpConfig = new HttpConfig(config);
+        final HttpGateway gateway = HttpGateway.launch(httpConfig.context()
+            .clientContext(node.clientContext())
+            .nodeStatus(new EmbeddedNodeStatus(node)));
+        DemoTraders traders = null;
+        try
+        {
+            gateway.awaitReady(STARTUP_TIMEOUT_NS);
+            final String url = "http://" + httpConfig.host() + ":" + gateway.port();
+            out.printf("bourse: web UI %s/ (monitor %s/monitor, REST %s/api/v1, OpenAPI %s/api/openapi.json, WebSocket %s/ws)%n",
+                url, url, url, url, url.replace("http:", "ws:"));
+            final List<ApiKey> tradingKeys = httpConfig.keys().stream().filter(key -> !key.admin()).toList();
+            if (!tradingKeys.isEmpty())
+            {
+                out.printf("bourse: demo API keys (see http.key.* in the configuration): %s%n",
+                    String.join(", ", tradingKeys.stream().map(k -> k.key() + " (account " + k.accountId() + ")").toList()));
+            }
+            if (demoTraders)
+            {
+                final List<ApiKey> traderKeys = tradingKeys.stream().filter(k -> k.key().startsWith("demo-trader")).toList();
+                if (traderKeys.size() < 2 || config.instruments().isEmpty())
+                {
+                    throw new UsageException("--demo-traders needs two http.key.demo-trader*.account keys and an instrument");
+                }
+                final long seed = System.nanoTime();
+                final BourseConfig.InstrumentConfig instrument = config.instruments().getFirst();
+                final BigDecimal startMid = instrument.referencePrice() > 0 ?
+                    BigDecimal.valueOf(instrument.referencePrice(), instrument.priceScale()) : new BigDecimal("30000");
+                traders = new DemoTraders(url, traderKeys, instrument.symbol(), startMid,
+                    httpConfig.demoTradersPerSecond(), seed);
+                out.printf("bourse: demo traders on %s with accounts %s (seed %d)%n", instrument.symbol(),
+                    traderKeys.stream().map(k -> Long.toString(k.accountId())).toList(), seed);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(gateway);
+            throw ex;
+        }
+        final DemoTraders startedTraders = traders;
+        return () ->
+        {
+            CloseHelper.quietClose(startedTraders);
+            gateway.close();
+        };
+    }
+
+    /**
+     * The HTTP gateway in its own process: a cluster client over UDP with its own media driver.
+     */
+    private int gateway(final Options options)
+    {
+        final BourseConfig config = config(options);
+        final ClusterNode.Context context = config.nodeContext();
+        final HttpConfig httpConfig = new HttpConfig(config);
+        final CountDownLatch stop = new CountDownLatch(1);
+        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+        Signal.handle(new Signal("INT"), signal -> stop.countDown());
+        final HttpGateway gateway = HttpGateway.launch(httpConfig.context()
+            .clientContext(new ExchangeClient.Context().ingressEndpoints(context.ingressEndpoints())));
+        try
+        {
+            out.printf("bourse: HTTP gateway on http://%s:%d/ for the cluster at %s; waiting for its state%n",
+                httpConfig.host(), gateway.port(), context.ingressEndpoints());
+            while (stop.getCount() > 0 && !gateway.isReady())
+            {
+                stop.await(100, TimeUnit.MILLISECONDS);
+            }
+            out.println("bourse: gateway ready; stop with Ctrl-C or SIGTERM");
+            stop.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        finally
+        {
+            gateway.close();
+        }
+        out.println("bourse: gateway stopped");
+        return EXIT_OK;
     }
 
     private void bootstrap(final BourseConfig config, final ClusterNode.Context context)

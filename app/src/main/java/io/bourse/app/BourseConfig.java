@@ -46,6 +46,9 @@ public final class BourseConfig
     private static final List<String> STORE_KEYS = List.of(
         "store.enabled", "store.jdbc.url", "store.jdbc.user", "store.jdbc.password", "store.sqlite.file",
         "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms", "store.thread.nice");
+    private static final Pattern HTTP_KEY = Pattern.compile(
+        "http\\.(host|port|event\\.loops|auth\\.window\\.ms|rate\\.limit\\.per\\.second|rate\\.limit\\.burst|" +
+            "demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
     private static final List<String> INSTRUMENT_FIELDS = List.of(
         "id", "base", "quote", "price.scale", "tick", "quantity.scale", "lot", "min.quantity", "max.quantity",
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");
@@ -258,6 +261,23 @@ public final class BourseConfig
         return longValue("store.report.interval.ms", 10_000, 0, Long.MAX_VALUE);
     }
 
+    /**
+     * @return the keys starting with the prefix and their values, e.g. {@code section("http.")} for the HTTP
+     * gateway's settings, which {@code HttpConfig} reads.
+     */
+    public Map<String, String> section(final String prefix)
+    {
+        final Map<String, String> section = new TreeMap<>();
+        values.forEach((key, value) ->
+        {
+            if (key.startsWith(prefix))
+            {
+                section.put(key, value);
+            }
+        });
+        return section;
+    }
+
     public List<AssetConfig> assets()
     {
         return List.copyOf(assets.values());
@@ -275,7 +295,8 @@ public final class BourseConfig
 
     private void checkKnown(final String key)
     {
-        if (NODE_KEYS.contains(key) || STORE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches())
+        if (NODE_KEYS.contains(key) || STORE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches() ||
+            HTTP_KEY.matcher(key).matches())
         {
             return;
         }

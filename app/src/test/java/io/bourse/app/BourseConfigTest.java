@@ -42,7 +42,7 @@ class BourseConfigTest
         assertEquals(1, btcUsd.lotSize(), "0.0001 at quantity scale 4");
         assertEquals(1_000_000, btcUsd.maxQuantity(), "100 at quantity scale 4");
         assertEquals(TradingState.OPEN, btcUsd.tradingState());
-        assertEquals(2, packaged.accounts().size());
+        assertEquals(4, packaged.accounts().size());
         final BourseConfig.DepositConfig btcDeposit = packaged.accounts().getFirst().deposits().getFirst();
         assertEquals(10 * 100_000_000L, btcDeposit.amount(), "10 BTC at scale 8");
         assertEquals(1001, btcDeposit.transactionId());

@@ -22,6 +22,8 @@ import io.bourse.protocol.cluster.ReplayRequestDecoder;
 import io.bourse.protocol.cluster.RequestDecoder;
 import io.bourse.protocol.cluster.RequestIgnoredEncoder;
 import io.bourse.protocol.cluster.SnapshotRequestDecoder;
+import io.bourse.protocol.cluster.StateChunkEncoder;
+import io.bourse.protocol.cluster.StateRequestDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -47,6 +49,7 @@ public final class ExchangeService implements ClusteredService
     private static final int MAX_SEND_ATTEMPTS = 3;
     private static final int ENVELOPE_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH + RequestDecoder.BLOCK_LENGTH;
     private static final int EVENTS_OFFSET = MessageHeaderEncoder.ENCODED_LENGTH + EventBatchEncoder.BLOCK_LENGTH;
+    private static final int STATE_CHUNK_BYTES = 32 * 1024;
 
     private final ServiceListener serviceListener;
     private final EventHistory history;
@@ -56,6 +59,8 @@ public final class ExchangeService implements ClusteredService
     private final RequestDecoder requestDecoder = new RequestDecoder();
     private final ReplayRequestDecoder replayRequestDecoder = new ReplayRequestDecoder();
     private final SnapshotRequestDecoder snapshotRequestDecoder = new SnapshotRequestDecoder();
+    private final StateRequestDecoder stateRequestDecoder = new StateRequestDecoder();
+    private final StateChunkEncoder stateChunkEncoder = new StateChunkEncoder();
     private final EventBatchEncoder batchEncoder = new EventBatchEncoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
     private final ReplayCompleteEncoder replayCompleteEncoder = new ReplayCompleteEncoder();
@@ -63,6 +68,8 @@ public final class ExchangeService implements ClusteredService
     private final ExpandableDirectByteBuffer batchBuffer = new ExpandableDirectByteBuffer(64 * 1024);
     private final ExpandableDirectByteBuffer resendBuffer = new ExpandableDirectByteBuffer(64 * 1024);
     private final UnsafeBuffer replyBuffer = new UnsafeBuffer(new byte[128]);
+    private ExpandableDirectByteBuffer stateBuffer;
+    private ExpandableDirectByteBuffer stateChunkBuffer;
     private final Consumer<ClientSession> broadcaster = this::sendBatch;
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
 
@@ -177,6 +184,11 @@ public final class ExchangeService implements ClusteredService
             {
                 serviceListener.onSnapshotRequested();
             }
+        }
+        else if (templateId == StateRequestDecoder.TEMPLATE_ID)
+        {
+            stateRequestDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+            sendState(session, stateRequestDecoder.clientId());
         }
         else
         {
@@ -459,6 +471,40 @@ public final class ExchangeService implements ClusteredService
         }
         resentCount++;
         return true;
+    }
+
+    /**
+     * Answer a StateRequest with the engine snapshot at this log position, to the asking session only. Changes no
+     * state, so a follower (whose sends are no-ops) stays identical. Rare and off the order path, hence the
+     * buffers made on first use. A chunk lost to back-pressure ends the answer: the client asks again.
+     */
+    private void sendState(final ClientSession session, final long clientId)
+    {
+        if (stateBuffer == null)
+        {
+            stateBuffer = new ExpandableDirectByteBuffer(64 * 1024);
+            stateChunkBuffer = new ExpandableDirectByteBuffer(STATE_CHUNK_BYTES + 256);
+        }
+        final int totalLength = engine.writeSnapshot(stateBuffer, 0);
+        final long logPosition = cluster.logPosition();
+        int chunkIndex = 0;
+        for (int offset = 0; offset < totalLength || chunkIndex == 0; offset += STATE_CHUNK_BYTES)
+        {
+            final int length = Math.min(STATE_CHUNK_BYTES, totalLength - offset);
+            final boolean last = offset + length >= totalLength;
+            stateChunkEncoder.wrapAndApplyHeader(stateChunkBuffer, 0, headerEncoder)
+                .clientId(clientId)
+                .logPosition(logPosition)
+                .chunkIndex(chunkIndex++)
+                .lastChunk(last ? BooleanType.TRUE : BooleanType.FALSE)
+                .totalLength(totalLength)
+                .putPayload(stateBuffer, offset, length);
+            if (!send(session, stateChunkBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + stateChunkEncoder.encodedLength()) ||
+                last)
+            {
+                return;
+            }
+        }
     }
 
     private void ignore(

@@ -16,6 +16,8 @@ import io.bourse.protocol.cluster.ReplayRequestEncoder;
 import io.bourse.protocol.cluster.RequestEncoder;
 import io.bourse.protocol.cluster.RequestIgnoredDecoder;
 import io.bourse.protocol.cluster.SnapshotRequestEncoder;
+import io.bourse.protocol.cluster.StateChunkDecoder;
+import io.bourse.protocol.cluster.StateRequestEncoder;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
@@ -145,6 +147,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private final RequestEncoder requestEncoder = new RequestEncoder();
     private final ReplayRequestEncoder replayRequestEncoder = new ReplayRequestEncoder();
     private final SnapshotRequestEncoder snapshotRequestEncoder = new SnapshotRequestEncoder();
+    private final StateRequestEncoder stateRequestEncoder = new StateRequestEncoder();
+    private final StateChunkDecoder stateChunkDecoder = new StateChunkDecoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
     private final ReplayCompleteDecoder replayCompleteDecoder = new ReplayCompleteDecoder();
     private final RequestIgnoredDecoder requestIgnoredDecoder = new RequestIgnoredDecoder();
@@ -245,6 +249,20 @@ public final class ExchangeClient implements Agent, AutoCloseable
         snapshotRequestEncoder.wrapAndApplyHeader(controlBuffer, 0, headerEncoder).clientId(clientId);
         return isConnected() &&
             cluster.offer(controlBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + snapshotRequestEncoder.encodedLength()) > 0;
+    }
+
+    /**
+     * Ask for the engine state at the position this request takes in the log: it arrives as
+     * {@link ExchangeClientListener#onStateChunk} calls, after every batch before that position and before every
+     * batch after it.
+     *
+     * @return true when the request was sent.
+     */
+    public boolean requestState()
+    {
+        stateRequestEncoder.wrapAndApplyHeader(controlBuffer, 0, headerEncoder).clientId(clientId);
+        return isConnected() &&
+            cluster.offer(controlBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + stateRequestEncoder.encodedLength()) > 0;
     }
 
     /**
@@ -435,6 +453,21 @@ public final class ExchangeClient implements Agent, AutoCloseable
                     {
                         listener.onGap(replayCompleteDecoder.fromLogPosition());
                     }
+                }
+            }
+            case StateChunkDecoder.TEMPLATE_ID ->
+            {
+                stateChunkDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+                if (stateChunkDecoder.clientId() == clientId)
+                {
+                    final long logPosition = stateChunkDecoder.logPosition();
+                    final int chunkIndex = stateChunkDecoder.chunkIndex();
+                    final boolean lastChunk = stateChunkDecoder.lastChunk() == BooleanType.TRUE;
+                    final long totalLength = stateChunkDecoder.totalLength();
+                    final int payloadLength = stateChunkDecoder.payloadLength();
+                    final int payloadOffset = stateChunkDecoder.limit() + StateChunkDecoder.payloadHeaderLength();
+                    listener.onStateChunk(
+                        logPosition, chunkIndex, lastChunk, totalLength, buffer, payloadOffset, payloadLength);
                 }
             }
             case RequestIgnoredDecoder.TEMPLATE_ID ->

@@ -48,6 +48,22 @@ public interface ExchangeClientListener
     }
 
     /**
+     * Part of the answer to {@link ExchangeClient#requestState()}: engine snapshot records (engine schema), the
+     * state after every batch up to {@code logPosition}. Chunks come in order; a missing index means one was lost
+     * and the state must be asked for again.
+     *
+     * @param logPosition the log position of the state request.
+     * @param chunkIndex  0, 1, 2 … within one answer.
+     * @param lastChunk   true for the final chunk.
+     * @param totalLength of the joined payload.
+     */
+    default void onStateChunk(
+        final long logPosition, final int chunkIndex, final boolean lastChunk, final long totalLength,
+        final DirectBuffer buffer, final int offset, final int length)
+    {
+    }
+
+    /**
      * Connected, or reconnected, to the cluster, whose leader is the given member.
      */
     default void onConnected(final int leaderMemberId)

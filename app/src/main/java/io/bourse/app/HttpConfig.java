@@ -1,0 +1,125 @@
+package io.bourse.app;
+
+import io.bourse.gateway.http.ApiKey;
+import io.bourse.gateway.http.HttpGateway;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The HTTP gateway's settings ({@code http.*} keys): address, API keys per account and admin keys, rate limit and
+ * signature time window. Bad values are refused with a message naming the key.
+ */
+final class HttpConfig
+{
+    private final Map<String, String> values;
+    private final List<ApiKey> keys = new ArrayList<>();
+
+    HttpConfig(final BourseConfig config)
+    {
+        this.values = config.section("http.");
+        final Map<String, String[]> byKey = new TreeMap<>();
+        values.forEach((name, value) ->
+        {
+            if (name.startsWith("http.key."))
+            {
+                final String rest = name.substring("http.key.".length());
+                final String key = rest.substring(0, rest.lastIndexOf('.'));
+                final String field = rest.substring(rest.lastIndexOf('.') + 1);
+                final String[] fields = byKey.computeIfAbsent(key, ignored -> new String[3]);
+                fields[switch (field)
+                {
+                    case "secret" -> 0;
+                    case "account" -> 1;
+                    default -> 2;
+                }] = value;
+            }
+        });
+        byKey.forEach((key, fields) ->
+        {
+            final String prefix = "http.key." + key + ".";
+            if (fields[0] == null || fields[0].length() < 8)
+            {
+                throw new BourseConfig.ConfigException("configuration key '" + prefix + "secret': every API key needs a " +
+                    "secret of at least 8 characters");
+            }
+            final boolean admin = "true".equals(fields[2]);
+            if (fields[2] != null && !admin && !"false".equals(fields[2]))
+            {
+                throw new BourseConfig.ConfigException("configuration key '" + prefix + "admin': expected true or false, got '" +
+                    fields[2] + "'");
+            }
+            if (admin == (fields[1] != null))
+            {
+                throw new BourseConfig.ConfigException("API key '" + key + "': set either " + prefix + "account (a trading key) " +
+                    "or " + prefix + "admin=true (an admin key)");
+            }
+            final long accountId = admin ? 0 : parse(prefix + "account", fields[1], 1, Long.MAX_VALUE);
+            keys.add(new ApiKey(key, fields[0], accountId, admin));
+        });
+        // Check every value now, so that a bad one is reported before anything starts.
+        context();
+        demoTradersPerSecond();
+    }
+
+    List<ApiKey> keys()
+    {
+        return keys;
+    }
+
+    int port()
+    {
+        return (int)longValue("http.port", 8080, 0, 65535);
+    }
+
+    String host()
+    {
+        return values.getOrDefault("http.host", "127.0.0.1");
+    }
+
+    double demoTradersPerSecond()
+    {
+        return longValue("http.demo.traders.per.second", 20, 1, 10_000);
+    }
+
+    /**
+     * @return the gateway's context without its cluster client, which the caller adds.
+     */
+    HttpGateway.Context context()
+    {
+        return new HttpGateway.Context()
+            .host(host())
+            .port(port())
+            .eventLoops((int)longValue("http.event.loops", 1, 1, 64))
+            .apiKeys(keys)
+            .authWindowMs(longValue("http.auth.window.ms", 5_000, 1, 3_600_000))
+            .rateLimit(longValue("http.rate.limit.per.second", 50, 1, 10_000_000),
+                longValue("http.rate.limit.burst", 100, 1, 10_000_000));
+    }
+
+    private long longValue(final String key, final long defaultValue, final long min, final long max)
+    {
+        final String text = values.get(key);
+        return text == null ? defaultValue : parse(key, text, min, max);
+    }
+
+    private static long parse(final String key, final String text, final long min, final long max)
+    {
+        try
+        {
+            final long value = Long.parseLong(text);
+            if (value >= min && value <= max)
+            {
+                return value;
+            }
+        }
+        catch (final NumberFormatException ignore)
+        {
+            // Reported below.
+        }
+        throw new BourseConfig.ConfigException("configuration key '" + key + "': expected an integer from " + min + " to " +
+            max + ", got '" + text + "'");
+    }
+}

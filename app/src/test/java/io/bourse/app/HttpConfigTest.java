@@ -1,0 +1,46 @@
+package io.bourse.app;
+
+import io.bourse.gateway.http.ApiKey;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class HttpConfigTest
+{
+    @Test
+    void theDefaultConfigurationHasDemoKeysForTheDemoAccountsAndAnAdminKey()
+    {
+        final HttpConfig config = new HttpConfig(BourseConfig.load(null, Map.of()));
+        assertEquals(8080, config.port());
+        assertEquals("127.0.0.1", config.host());
+        assertTrue(config.keys().contains(new ApiKey("demo-1", "demo-1-secret", 1, false)));
+        assertTrue(config.keys().contains(new ApiKey("demo-2", "demo-2-secret", 2, false)));
+        assertTrue(config.keys().contains(new ApiKey("demo-admin", "demo-admin-secret", 0, true)));
+    }
+
+    @Test
+    void badHttpSettingsAreRefusedNamingTheKey()
+    {
+        assertRefused("configuration key 'http.port': expected an integer from 0 to 65535, got 'x'", Map.of("http.port", "x"));
+        assertRefused("configuration key 'http.key.k.secret': every API key needs a secret of at least 8 characters",
+            Map.of("http.key.k.account", "1"));
+        assertRefused("API key 'k': set either http.key.k.account (a trading key) or http.key.k.admin=true (an admin key)",
+            Map.of("http.key.k.secret", "long-enough", "http.key.k.account", "1", "http.key.k.admin", "true"));
+        assertRefused("configuration key 'http.key.k.account': expected an integer from 1 to 9223372036854775807, got '0'",
+            Map.of("http.key.k.secret", "long-enough", "http.key.k.account", "0"));
+        final BourseConfig.ConfigException unknown = assertThrows(BourseConfig.ConfigException.class,
+            () -> BourseConfig.load(null, Map.of("http.colour", "red")));
+        assertEquals("unknown configuration key 'http.colour' (see config/bourse.properties for the keys)", unknown.getMessage());
+    }
+
+    private static void assertRefused(final String message, final Map<String, String> overrides)
+    {
+        final BourseConfig.ConfigException ex = assertThrows(BourseConfig.ConfigException.class,
+            () -> new HttpConfig(BourseConfig.load(null, overrides)));
+        assertEquals(message, ex.getMessage());
+    }
+}

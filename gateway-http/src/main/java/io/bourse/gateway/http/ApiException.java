@@ -1,0 +1,34 @@
+package io.bourse.gateway.http;
+
+/**
+ * A request that cannot be served: becomes an {@code application/problem+json} response with a stable error
+ * code, a human message and, where there is one, the offending field.
+ */
+final class ApiException extends RuntimeException
+{
+    private static final long serialVersionUID = 1L;
+
+    final int status;
+    final String code;
+    final String field;
+    final long retryAfterS;
+
+    ApiException(final int status, final String code, final String message, final String field)
+    {
+        this(status, code, message, field, 0);
+    }
+
+    ApiException(final int status, final String code, final String message, final String field, final long retryAfterS)
+    {
+        super(message, null, false, false);
+        this.status = status;
+        this.code = code;
+        this.field = field;
+        this.retryAfterS = retryAfterS;
+    }
+
+    static ApiException badRequest(final String code, final String message, final String field)
+    {
+        return new ApiException(400, code, message, field);
+    }
+}

@@ -1,0 +1,121 @@
+package io.bourse.gateway.http;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Checks signed requests: {@code X-Bourse-Key}, {@code X-Bourse-Timestamp} (Unix milliseconds) and
+ * {@code X-Bourse-Signature}, the lower-case hex HMAC-SHA256, under the key's secret, of
+ * {@code timestamp + method + pathWithQuery + body}. A timestamp further than the window from the server's clock
+ * is refused, which bounds how long a captured request can be replayed.
+ */
+final class Authenticator
+{
+    private final Map<String, ApiKey> keys = new HashMap<>();
+    private final long windowMs;
+    private final ThreadLocal<Map<String, Mac>> macs = ThreadLocal.withInitial(HashMap::new);
+
+    Authenticator(final List<ApiKey> keys, final long windowMs)
+    {
+        for (final ApiKey key : keys)
+        {
+            this.keys.put(key.key(), key);
+        }
+        this.windowMs = windowMs;
+    }
+
+    /**
+     * @return the key that signed the request.
+     * @throws ApiException 401 naming what is wrong.
+     */
+    ApiKey authenticate(
+        final String key, final String timestamp, final String signature, final String method,
+        final String pathWithQuery, final byte[] body, final long nowMs)
+    {
+        if (key == null || timestamp == null || signature == null)
+        {
+            throw new ApiException(401, "MISSING_CREDENTIALS",
+                "signed requests need the headers X-Bourse-Key, X-Bourse-Timestamp and X-Bourse-Signature", null);
+        }
+        final ApiKey apiKey = keys.get(key);
+        if (apiKey == null)
+        {
+            throw new ApiException(401, "UNKNOWN_API_KEY", "unknown API key", null);
+        }
+        final long timestampMs;
+        try
+        {
+            timestampMs = Long.parseLong(timestamp);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ApiException(401, "INVALID_TIMESTAMP",
+                "X-Bourse-Timestamp: expected Unix time in milliseconds", null);
+        }
+        if (Math.abs(nowMs - timestampMs) > windowMs)
+        {
+            throw new ApiException(401, "STALE_TIMESTAMP", "X-Bourse-Timestamp is more than " + windowMs +
+                " ms from the server's time (" + nowMs + "): check the client's clock", null);
+        }
+        final byte[] expected = sign(apiKey, timestamp, method, pathWithQuery, body);
+        final byte[] given;
+        try
+        {
+            given = HexFormat.of().parseHex(signature);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ApiException(401, "INVALID_SIGNATURE", "X-Bourse-Signature: expected hex", null);
+        }
+        if (!MessageDigest.isEqual(expected, given))
+        {
+            throw new ApiException(401, "INVALID_SIGNATURE",
+                "signature does not match HMAC-SHA256(secret, timestamp + method + path + body)", null);
+        }
+        return apiKey;
+    }
+
+    private byte[] sign(
+        final ApiKey apiKey, final String timestamp, final String method, final String pathWithQuery, final byte[] body)
+    {
+        final Mac mac = macs.get().computeIfAbsent(apiKey.key(), ignored -> newMac(apiKey.secret()));
+        mac.update(timestamp.getBytes(StandardCharsets.US_ASCII));
+        mac.update(method.getBytes(StandardCharsets.US_ASCII));
+        mac.update(pathWithQuery.getBytes(StandardCharsets.UTF_8));
+        mac.update(body);
+        return mac.doFinal();
+    }
+
+    /**
+     * The signature a client computes; for clients and tests.
+     */
+    static String signature(
+        final String secret, final String timestamp, final String method, final String pathWithQuery, final byte[] body)
+    {
+        final Mac mac = newMac(secret);
+        mac.update((timestamp + method + pathWithQuery).getBytes(StandardCharsets.UTF_8));
+        mac.update(body);
+        return HexFormat.of().formatHex(mac.doFinal());
+    }
+
+    private static Mac newMac(final String secret)
+    {
+        try
+        {
+            final Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            return mac;
+        }
+        catch (final GeneralSecurityException ex)
+        {
+            throw new IllegalStateException("HmacSHA256 is not available", ex);
+        }
+    }
+}

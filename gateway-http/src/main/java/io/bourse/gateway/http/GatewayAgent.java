@@ -1,0 +1,542 @@
+package io.bourse.gateway.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.cluster.client.ExchangeClientListener;
+import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.cluster.IgnoredReason;
+import io.vertx.core.http.ServerWebSocket;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.IntHashSet;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochNanoClock;
+import org.agrona.concurrent.OffsetEpochNanoClock;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The gateway's one thread towards the cluster: owns the {@link ExchangeClient}, the {@link ReadModel} and the
+ * WebSocket subscriptions. Request threads hand it work through a bounded queue ({@link #submit}); it sends
+ * commands, matches answers to requests by request sequence, applies every batch to the read model and fans the
+ * changes out to subscribers, each message numbered per instrument so that a subscriber notices a gap.
+ */
+final class GatewayAgent implements Agent, ExchangeClientListener
+{
+    private static final long STATE_RETRY_NS = TimeUnit.SECONDS.toNanos(3);
+
+    /**
+     * One WebSocket connection's subscriptions; touched only on the gateway thread.
+     */
+    static final class WsSession
+    {
+        final ServerWebSocket socket;
+        long accountId;
+        boolean closed;
+
+        WsSession(final ServerWebSocket socket)
+        {
+            this.socket = socket;
+        }
+    }
+
+    private record PendingCommand(Command command, long sentNs, long sentEpochNs)
+    {
+    }
+
+    private final ExchangeClient client;
+    private final GatewayMetrics metrics;
+    private final long heartbeatIntervalNs;
+    private final ManyToOneConcurrentArrayQueue<Consumer<GatewayAgent>> tasks;
+    private final Consumer<Consumer<GatewayAgent>> runTask = task -> task.accept(this);
+    private final ReadModel model = new ReadModel();
+    private final ReadModel.Changes changes = new ReadModel.Changes();
+    private final Answer answer = new Answer();
+    private final EpochNanoClock epochClock = new OffsetEpochNanoClock();
+    private final CommandEncoder encoder = new CommandEncoder();
+    private final ExpandableDirectByteBuffer commandBuffer = new ExpandableDirectByteBuffer(256);
+    private final ExpandableArrayBuffer stateAssembly = new ExpandableArrayBuffer(64 * 1024);
+    private final Long2ObjectHashMap<PendingCommand> pending = new Long2ObjectHashMap<>();
+    private final Set<WsSession> sessions = new LinkedHashSet<>();
+    private final Int2ObjectHashMap<Set<WsSession>> bookSubscribers = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<Set<WsSession>> tradeSubscribers = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<Set<WsSession>> tickerSubscribers = new Int2ObjectHashMap<>();
+    private final Long2ObjectHashMap<Set<WsSession>> orderSubscribers = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<Set<WsSession>> fillSubscribers = new Long2ObjectHashMap<>();
+    private final IntHashSet touchedInstruments = new IntHashSet();
+    private final List<OrderView> sentOrders = new ArrayList<>();
+
+    private volatile boolean live;
+    private volatile int leaderMemberId = -1;
+    private volatile int wsSessionCount;
+    private long statePosition = -1;
+    private long stateRequestedNs;
+    private boolean stateRequested;
+    private int nextChunkIndex;
+    private int stateLength;
+    private long lastHeartbeatNs;
+
+    GatewayAgent(final ExchangeClient.Context clientContext, final GatewayMetrics metrics, final int queueCapacity,
+        final long heartbeatIntervalNs)
+    {
+        this.metrics = metrics;
+        this.heartbeatIntervalNs = heartbeatIntervalNs;
+        this.tasks = new ManyToOneConcurrentArrayQueue<>(queueCapacity);
+        this.client = new ExchangeClient(clientContext.listener(this));
+    }
+
+    /**
+     * Hand work to the gateway thread.
+     *
+     * @return false when the queue is full (the caller answers 503).
+     */
+    boolean submit(final Consumer<GatewayAgent> task)
+    {
+        return tasks.offer(task);
+    }
+
+    /**
+     * @return true once the read model holds the engine state and follows the event stream.
+     */
+    boolean isLive()
+    {
+        return live;
+    }
+
+    boolean isConnected()
+    {
+        return client.isConnected();
+    }
+
+    int leaderMemberId()
+    {
+        return leaderMemberId;
+    }
+
+    int wsSessionCount()
+    {
+        return wsSessionCount;
+    }
+
+    long unansweredCount()
+    {
+        return pending.size();
+    }
+
+    ReadModel model()
+    {
+        return model;
+    }
+
+    Map<String, InstrumentView> instruments()
+    {
+        return model.instrumentsBySymbol();
+    }
+
+    ExchangeClient client()
+    {
+        return client;
+    }
+
+    public int doWork()
+    {
+        final long nowNs = System.nanoTime();
+        int work = client.doWork();
+        work += tasks.drain(runTask, 1024);
+        if (client.isConnected() && !live &&
+            (!stateRequested || nowNs - stateRequestedNs > STATE_RETRY_NS))
+        {
+            stateRequested = client.requestState();
+            stateRequestedNs = nowNs;
+            nextChunkIndex = 0;
+        }
+        if (nowNs - lastHeartbeatNs > heartbeatIntervalNs)
+        {
+            lastHeartbeatNs = nowNs;
+            heartbeat();
+        }
+        if (metrics.sample(nowNs))
+        {
+            work++;
+        }
+        return work;
+    }
+
+    public String roleName()
+    {
+        return "bourse-http-gateway";
+    }
+
+    public void onClose()
+    {
+        client.close();
+        for (final PendingCommand p : pending.values())
+        {
+            p.command().complete(null, new ApiException(503, "GATEWAY_STOPPING", "the gateway is stopping", null));
+        }
+        pending.clear();
+    }
+
+    /**
+     * Send a command; its answer completes it. Called on the gateway thread.
+     */
+    void send(final Command command)
+    {
+        if (!live)
+        {
+            command.complete(null, new ApiException(503, "NOT_READY",
+                "the gateway is not connected to the exchange yet (or is catching up)", null));
+            return;
+        }
+        final int length = command.encode(encoder, commandBuffer);
+        final long requestSequence = client.trySend(commandBuffer, 0, length);
+        if (requestSequence < 0)
+        {
+            metrics.commandsBackPressured.increment();
+            command.complete(null, new ApiException(503, "BACK_PRESSURE",
+                "too many commands in flight to the exchange; retry shortly", null, 1));
+            return;
+        }
+        metrics.commandsSent.increment();
+        pending.put(requestSequence, new PendingCommand(command, System.nanoTime(), epochClock.nanoTime()));
+    }
+
+    boolean requestSnapshot()
+    {
+        return client.requestSnapshot();
+    }
+
+    public void onEventBatch(
+        final long batchSequence, final long logPosition, final long timestampNs, final long clientId,
+        final long requestSequence, final DirectBuffer buffer, final int offset, final int length, final int eventCount)
+    {
+        metrics.batches.increment();
+        if (live && logPosition > statePosition)
+        {
+            changes.clear();
+            model.apply(buffer, offset, length, changes);
+            publish();
+        }
+        if (clientId == client.clientId())
+        {
+            final PendingCommand p = pending.remove(requestSequence);
+            if (p != null)
+            {
+                final long nowEpochNs = epochClock.nanoTime();
+                metrics.recordRoundTrip(System.nanoTime() - p.sentNs(), timestampNs - p.sentEpochNs(), nowEpochNs - timestampNs);
+                answer.read(buffer, offset, length);
+                if (answer.rejectReason != null)
+                {
+                    metrics.reject(answer.rejectReason);
+                }
+                Object response = null;
+                ApiException error = null;
+                try
+                {
+                    response = p.command().answer(answer, model);
+                }
+                catch (final ApiException ex)
+                {
+                    error = ex;
+                }
+                p.command().complete(response, error);
+            }
+        }
+    }
+
+    public void onStateChunk(
+        final long logPosition, final int chunkIndex, final boolean lastChunk, final long totalLength,
+        final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (live || chunkIndex != nextChunkIndex)
+        {
+            // Not waiting, or a chunk went missing: the retry timer asks again.
+            nextChunkIndex = -1;
+            return;
+        }
+        if (chunkIndex == 0)
+        {
+            stateLength = 0;
+        }
+        stateAssembly.putBytes(stateLength, buffer, offset, length);
+        stateLength += length;
+        nextChunkIndex++;
+        if (lastChunk)
+        {
+            if (stateLength != totalLength)
+            {
+                nextChunkIndex = -1;
+                return;
+            }
+            model.loadState(stateAssembly, 0, stateLength);
+            statePosition = logPosition;
+            live = true;
+            stateRequested = false;
+            resendBookSnapshots();
+        }
+    }
+
+    public void onGap(final long fromLogPosition)
+    {
+        // Batches are lost for good: the read model is stale until the state is fetched again.
+        live = false;
+        stateRequested = false;
+    }
+
+    public void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
+    {
+        final PendingCommand p = pending.remove(requestSequence);
+        if (p != null)
+        {
+            p.command().complete(null, new ApiException(503, "OUTCOME_UNKNOWN",
+                "the exchange did not apply this request again and its original answer is no longer held (" +
+                    reason + "): query the order before retrying", null));
+        }
+    }
+
+    public void onConnected(final int leaderMemberId)
+    {
+        this.leaderMemberId = leaderMemberId;
+    }
+
+    // ------------------------------------------------------------------------------------------------ WebSocket
+
+    void onWsOpen(final WsSession session)
+    {
+        sessions.add(session);
+        wsSessionCount = sessions.size();
+    }
+
+    void onWsClose(final WsSession session)
+    {
+        session.closed = true;
+        sessions.remove(session);
+        wsSessionCount = sessions.size();
+        for (final Set<WsSession> set : bookSubscribers.values())
+        {
+            set.remove(session);
+        }
+        for (final Set<WsSession> set : tradeSubscribers.values())
+        {
+            set.remove(session);
+        }
+        for (final Set<WsSession> set : tickerSubscribers.values())
+        {
+            set.remove(session);
+        }
+        final Set<WsSession> orders = orderSubscribers.get(session.accountId);
+        if (orders != null)
+        {
+            orders.remove(session);
+        }
+        final Set<WsSession> fills = fillSubscribers.get(session.accountId);
+        if (fills != null)
+        {
+            fills.remove(session);
+        }
+    }
+
+    /**
+     * Subscribe to a public channel of an instrument; a book subscription (or re-subscription, to resync) is
+     * answered with a snapshot carrying the instrument's current sequence.
+     */
+    void subscribe(final WsSession session, final String channel, final InstrumentView instrument, final boolean on)
+    {
+        final Int2ObjectHashMap<Set<WsSession>> map = switch (channel)
+        {
+            case "book" -> bookSubscribers;
+            case "trades" -> tradeSubscribers;
+            default -> tickerSubscribers;
+        };
+        final Set<WsSession> set = map.computeIfAbsent(instrument.id(), ignored -> new LinkedHashSet<>());
+        if (!on)
+        {
+            set.remove(session);
+            sendControl(session, "unsubscribed", channel, instrument.symbol());
+            return;
+        }
+        set.add(session);
+        sendControl(session, "subscribed", channel, instrument.symbol());
+        final ReadModel.Market market = model.market(instrument.id());
+        if ("book".equals(channel))
+        {
+            send(session, bookSnapshot(market, instrument));
+        }
+        else if ("ticker".equals(channel))
+        {
+            send(session, Views.ticker(market, instrument).toString());
+        }
+    }
+
+    void subscribePrivate(final WsSession session, final String channel, final boolean on)
+    {
+        final Long2ObjectHashMap<Set<WsSession>> map = "orders".equals(channel) ? orderSubscribers : fillSubscribers;
+        final Set<WsSession> set = map.computeIfAbsent(session.accountId, ignored -> new LinkedHashSet<>());
+        if (on)
+        {
+            set.add(session);
+        }
+        else
+        {
+            set.remove(session);
+        }
+        sendControl(session, on ? "subscribed" : "unsubscribed", channel, null);
+    }
+
+    void sendControl(final WsSession session, final String type, final String channel, final String symbol)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("type", type);
+        node.put("channel", channel);
+        if (symbol != null)
+        {
+            node.put("symbol", symbol);
+        }
+        send(session, node.toString());
+    }
+
+    void send(final WsSession session, final String text)
+    {
+        if (session.closed)
+        {
+            return;
+        }
+        if (session.socket.writeQueueFull())
+        {
+            // A slow subscriber misses this message; the sequence numbers tell it to resync.
+            metrics.wsDropped.increment();
+            return;
+        }
+        metrics.wsMessages.increment();
+        session.socket.writeTextMessage(text);
+    }
+
+    private void sendAll(final Set<WsSession> subscribers, final String text)
+    {
+        if (subscribers != null)
+        {
+            for (final WsSession session : subscribers)
+            {
+                send(session, text);
+            }
+        }
+    }
+
+    private static String bookSnapshot(final ReadModel.Market market, final InstrumentView instrument)
+    {
+        final ObjectNode node = Views.book(market, Integer.MAX_VALUE, instrument);
+        node.put("type", "book.snapshot");
+        return node.toString();
+    }
+
+    private void resendBookSnapshots()
+    {
+        for (final Map.Entry<Integer, Set<WsSession>> entry : bookSubscribers.entrySet())
+        {
+            final InstrumentView instrument = model.instrument(entry.getKey());
+            if (instrument != null && !entry.getValue().isEmpty())
+            {
+                sendAll(entry.getValue(), bookSnapshot(model.market(instrument.id()), instrument));
+            }
+        }
+    }
+
+    private void heartbeat()
+    {
+        if (sessions.isEmpty())
+        {
+            return;
+        }
+        final String text = "{\"type\":\"heartbeat\",\"time\":" + System.currentTimeMillis() + "}";
+        for (final WsSession session : sessions)
+        {
+            send(session, text);
+        }
+    }
+
+    private void publish()
+    {
+        final IntHashSet touched = touchedInstruments;
+        touched.clear();
+        for (final Map.Entry<Integer, List<ReadModel.LevelChange>> entry : changes.levels.entrySet())
+        {
+            final int instrumentId = entry.getKey();
+            final InstrumentView instrument = model.instrument(instrumentId);
+            final ReadModel.Market market = model.market(instrumentId);
+            market.sequence++;
+            touched.add(instrumentId);
+            final Set<WsSession> subscribers = bookSubscribers.get(instrumentId);
+            if (instrument != null && subscribers != null && !subscribers.isEmpty())
+            {
+                final ObjectNode node = Views.MAPPER.createObjectNode();
+                node.put("type", "book.update");
+                node.put("symbol", instrument.symbol());
+                node.put("sequence", market.sequence);
+                node.set("changes", Views.levelChanges(entry.getValue(), instrument));
+                sendAll(subscribers, node.toString());
+            }
+        }
+        for (final ReadModel.TradeView trade : changes.trades)
+        {
+            touched.add(trade.instrumentId());
+            final Set<WsSession> subscribers = tradeSubscribers.get(trade.instrumentId());
+            final InstrumentView instrument = model.instrument(trade.instrumentId());
+            if (instrument != null && subscribers != null && !subscribers.isEmpty())
+            {
+                final ObjectNode node = Views.trade(trade, instrument);
+                node.put("type", "trade");
+                sendAll(subscribers, node.toString());
+            }
+        }
+        for (final IntHashSet.IntIterator it = touched.iterator(); it.hasNext(); )
+        {
+            final int instrumentId = it.nextValue();
+            final Set<WsSession> subscribers = tickerSubscribers.get(instrumentId);
+            final InstrumentView instrument = model.instrument(instrumentId);
+            if (instrument != null && subscribers != null && !subscribers.isEmpty())
+            {
+                sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument).toString());
+            }
+        }
+        // Fills before the order states they lead to, as an execution report stream would have them.
+        for (int i = 0; i < changes.fills.size(); i++)
+        {
+            final ReadModel.FillView fill = changes.fills.get(i);
+            final Set<WsSession> subscribers = fillSubscribers.get(changes.fillAccounts.get(i));
+            final InstrumentView instrument = model.instrument(fill.instrumentId());
+            if (instrument != null && subscribers != null && !subscribers.isEmpty())
+            {
+                final ObjectNode node = Views.fill(fill, instrument);
+                node.put("type", "fill");
+                sendAll(subscribers, node.toString());
+            }
+        }
+        if (!orderSubscribers.isEmpty())
+        {
+            final List<OrderView> sent = sentOrders;
+            sent.clear();
+            for (final OrderView order : changes.orders)
+            {
+                final Set<WsSession> subscribers = orderSubscribers.get(order.accountId);
+                final InstrumentView instrument = model.instrument(order.instrumentId);
+                if (instrument != null && subscribers != null && !subscribers.isEmpty() && !sent.contains(order))
+                {
+                    sent.add(order);
+                    final ObjectNode node = Views.order(order, instrument);
+                    node.put("type", "order");
+                    sendAll(subscribers, node.toString());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1459 @@
+package io.bourse.gateway.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.RejectReason;
+import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+import io.bourse.protocol.codec.TradingState;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.ServerWebSocket;
+import org.agrona.CloseHelper;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
+
+/**
+ * The HTTP gateway: REST API under {@code /api/v1}, WebSocket market data and private channels on {@code /ws},
+ * the OpenAPI document at {@code /api/openapi.json}, the web trading UI at {@code /} and the monitor at
+ * {@code /monitor}, Prometheus metrics at {@code /metrics} and {@code /health}.
+ * <p>
+ * Request threads (Vert.x event loops) parse, authenticate and rate-limit; everything that touches exchange state
+ * goes to the single {@link GatewayAgent} thread, which talks to the cluster. Listens on 127.0.0.1 by default.
+ */
+public final class HttpGateway implements AutoCloseable
+{
+    /**
+     * Gateway configuration.
+     */
+    public static final class Context
+    {
+        private String host = "127.0.0.1";
+        private int port = 8080;
+        private int eventLoops = 1;
+        private List<ApiKey> apiKeys = List.of();
+        private long authWindowMs = 5_000;
+        private double rateLimitPerSecond = 50;
+        private double rateLimitBurst = 100;
+        private int maxBodyBytes = 16 * 1024;
+        private long heartbeatIntervalMs = 5_000;
+        private int queueCapacity = 64 * 1024;
+        private ExchangeClient.Context clientContext;
+        private NodeStatus nodeStatus = NodeStatus.UNKNOWN;
+        private final List<MonitorSection> monitorSections = new ArrayList<>();
+
+        public Context host(final String host)
+        {
+            this.host = host;
+            return this;
+        }
+
+        /**
+         * Port to listen on; 0 picks a free one (see {@link HttpGateway#port()}).
+         */
+        public Context port(final int port)
+        {
+            this.port = port;
+            return this;
+        }
+
+        public Context eventLoops(final int eventLoops)
+        {
+            this.eventLoops = eventLoops;
+            return this;
+        }
+
+        public Context apiKeys(final List<ApiKey> apiKeys)
+        {
+            this.apiKeys = List.copyOf(apiKeys);
+            return this;
+        }
+
+        /**
+         * How far a request's timestamp may be from the server's clock.
+         */
+        public Context authWindowMs(final long authWindowMs)
+        {
+            this.authWindowMs = authWindowMs;
+            return this;
+        }
+
+        /**
+         * Token bucket per API key: sustained requests a second and burst size.
+         */
+        public Context rateLimit(final double perSecond, final double burst)
+        {
+            this.rateLimitPerSecond = perSecond;
+            this.rateLimitBurst = burst;
+            return this;
+        }
+
+        public Context maxBodyBytes(final int maxBodyBytes)
+        {
+            this.maxBodyBytes = maxBodyBytes;
+            return this;
+        }
+
+        public Context heartbeatIntervalMs(final long heartbeatIntervalMs)
+        {
+            this.heartbeatIntervalMs = heartbeatIntervalMs;
+            return this;
+        }
+
+        /**
+         * How the gateway reaches the cluster (e.g. {@code ClusterNode#clientContext()} in the same JVM).
+         */
+        public Context clientContext(final ExchangeClient.Context clientContext)
+        {
+            this.clientContext = clientContext;
+            return this;
+        }
+
+        public Context nodeStatus(final NodeStatus nodeStatus)
+        {
+            this.nodeStatus = nodeStatus;
+            return this;
+        }
+
+        /**
+         * Add a group of figures to the monitor page and {@code /metrics}.
+         */
+        public Context monitorSection(final MonitorSection section)
+        {
+            this.monitorSections.add(section);
+            return this;
+        }
+    }
+
+    private static final Pattern SYMBOL = Pattern.compile("[A-Za-z0-9._-]{1,16}");
+    private static final Pattern ID = Pattern.compile("[0-9]{1,18}");
+    private static final Pattern SMALL_INTEGER = Pattern.compile("[0-9]{1,9}");
+    private static final Map<String, String> CONTENT_TYPES = Map.of(
+        "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8",
+        "json", "application/json", "svg", "image/svg+xml");
+    private static final Set<String> ORDER_FIELDS = Set.of("symbol", "side", "type", "timeInForce", "price", "quantity",
+        "quoteAmount", "postOnly", "selfTradePrevention", "clientOrderId", "expireTime");
+    private static final Set<String> REPLACE_FIELDS = Set.of("price", "quantity", "clientOrderId");
+    private static final Set<String> INSTRUMENT_FIELDS = Set.of("id", "baseAsset", "quoteAsset", "priceScale",
+        "tickSize", "quantityScale", "lotSize", "minQuantity", "maxQuantity", "priceBandBps", "referencePrice",
+        "makerFeePpm", "takerFeePpm", "tradingState");
+    private static final Set<String> WS_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp", "signature");
+
+    private final Context context;
+    private final GatewayMetrics metrics = new GatewayMetrics();
+    private final Authenticator authenticator;
+    private final RateLimiter rateLimiter;
+    private final GatewayAgent agent;
+    private final AgentRunner agentRunner;
+    private final Vertx vertx;
+    private final HttpServer server;
+    private final Map<String, byte[]> staticFiles = new HashMap<>();
+    private final byte[] openApi;
+    private final Operations operations;
+
+    private HttpGateway(final Context context)
+    {
+        this.context = context;
+        this.authenticator = new Authenticator(context.apiKeys, context.authWindowMs);
+        this.rateLimiter = new RateLimiter(context.rateLimitPerSecond, context.rateLimitBurst);
+        this.agent = new GatewayAgent(context.clientContext, metrics, context.queueCapacity,
+            TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs));
+        this.openApi = resource("openapi.json");
+        this.operations = new Operations(context.nodeStatus, context.monitorSections, metrics, agent, this::isReady);
+        for (final String name : List.of("index.html", "monitor.html", "app.js", "monitor.js", "api.js", "style.css"))
+        {
+            staticFiles.put(name, resource("web/" + name));
+        }
+        // Sleeping back-off: the gateway thread shares two cores with the node.
+        this.agentRunner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000), Throwable::printStackTrace,
+            null, agent);
+        AgentRunner.startOnThread(agentRunner);
+        this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(context.eventLoops).setWorkerPoolSize(1)
+            .setInternalBlockingPoolSize(1));
+        this.server = vertx.createHttpServer(new HttpServerOptions()
+            .setHost(context.host)
+            .setPort(context.port)
+            .setMaxWebSocketFrameSize(64 * 1024)
+            .setHandle100ContinueAutomatically(true)
+            .setTcpNoDelay(true));
+        server.webSocketHandler(this::onWebSocket);
+        server.requestHandler(this::onRequest);
+        try
+        {
+            server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        }
+        catch (final Exception ex)
+        {
+            close();
+            throw new IllegalStateException("the HTTP gateway cannot listen on " + context.host + ":" + context.port +
+                ": " + (ex.getCause() != null ? ex.getCause().getMessage() : ex.getMessage()), ex);
+        }
+    }
+
+    /**
+     * Start a gateway: it listens at once and serves orders once it holds the exchange's state.
+     */
+    public static HttpGateway launch(final Context context)
+    {
+        return new HttpGateway(context);
+    }
+
+    public int port()
+    {
+        return server.actualPort();
+    }
+
+    /**
+     * @return true once connected to the cluster and holding its current state.
+     */
+    public boolean isReady()
+    {
+        return agent.isLive() && agent.isConnected();
+    }
+
+    /**
+     * Wait until {@link #isReady()}.
+     *
+     * @throws IllegalStateException when not ready within the timeout.
+     */
+    public void awaitReady(final long timeoutNs)
+    {
+        final long deadlineNs = System.nanoTime() + timeoutNs;
+        while (!isReady())
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new IllegalStateException("the HTTP gateway did not get the exchange state within " +
+                    TimeUnit.NANOSECONDS.toSeconds(timeoutNs) + " s");
+            }
+            try
+            {
+                Thread.sleep(10);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", ex);
+            }
+        }
+    }
+
+    public void close()
+    {
+        if (server != null)
+        {
+            quietly(() -> server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+        }
+        if (vertx != null)
+        {
+            quietly(() -> vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+        }
+        CloseHelper.quietClose(agentRunner);
+    }
+
+    private interface Action
+    {
+        void run() throws Exception;
+    }
+
+    private static void quietly(final Action action)
+    {
+        try
+        {
+            action.run();
+        }
+        catch (final Exception ignore)
+        {
+            // Closing: nothing more to do with it.
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ routing
+
+    /**
+     * One request being served: where it came from, who signed it, and how to answer it on its own thread.
+     */
+    private final class Exchange
+    {
+        final HttpServerRequest request;
+        final io.vertx.core.Context vertxContext;
+        final long startNs;
+        byte[] body;
+        ApiKey key;
+        boolean answered;
+
+        Exchange(final HttpServerRequest request, final long startNs)
+        {
+            this.request = request;
+            this.vertxContext = io.vertx.core.Vertx.currentContext();
+            this.startNs = startNs;
+        }
+
+        /**
+         * Answer from any thread.
+         */
+        void complete(final Object response, final ApiException error)
+        {
+            vertxContext.runOnContext(ignored ->
+            {
+                if (error != null)
+                {
+                    problem(this, error);
+                }
+                else
+                {
+                    json(this, 200, response);
+                }
+            });
+        }
+    }
+
+    private void onRequest(final HttpServerRequest request)
+    {
+        final Exchange exchange = new Exchange(request, System.nanoTime());
+        metrics.httpRequests.increment();
+        final String contentLength = request.getHeader("Content-Length");
+        if (contentLength != null && contentLength.length() < 12 && contentLength.chars().allMatch(Character::isDigit) &&
+            Long.parseLong(contentLength) > context.maxBodyBytes)
+        {
+            problem(exchange, tooLarge());
+            return;
+        }
+        final Buffer body = Buffer.buffer();
+        final boolean[] tooLarge = { false };
+        request.handler(chunk ->
+        {
+            if (body.length() + chunk.length() > context.maxBodyBytes)
+            {
+                tooLarge[0] = true;
+            }
+            else
+            {
+                body.appendBuffer(chunk);
+            }
+        });
+        request.exceptionHandler(ignored ->
+        {
+            // A client that resets its connection mid-request: there is nobody left to answer.
+        });
+        request.endHandler(ignored ->
+        {
+            if (tooLarge[0])
+            {
+                problem(exchange, tooLarge());
+                return;
+            }
+            exchange.body = body.getBytes();
+            try
+            {
+                route(exchange);
+            }
+            catch (final ApiException ex)
+            {
+                problem(exchange, ex);
+            }
+            catch (final RuntimeException ex)
+            {
+                problem(exchange, new ApiException(500, "INTERNAL_ERROR", "internal error: " + ex, null));
+            }
+        });
+    }
+
+    private ApiException tooLarge()
+    {
+        return ApiException.badRequest("BODY_TOO_LARGE", "the body is larger than " + context.maxBodyBytes + " bytes", null);
+    }
+
+    private void route(final Exchange ex)
+    {
+        final String path = ex.request.path();
+        final HttpMethod method = ex.request.method();
+        final String[] parts = path.length() > 1 ? path.substring(1).split("/", -1) : new String[0];
+        if (!path.startsWith("/api/"))
+        {
+            get(method);
+            switch (path)
+            {
+                case "/", "/index.html" -> file(ex, "index.html");
+                case "/monitor", "/monitor.html" -> file(ex, "monitor.html");
+                case "/app.js", "/monitor.js", "/api.js", "/style.css" -> file(ex, path.substring(1));
+                case "/health" -> json(ex, isReady() ? 200 : 503, operations.health());
+                case "/metrics" -> send(ex, 200, "text/plain; version=0.0.4; charset=utf-8",
+                    operations.metricsText().getBytes(StandardCharsets.UTF_8));
+                default -> throw notFound(path);
+            }
+            return;
+        }
+        if (path.equals("/api/openapi.json"))
+        {
+            get(method);
+            send(ex, 200, "application/json", openApi);
+            return;
+        }
+        if (parts.length < 3 || !parts[1].equals("v1"))
+        {
+            throw notFound(path);
+        }
+        final String resource = parts[2];
+        final int n = parts.length;
+        switch (resource)
+        {
+            case "time" ->
+            {
+                only(n, 3, path);
+                get(method);
+                final ObjectNode node = Views.MAPPER.createObjectNode();
+                node.put("serverTime", System.currentTimeMillis());
+                json(ex, 200, node);
+            }
+            case "instruments" ->
+            {
+                only(n, 3, path);
+                get(method);
+                final ArrayNode array = Views.MAPPER.createArrayNode();
+                agent.instruments().values().stream().sorted((a, b) -> Integer.compare(a.id(), b.id()))
+                    .forEach(i -> array.add(Views.instrument(i)));
+                json(ex, 200, array);
+            }
+            case "book" ->
+            {
+                only(n, 4, path);
+                get(method);
+                final InstrumentView instrument = instrument(parts[3], null);
+                final int depth = (int)queryInt(ex, "depth", 20, 1, 1000);
+                query(ex, model -> Views.book(model.market(instrument.id()), depth, instrument));
+            }
+            case "trades" ->
+            {
+                only(n, 4, path);
+                get(method);
+                final InstrumentView instrument = instrument(parts[3], null);
+                final int limit = (int)queryInt(ex, "limit", 50, 1, ReadModel.RECENT_TRADES);
+                query(ex, model ->
+                {
+                    final ArrayNode array = Views.MAPPER.createArrayNode();
+                    for (final ReadModel.TradeView trade : model.market(instrument.id()).trades)
+                    {
+                        if (array.size() >= limit)
+                        {
+                            break;
+                        }
+                        array.add(Views.trade(trade, instrument));
+                    }
+                    return array;
+                });
+            }
+            case "ticker" ->
+            {
+                only(n, 4, path);
+                get(method);
+                final InstrumentView instrument = instrument(parts[3], null);
+                query(ex, model -> Views.ticker(model.market(instrument.id()), instrument).without("type"));
+            }
+            case "monitor" ->
+            {
+                only(n, 3, path);
+                get(method);
+                json(ex, 200, operations.monitor());
+            }
+            case "orders" -> orders(ex, parts, method);
+            case "fills" ->
+            {
+                only(n, 3, path);
+                get(method);
+                final long accountId = trader(ex).accountId();
+                final String symbol = ex.request.getParam("symbol");
+                final InstrumentView filter = symbol == null ? null : instrument(symbol, "symbol");
+                final int limit = (int)queryInt(ex, "limit", 100, 1, ReadModel.RECENT_FILLS);
+                query(ex, model ->
+                {
+                    final ArrayNode array = Views.MAPPER.createArrayNode();
+                    final ReadModel.AccountState account = model.existingAccount(accountId);
+                    if (account != null)
+                    {
+                        for (final ReadModel.FillView fill : account.fills)
+                        {
+                            if (array.size() >= limit)
+                            {
+                                break;
+                            }
+                            final InstrumentView instrument = model.instrument(fill.instrumentId());
+                            if (instrument != null && (filter == null || filter.id() == fill.instrumentId()))
+                            {
+                                array.add(Views.fill(fill, instrument));
+                            }
+                        }
+                    }
+                    return array;
+                });
+            }
+            case "balances" ->
+            {
+                only(n, 3, path);
+                get(method);
+                final long accountId = trader(ex).accountId();
+                query(ex, model -> Views.balances(model, accountId));
+            }
+            case "admin" -> admin(ex, parts, method);
+            default -> throw notFound(path);
+        }
+    }
+
+    private void orders(final Exchange ex, final String[] parts, final HttpMethod method)
+    {
+        final String path = ex.request.path();
+        if (parts.length == 3)
+        {
+            if (method == HttpMethod.POST)
+            {
+                placeOrder(ex);
+            }
+            else if (method == HttpMethod.GET)
+            {
+                final long accountId = trader(ex).accountId();
+                final String symbol = ex.request.getParam("symbol");
+                final InstrumentView filter = symbol == null ? null : instrument(symbol, "symbol");
+                query(ex, model ->
+                {
+                    final ArrayNode array = Views.MAPPER.createArrayNode();
+                    final ReadModel.AccountState account = model.existingAccount(accountId);
+                    if (account != null)
+                    {
+                        account.openOrders.values().stream()
+                            .filter(o -> filter == null || o.instrumentId == filter.id())
+                            .sorted((a, b) -> Long.compare(a.orderId, b.orderId))
+                            .forEach(o -> array.add(Views.order(o, model.instrument(o.instrumentId))));
+                    }
+                    return array;
+                });
+            }
+            else if (method == HttpMethod.DELETE)
+            {
+                massCancel(ex);
+            }
+            else
+            {
+                throw methodNotAllowed();
+            }
+            return;
+        }
+        if (parts.length != 4)
+        {
+            throw notFound(path);
+        }
+        final long orderId = parseId(parts[3], "orderId");
+        if (method == HttpMethod.GET)
+        {
+            final long accountId = trader(ex).accountId();
+            query(ex, model ->
+            {
+                final OrderView order = model.order(accountId, orderId);
+                if (order == null)
+                {
+                    throw new ApiException(404, RejectReason.UNKNOWN_ORDER.name(),
+                        "no order " + orderId + " of this account", "orderId");
+                }
+                return Views.order(order, model.instrument(order.instrumentId));
+            });
+        }
+        else if (method == HttpMethod.DELETE)
+        {
+            final long accountId = trader(ex).accountId();
+            command(ex, new OrderCommand(ex, accountId)
+            {
+                public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+                {
+                    return encoder.cancelOrder(buffer, 0, accountId, orderId, 0);
+                }
+            });
+        }
+        else if (method == HttpMethod.PUT)
+        {
+            replaceOrder(ex, orderId);
+        }
+        else
+        {
+            throw methodNotAllowed();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ orders
+
+    /**
+     * A command about one order whose answer is that order as it stands after the command.
+     */
+    private abstract class OrderCommand implements Command
+    {
+        private final Exchange ex;
+        private final long accountId;
+
+        OrderCommand(final Exchange ex, final long accountId)
+        {
+            this.ex = ex;
+            this.accountId = accountId;
+        }
+
+        public Object answer(final Answer answer, final ReadModel model)
+        {
+            if (answer.rejectReason != null)
+            {
+                throw rejected(answer.rejectReason);
+            }
+            final OrderView order = model.order(accountId, answer.orderId);
+            if (order == null)
+            {
+                final ObjectNode node = Views.MAPPER.createObjectNode();
+                node.put("orderId", Long.toString(answer.orderId));
+                node.put("status", "ACCEPTED");
+                return node;
+            }
+            final ObjectNode node = Views.order(order, model.instrument(order.instrumentId));
+            final ArrayNode fills = node.putArray("fills");
+            final ReadModel.AccountState account = model.existingAccount(accountId);
+            // This command's fills: the newest of the account's, at the command's time (that of the order's last change).
+            for (final ReadModel.FillView fill : account.fills)
+            {
+                if (fill.timestampNs() < order.updatedNs)
+                {
+                    break;
+                }
+                if (fill.orderId() == order.orderId && fill.timestampNs() == order.updatedNs)
+                {
+                    fills.insert(0, Views.fill(fill, model.instrument(fill.instrumentId())));
+                }
+            }
+            return node;
+        }
+
+        public void complete(final Object response, final ApiException error)
+        {
+            ex.complete(response, error);
+        }
+    }
+
+    private void placeOrder(final Exchange ex)
+    {
+        final long accountId = trader(ex).accountId();
+        final ObjectNode body = Requests.object(ex.body, ORDER_FIELDS);
+        final InstrumentView instrument = instrument(Requests.string(body, "symbol", true), "symbol");
+        final Side side = Requests.enumValue(body, "side", Side.class, null, EnumSet.of(Side.BUY, Side.SELL));
+        final OrderType type = Requests.enumValue(body, "type", OrderType.class, OrderType.LIMIT,
+            EnumSet.of(OrderType.LIMIT, OrderType.MARKET));
+        final TimeInForce timeInForce = Requests.enumValue(body, "timeInForce", TimeInForce.class,
+            type == OrderType.MARKET ? TimeInForce.IOC : TimeInForce.GTC,
+            EnumSet.of(TimeInForce.GTC, TimeInForce.IOC, TimeInForce.FOK, TimeInForce.GTD));
+        final SelfTradePrevention stp = Requests.enumValue(body, "selfTradePrevention", SelfTradePrevention.class,
+            SelfTradePrevention.ACCOUNT_DEFAULT, EnumSet.complementOf(EnumSet.of(SelfTradePrevention.NULL_VAL)));
+        final boolean postOnly = Requests.bool(body, "postOnly", false);
+        final String priceText = Requests.string(body, "price", type == OrderType.LIMIT);
+        final String quantityText = Requests.string(body, "quantity", false);
+        final String quoteAmountText = Requests.string(body, "quoteAmount", false);
+        final long price = priceText == null ? 0 : price(instrument, priceText, "price");
+        final long quantity = quantityText == null ? 0 : quantity(instrument, quantityText, "quantity");
+        final long quoteAmount = quoteAmountText == null ? 0 :
+            Decimals.parse(quoteAmountText, instrument.quoteScale(), "quoteAmount", RejectReason.INVALID_QUOTE_AMOUNT.name());
+        if (quantityText == null && quoteAmountText == null)
+        {
+            throw ApiException.badRequest("MISSING_FIELD", "quantity is required (or quoteAmount on a market buy)",
+                "quantity");
+        }
+        final long expireTimeMs = Requests.integer(body, "expireTime", timeInForce == TimeInForce.GTD, 0, 1,
+            Long.MAX_VALUE / 1_000_000);
+        if (timeInForce != TimeInForce.GTD && expireTimeMs != 0)
+        {
+            throw ApiException.badRequest(RejectReason.INVALID_EXPIRY.name(), "expireTime is only for GTD orders",
+                "expireTime");
+        }
+        final long clientOrderId = clientOrderId(Requests.string(body, "clientOrderId", false), true);
+        command(ex, new OrderCommand(ex, accountId)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.newOrder(buffer, 0, accountId, clientOrderId, instrument.id(), side, type, timeInForce,
+                    postOnly, stp, price, quantity, quoteAmount, expireTimeMs * 1_000_000);
+            }
+        });
+    }
+
+    private void replaceOrder(final Exchange ex, final long orderId)
+    {
+        final long accountId = trader(ex).accountId();
+        final ObjectNode body = Requests.object(ex.body, REPLACE_FIELDS);
+        final String priceText = Requests.string(body, "price", true);
+        final String quantityText = Requests.string(body, "quantity", true);
+        final long newClientOrderId = clientOrderId(Requests.string(body, "clientOrderId", false), false);
+        command(ex, new OrderCommand(ex, accountId)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                // The order's instrument (for its tick and lot) is known only here, on the gateway thread.
+                final OrderView order = agent.model().order(accountId, orderId);
+                if (order == null || !order.isOpen())
+                {
+                    throw new ApiException(404, RejectReason.UNKNOWN_ORDER.name(),
+                        "no open order " + orderId + " of this account", "orderId");
+                }
+                final InstrumentView instrument = agent.model().instrument(order.instrumentId);
+                return encoder.replaceOrder(buffer, 0, accountId, orderId, 0, newClientOrderId,
+                    price(instrument, priceText, "price"), quantity(instrument, quantityText, "quantity"));
+            }
+        });
+    }
+
+    private void massCancel(final Exchange ex)
+    {
+        final long accountId = trader(ex).accountId();
+        final String symbol = ex.request.getParam("symbol");
+        final InstrumentView instrument = symbol == null ? null : instrument(symbol, "symbol");
+        final String sideText = ex.request.getParam("side");
+        final Side side;
+        if (sideText == null)
+        {
+            side = Side.NULL_VAL;
+        }
+        else if (sideText.equals("BUY") || sideText.equals("SELL"))
+        {
+            side = Side.valueOf(sideText);
+        }
+        else
+        {
+            throw ApiException.badRequest("INVALID_ENUM", "side: expected BUY or SELL, got \"" + sideText + "\"", "side");
+        }
+        command(ex, new Command()
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.massCancel(buffer, 0, accountId, instrument == null ? 0 : instrument.id(), side);
+            }
+
+            public Object answer(final Answer answer, final ReadModel model)
+            {
+                if (answer.rejectReason != null)
+                {
+                    throw rejected(answer.rejectReason);
+                }
+                final ObjectNode node = Views.MAPPER.createObjectNode();
+                node.put("canceledCount", answer.canceledCount);
+                return node;
+            }
+
+            public void complete(final Object response, final ApiException error)
+            {
+                ex.complete(response, error);
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------------ admin
+
+    /**
+     * An admin command answered with a small JSON object, or the engine's reject.
+     */
+    private abstract static class AdminCommand implements Command
+    {
+        private final Exchange ex;
+
+        AdminCommand(final Exchange ex)
+        {
+            this.ex = ex;
+        }
+
+        public Object answer(final Answer answer, final ReadModel model)
+        {
+            if (answer.rejectReason != null)
+            {
+                throw rejected(answer.rejectReason);
+            }
+            final ObjectNode node = Views.MAPPER.createObjectNode();
+            node.put("status", "APPLIED");
+            return node;
+        }
+
+        public void complete(final Object response, final ApiException error)
+        {
+            ex.complete(response, error);
+        }
+    }
+
+    private void admin(final Exchange ex, final String[] parts, final HttpMethod method)
+    {
+        final String path = ex.request.path();
+        admin(ex);
+        final String what = parts.length > 3 ? parts[3] : "";
+        if (what.equals("snapshot") && parts.length == 4)
+        {
+            if (method != HttpMethod.POST)
+            {
+                throw methodNotAllowed();
+            }
+            if (!agent.submit(a -> ex.complete(snapshotAnswer(a.requestSnapshot()), null)))
+            {
+                throw busy();
+            }
+            return;
+        }
+        if (what.equals("kill-switch") && parts.length == 4)
+        {
+            killSwitch(ex, method, 0);
+            return;
+        }
+        if (what.equals("assets") && parts.length == 5)
+        {
+            put(method);
+            defineAsset(ex, parts[4]);
+            return;
+        }
+        if (what.equals("instruments") && parts.length == 5)
+        {
+            put(method);
+            defineInstrument(ex, parts[4]);
+            return;
+        }
+        if (what.equals("instruments") && parts.length == 6 && parts[5].equals("trading-state"))
+        {
+            put(method);
+            final InstrumentView instrument = instrument(parts[4], null);
+            final ObjectNode body = Requests.object(ex.body, Set.of("tradingState"));
+            final TradingState state = Requests.enumValue(body, "tradingState", TradingState.class, null,
+                EnumSet.complementOf(EnumSet.of(TradingState.NULL_VAL)));
+            command(ex, new AdminCommand(ex)
+            {
+                public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+                {
+                    return encoder.setTradingState(buffer, 0, instrument.id(), state);
+                }
+            });
+            return;
+        }
+        if (what.equals("accounts") && parts.length == 6)
+        {
+            final long accountId = parseId(parts[4], "accountId");
+            switch (parts[5])
+            {
+                case "deposits", "withdrawals" ->
+                {
+                    if (method != HttpMethod.POST)
+                    {
+                        throw methodNotAllowed();
+                    }
+                    transfer(ex, accountId, parts[5].equals("deposits"));
+                }
+                case "limits" ->
+                {
+                    put(method);
+                    limits(ex, accountId);
+                }
+                case "kill-switch" -> killSwitch(ex, method, accountId);
+                default -> throw notFound(path);
+            }
+            return;
+        }
+        throw notFound(path);
+    }
+
+    private static ObjectNode snapshotAnswer(final boolean requested)
+    {
+        if (!requested)
+        {
+            throw new ApiException(503, "NOT_CONNECTED", "not connected to the cluster; retry shortly", null, 1);
+        }
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("status", "REQUESTED");
+        return node;
+    }
+
+    private void killSwitch(final Exchange ex, final HttpMethod method, final long accountId)
+    {
+        put(method);
+        final ObjectNode body = Requests.object(ex.body, Set.of("active"));
+        if (!body.has("active"))
+        {
+            throw ApiException.badRequest("MISSING_FIELD", "active is required", "active");
+        }
+        final boolean active = Requests.bool(body, "active", false);
+        command(ex, new AdminCommand(ex)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.setKillSwitch(buffer, 0, accountId, active);
+            }
+        });
+    }
+
+    private void defineAsset(final Exchange ex, final String symbol)
+    {
+        checkSymbol(symbol);
+        final ObjectNode body = Requests.object(ex.body, Set.of("id", "scale"));
+        final int id = (int)Requests.integer(body, "id", true, 0, 1, Integer.MAX_VALUE);
+        final int scale = (int)Requests.integer(body, "scale", true, 0, 0, 18);
+        command(ex, new AdminCommand(ex)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.defineAsset(buffer, 0, id, scale, symbol);
+            }
+        });
+    }
+
+    private void defineInstrument(final Exchange ex, final String symbol)
+    {
+        checkSymbol(symbol);
+        final ObjectNode body = Requests.object(ex.body, INSTRUMENT_FIELDS);
+        final InstrumentView existing = agent.instruments().get(symbol);
+        final int id = (int)Requests.integer(body, "id", existing == null, existing == null ? 0 : existing.id(), 1,
+            Integer.MAX_VALUE);
+        if (existing != null && existing.id() != id)
+        {
+            throw ApiException.badRequest("INVALID_INSTRUMENT", symbol + " already has id " + existing.id(), "id");
+        }
+        final String base = Requests.string(body, "baseAsset", true);
+        final String quote = Requests.string(body, "quoteAsset", true);
+        final int priceScale = (int)Requests.integer(body, "priceScale", true, 0, 0, 18);
+        final int quantityScale = (int)Requests.integer(body, "quantityScale", true, 0, 0, 18);
+        final long tick = Decimals.parse(Requests.string(body, "tickSize", true), priceScale, "tickSize", "INVALID_DECIMAL");
+        final long lot = Decimals.parse(Requests.string(body, "lotSize", true), quantityScale, "lotSize", "INVALID_DECIMAL");
+        final long min = decimalOrZero(body, "minQuantity", quantityScale);
+        final long max = decimalOrZero(body, "maxQuantity", quantityScale);
+        final long reference = decimalOrZero(body, "referencePrice", priceScale);
+        final int band = (int)Requests.integer(body, "priceBandBps", false, 0, 0, 1_000_000);
+        final int makerFee = (int)Requests.integer(body, "makerFeePpm", false, 0, 0, 1_000_000);
+        final int takerFee = (int)Requests.integer(body, "takerFeePpm", false, 0, 0, 1_000_000);
+        final TradingState state = Requests.enumValue(body, "tradingState", TradingState.class, TradingState.OPEN,
+            EnumSet.complementOf(EnumSet.of(TradingState.NULL_VAL)));
+        command(ex, new AdminCommand(ex)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.defineInstrument(buffer, 0, id, symbol, assetId(base, "baseAsset"),
+                    assetId(quote, "quoteAsset"), priceScale, tick, quantityScale, lot, min, max, band, reference,
+                    makerFee, takerFee, state);
+            }
+        });
+    }
+
+    private void transfer(final Exchange ex, final long accountId, final boolean deposit)
+    {
+        final ObjectNode body = Requests.object(ex.body, Set.of("asset", "amount", "transactionId"));
+        final String asset = Requests.string(body, "asset", true);
+        final String amountText = Requests.string(body, "amount", true);
+        final long transactionId = Requests.integer(body, "transactionId", true, 0, 1, Long.MAX_VALUE);
+        command(ex, new Command()
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                final int assetId = assetId(asset, "asset");
+                final long amount = Decimals.parse(amountText, agent.model().assetScale(assetId), "amount",
+                    RejectReason.INVALID_AMOUNT.name());
+                return deposit ? encoder.deposit(buffer, 0, transactionId, accountId, assetId, amount) :
+                    encoder.withdraw(buffer, 0, transactionId, accountId, assetId, amount);
+            }
+
+            public Object answer(final Answer answer, final ReadModel model)
+            {
+                if (answer.rejectReason != null)
+                {
+                    throw rejected(answer.rejectReason);
+                }
+                final ObjectNode node = Views.MAPPER.createObjectNode();
+                node.put("transactionId", transactionId);
+                node.put("applied", answer.transferApplied);
+                return node;
+            }
+
+            public void complete(final Object response, final ApiException error)
+            {
+                ex.complete(response, error);
+            }
+        });
+    }
+
+    private void limits(final Exchange ex, final long accountId)
+    {
+        final ObjectNode body = Requests.object(ex.body,
+            Set.of("maxOrderQuantity", "maxOrderNotional", "maxOpenOrders", "selfTradePrevention"));
+        final long maxQuantity = Requests.integer(body, "maxOrderQuantity", false, 0, 0, Long.MAX_VALUE);
+        final long maxNotional = Requests.integer(body, "maxOrderNotional", false, 0, 0, Long.MAX_VALUE);
+        final int maxOpen = (int)Requests.integer(body, "maxOpenOrders", false, 0, 0, Integer.MAX_VALUE);
+        final SelfTradePrevention stp = Requests.enumValue(body, "selfTradePrevention", SelfTradePrevention.class,
+            SelfTradePrevention.ACCOUNT_DEFAULT, EnumSet.complementOf(EnumSet.of(SelfTradePrevention.NULL_VAL)));
+        command(ex, new AdminCommand(ex)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.setAccountLimits(buffer, 0, accountId, maxQuantity, maxNotional, maxOpen, stp);
+            }
+        });
+    }
+
+    /**
+     * Resolve an asset symbol on the gateway thread.
+     */
+    private int assetId(final String symbol, final String field)
+    {
+        for (final int assetId : agent.model().assetIds())
+        {
+            if (agent.model().assetSymbol(assetId).equals(symbol))
+            {
+                return assetId;
+            }
+        }
+        throw new ApiException(404, RejectReason.UNKNOWN_ASSET.name(), field + ": unknown asset \"" + symbol + "\"", field);
+    }
+
+    private static long decimalOrZero(final ObjectNode body, final String field, final int scale)
+    {
+        final String text = Requests.string(body, field, false);
+        return text == null ? 0 : Decimals.parse(text, scale, field, "INVALID_DECIMAL");
+    }
+
+    private static void checkSymbol(final String symbol)
+    {
+        if (!SYMBOL.matcher(symbol).matches())
+        {
+            throw ApiException.badRequest("INVALID_SYMBOL", "symbol: 1 to 16 of A-Z a-z 0-9 . _ -", "symbol");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    private void command(final Exchange ex, final Command command)
+    {
+        if (!agent.isLive())
+        {
+            throw new ApiException(503, "NOT_READY", "the gateway does not hold the exchange state yet", null, 1);
+        }
+        if (!agent.submit(a ->
+        {
+            try
+            {
+                a.send(command);
+            }
+            catch (final ApiException error)
+            {
+                command.complete(null, error);
+            }
+        }))
+        {
+            throw busy();
+        }
+    }
+
+    private interface Query
+    {
+        Object run(ReadModel model);
+    }
+
+    private void query(final Exchange ex, final Query query)
+    {
+        if (!agent.submit(a ->
+        {
+            Object response = null;
+            ApiException error = null;
+            try
+            {
+                response = query.run(a.model());
+            }
+            catch (final ApiException failure)
+            {
+                error = failure;
+            }
+            ex.complete(response, error);
+        }))
+        {
+            throw busy();
+        }
+    }
+
+    private static ApiException busy()
+    {
+        return new ApiException(503, "BUSY", "the gateway is overloaded; retry shortly", null, 1);
+    }
+
+    private ApiKey trader(final Exchange ex)
+    {
+        final ApiKey key = authenticate(ex);
+        if (key.admin())
+        {
+            throw new ApiException(403, "FORBIDDEN", "admin keys cannot trade: use an account's API key", null);
+        }
+        return key;
+    }
+
+    private void admin(final Exchange ex)
+    {
+        if (!authenticate(ex).admin())
+        {
+            throw new ApiException(403, "FORBIDDEN", "admin endpoints need an admin API key", null);
+        }
+    }
+
+    private ApiKey authenticate(final Exchange ex)
+    {
+        if (ex.key != null)
+        {
+            return ex.key;
+        }
+        final HttpServerRequest request = ex.request;
+        try
+        {
+            ex.key = authenticator.authenticate(request.getHeader("X-Bourse-Key"),
+                request.getHeader("X-Bourse-Timestamp"), request.getHeader("X-Bourse-Signature"),
+                request.method().name(), request.uri(), ex.body, System.currentTimeMillis());
+        }
+        catch (final ApiException failure)
+        {
+            metrics.authFailures.increment();
+            throw failure;
+        }
+        final long retryAfterS = rateLimiter.tryAcquire(ex.key.key(), System.nanoTime());
+        if (retryAfterS > 0)
+        {
+            metrics.rateLimited.increment();
+            throw new ApiException(429, "RATE_LIMITED", "more than " + context.rateLimitPerSecond +
+                " requests a second (burst " + context.rateLimitBurst + ") for this API key", null, retryAfterS);
+        }
+        return ex.key;
+    }
+
+    private InstrumentView instrument(final String symbol, final String field)
+    {
+        final InstrumentView instrument = agent.instruments().get(symbol);
+        if (instrument == null)
+        {
+            throw new ApiException(404, RejectReason.UNKNOWN_INSTRUMENT.name(), "unknown instrument \"" + symbol + "\"",
+                field);
+        }
+        return instrument;
+    }
+
+    private static long price(final InstrumentView instrument, final String text, final String field)
+    {
+        final long price = Decimals.parse(text, instrument.priceScale(), field, RejectReason.PRICE_OFF_TICK.name());
+        if (price <= 0)
+        {
+            throw ApiException.badRequest(RejectReason.INVALID_PRICE.name(), field + " must be positive", field);
+        }
+        if (price % instrument.tickSize() != 0)
+        {
+            throw ApiException.badRequest(RejectReason.PRICE_OFF_TICK.name(), field + ": " + text +
+                " is not a multiple of the tick size " + instrument.price(instrument.tickSize()), field);
+        }
+        return price;
+    }
+
+    private static long quantity(final InstrumentView instrument, final String text, final String field)
+    {
+        final long quantity = Decimals.parse(text, instrument.quantityScale(), field,
+            RejectReason.QUANTITY_OFF_LOT.name());
+        if (quantity <= 0)
+        {
+            throw ApiException.badRequest(RejectReason.INVALID_QUANTITY.name(), field + " must be positive", field);
+        }
+        if (quantity % instrument.lotSize() != 0)
+        {
+            throw ApiException.badRequest(RejectReason.QUANTITY_OFF_LOT.name(), field + ": " + text +
+                " is not a multiple of the lot size " + instrument.quantity(instrument.lotSize()), field);
+        }
+        return quantity;
+    }
+
+    private static long clientOrderId(final String text, final boolean generate)
+    {
+        if (text == null)
+        {
+            return generate ? ClientOrderIds.encode(GeneratedIds.next()) : 0;
+        }
+        if (!ClientOrderIds.isValid(text))
+        {
+            throw ApiException.badRequest(RejectReason.INVALID_CLIENT_ORDER_ID.name(),
+                "clientOrderId: 1 to " + ClientOrderIds.MAX_LENGTH + " characters of 0-9 A-Z a-z -", "clientOrderId");
+        }
+        return ClientOrderIds.encode(text);
+    }
+
+    private static long parseId(final String text, final String field)
+    {
+        if (!ID.matcher(text).matches() || Long.parseLong(text) <= 0)
+        {
+            throw ApiException.badRequest("INVALID_ID", field + ": expected a positive integer, got \"" +
+                (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", field);
+        }
+        return Long.parseLong(text);
+    }
+
+    private static long queryInt(final Exchange ex, final String name, final long defaultValue, final long min, final long max)
+    {
+        final String text = ex.request.getParam(name);
+        if (text == null)
+        {
+            return defaultValue;
+        }
+        if (!SMALL_INTEGER.matcher(text).matches() || Long.parseLong(text) < min || Long.parseLong(text) > max)
+        {
+            throw ApiException.badRequest("INVALID_PARAMETER", name + ": expected an integer from " + min + " to " + max,
+                name);
+        }
+        return Long.parseLong(text);
+    }
+
+    /**
+     * The engine's reject reasons, one error code each; the status says whose fault it is.
+     */
+    static ApiException rejected(final RejectReason reason)
+    {
+        final int status = switch (reason)
+        {
+            case UNKNOWN_ORDER, UNKNOWN_INSTRUMENT, UNKNOWN_ASSET, UNKNOWN_ACCOUNT -> 404;
+            case DUPLICATE_CLIENT_ORDER_ID -> 409;
+            case INVALID_SIDE, INVALID_ORDER_TYPE, INVALID_TIME_IN_FORCE, INVALID_PRICE, PRICE_OFF_TICK,
+                INVALID_QUANTITY, QUANTITY_OFF_LOT, QUANTITY_BELOW_MINIMUM, QUANTITY_ABOVE_MAXIMUM, EXPIRY_IN_PAST,
+                INVALID_EXPIRY, INVALID_QUOTE_AMOUNT, NOTIONAL_OVERFLOW, REPLACE_QUANTITY_NOT_ABOVE_FILLED,
+                INVALID_STP_MODE, INVALID_INSTRUMENT_DEFINITION, INVALID_AMOUNT, INVALID_TRADING_STATE, INVALID_LIMIT,
+                INVALID_ACCOUNT, INVALID_CLIENT_ORDER_ID, INVALID_ASSET_DEFINITION, UNKNOWN_COMMAND,
+                INVALID_TRANSACTION_ID, INVALID_INSTRUMENT, ASSET_REDEFINITION -> 400;
+            default -> 422;
+        };
+        return new ApiException(status, reason.name(), "the exchange rejected the command: " +
+            reason.name().toLowerCase().replace('_', ' '), null);
+    }
+
+    private static void only(final int parts, final int expected, final String path)
+    {
+        if (parts != expected)
+        {
+            throw notFound(path);
+        }
+    }
+
+    private static void get(final HttpMethod method)
+    {
+        if (method != HttpMethod.GET)
+        {
+            throw methodNotAllowed();
+        }
+    }
+
+    private static void put(final HttpMethod method)
+    {
+        if (method != HttpMethod.PUT)
+        {
+            throw methodNotAllowed();
+        }
+    }
+
+    private static ApiException notFound(final String path)
+    {
+        return new ApiException(404, "NOT_FOUND", "no such resource: " +
+            (path.length() > 100 ? path.substring(0, 100) + "…" : path), null);
+    }
+
+    private static ApiException methodNotAllowed()
+    {
+        return new ApiException(405, "METHOD_NOT_ALLOWED", "method not allowed on this resource", null);
+    }
+
+    // ------------------------------------------------------------------------------------------------ responses
+
+    private void json(final Exchange ex, final int status, final Object body)
+    {
+        try
+        {
+            send(ex, status, "application/json", Views.MAPPER.writeValueAsBytes(body));
+        }
+        catch (final IOException failure)
+        {
+            problem(ex, new ApiException(500, "INTERNAL_ERROR", "cannot write the response", null));
+        }
+    }
+
+    private void problem(final Exchange ex, final ApiException error)
+    {
+        metrics.httpErrors.increment();
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("type", "https://github.com/bourse/bourse/blob/main/docs/errors.md#" + error.code);
+        node.put("title", error.code);
+        node.put("status", error.status);
+        node.put("code", error.code);
+        node.put("detail", error.getMessage());
+        if (error.field != null)
+        {
+            node.put("field", error.field);
+        }
+        if (error.retryAfterS > 0)
+        {
+            ex.request.response().putHeader("Retry-After", Long.toString(error.retryAfterS));
+        }
+        send(ex, error.status, "application/problem+json", node.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void send(final Exchange ex, final int status, final String contentType, final byte[] body)
+    {
+        if (ex.answered)
+        {
+            return;
+        }
+        ex.answered = true;
+        ex.request.response()
+            .setStatusCode(status)
+            .putHeader("Content-Type", contentType)
+            .putHeader("Cache-Control", "no-store")
+            .end(Buffer.buffer(body));
+        metrics.recordHttp(System.nanoTime() - ex.startNs);
+    }
+
+    private void file(final Exchange ex, final String name)
+    {
+        send(ex, 200, CONTENT_TYPES.get(name.substring(name.lastIndexOf('.') + 1)), staticFiles.get(name));
+    }
+
+    private static byte[] resource(final String name)
+    {
+        try (InputStream in = HttpGateway.class.getResourceAsStream(name))
+        {
+            if (in == null)
+            {
+                throw new IllegalStateException("resource " + name + " is missing from the gateway's jar");
+            }
+            return in.readAllBytes();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot read resource " + name, ex);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ WebSocket
+
+    private void onWebSocket(final ServerWebSocket socket)
+    {
+        if (!"/ws".equals(socket.path()))
+        {
+            socket.close((short)1008, "no such WebSocket endpoint: use /ws");
+            return;
+        }
+        final GatewayAgent.WsSession session = new GatewayAgent.WsSession(socket);
+        agent.submit(a -> a.onWsOpen(session));
+        socket.closeHandler(ignored -> submitOrDrop(a -> a.onWsClose(session)));
+        socket.exceptionHandler(ignored ->
+        {
+            // A broken connection: its close handler removes the session.
+        });
+        socket.textMessageHandler(text -> onWsMessage(session, text));
+    }
+
+    private void submitOrDrop(final Consumer<GatewayAgent> task)
+    {
+        if (!agent.submit(task))
+        {
+            metrics.wsDropped.increment();
+        }
+    }
+
+    private void onWsMessage(final GatewayAgent.WsSession session, final String text)
+    {
+        try
+        {
+            final ObjectNode message = Requests.object(text.getBytes(StandardCharsets.UTF_8), WS_FIELDS);
+            final String op = Requests.string(message, "op", true);
+            switch (op)
+            {
+                case "ping" -> session.socket.writeTextMessage("{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
+                case "auth" ->
+                {
+                    final ApiKey key = authenticator.authenticate(Requests.string(message, "key", true),
+                        Requests.string(message, "timestamp", true), Requests.string(message, "signature", true),
+                        "GET", "/ws", new byte[0], System.currentTimeMillis());
+                    if (key.admin())
+                    {
+                        throw new ApiException(403, "FORBIDDEN", "admin keys have no private channels", null);
+                    }
+                    submitOrDrop(a ->
+                    {
+                        session.accountId = key.accountId();
+                        final ObjectNode node = Views.MAPPER.createObjectNode();
+                        node.put("type", "authenticated");
+                        node.put("accountId", Long.toString(key.accountId()));
+                        a.send(session, node.toString());
+                    });
+                }
+                case "subscribe", "unsubscribe" ->
+                {
+                    final boolean on = op.equals("subscribe");
+                    final String channel = Requests.string(message, "channel", true);
+                    switch (channel)
+                    {
+                        case "book", "trades", "ticker" ->
+                        {
+                            final InstrumentView instrument = instrument(Requests.string(message, "symbol", true), "symbol");
+                            submitOrDrop(a -> a.subscribe(session, channel, instrument, on));
+                        }
+                        case "orders", "fills" -> submitOrDrop(a ->
+                        {
+                            if (session.accountId == 0)
+                            {
+                                wsError(a, session, new ApiException(401, "NOT_AUTHENTICATED",
+                                    "private channels need an auth message first", "channel"));
+                            }
+                            else
+                            {
+                                a.subscribePrivate(session, channel, on);
+                            }
+                        });
+                        default -> throw ApiException.badRequest("UNKNOWN_CHANNEL",
+                            "channel: expected book, trades, ticker, orders or fills", "channel");
+                    }
+                }
+                default -> throw ApiException.badRequest("UNKNOWN_OP",
+                    "op: expected subscribe, unsubscribe, auth or ping", "op");
+            }
+        }
+        catch (final ApiException error)
+        {
+            submitOrDrop(a -> wsError(a, session, error));
+        }
+    }
+
+    private static void wsError(final GatewayAgent agent, final GatewayAgent.WsSession session, final ApiException error)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("type", "error");
+        node.put("code", error.code);
+        node.put("detail", error.getMessage());
+        if (error.field != null)
+        {
+            node.put("field", error.field);
+        }
+        agent.send(session, node.toString());
+    }
+
+    /**
+     * @return the JSON tree of a value; for tests.
+     */
+    static JsonNode tree(final byte[] json) throws IOException
+    {
+        return Views.MAPPER.readTree(json);
+    }
+}

@@ -1,0 +1,174 @@
+package io.bourse.gateway.http;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.bourse.protocol.codec.RejectReason;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The operations side of the gateway: {@code /health}, {@code /metrics} (Prometheus text) and the figures of the
+ * monitor page ({@code /api/v1/monitor}), including the sections other components add.
+ */
+final class Operations
+{
+    private final NodeStatus nodeStatus;
+    private final List<MonitorSection> monitorSections;
+    private final GatewayMetrics metrics;
+    private final GatewayAgent agent;
+    private final BooleanSupplier isReady;
+    private final long startedMs = System.currentTimeMillis();
+
+    Operations(
+        final NodeStatus nodeStatus, final List<MonitorSection> monitorSections, final GatewayMetrics metrics,
+        final GatewayAgent agent, final BooleanSupplier isReady)
+    {
+        this.nodeStatus = nodeStatus;
+        this.monitorSections = monitorSections;
+        this.metrics = metrics;
+        this.agent = agent;
+        this.isReady = isReady;
+    }
+
+    ObjectNode health()
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        final boolean ready = isReady.getAsBoolean();
+        final String role = nodeStatus.role();
+        node.put("status", ready ? "UP" : "DOWN");
+        node.put("acceptingOrders", ready);
+        node.put("connected", agent.isConnected());
+        node.put("stateLoaded", agent.isLive());
+        node.put("role", role);
+        node.put("leaderMemberId", agent.leaderMemberId());
+        return node;
+    }
+
+    ObjectNode monitor()
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("time", System.currentTimeMillis());
+        node.put("uptimeMs", System.currentTimeMillis() - startedMs);
+        final ObjectNode cluster = node.putObject("cluster");
+        cluster.put("role", nodeStatus.role());
+        cluster.put("leaderMemberId", agent.leaderMemberId());
+        cluster.put("connected", agent.isConnected());
+        cluster.put("acceptingOrders", isReady.getAsBoolean());
+        cluster.put("journalBytes", nodeStatus.journalBytes());
+        cluster.put("lastSnapshotAgeMs", nodeStatus.lastSnapshotAgeMs());
+        final ObjectNode gateway = node.putObject("http");
+        gateway.put("commandsPerSecond", Math.round(metrics.commandsPerSecond() * 10) / 10.0);
+        gateway.put("batchesPerSecond", Math.round(metrics.batchesPerSecond() * 10) / 10.0);
+        gateway.put("commandsTotal", metrics.commandsSent.sum());
+        gateway.put("httpRequests", metrics.httpRequests.sum());
+        gateway.put("httpErrors", metrics.httpErrors.sum());
+        gateway.put("rateLimited", metrics.rateLimited.sum());
+        gateway.put("authFailures", metrics.authFailures.sum());
+        gateway.put("webSocketSessions", agent.wsSessionCount());
+        gateway.put("webSocketMessages", metrics.wsMessages.sum());
+        gateway.put("webSocketDropped", metrics.wsDropped.sum());
+        node.put("latencyNote", "to_sequenced and sequenced_to_answer split the cluster round trip at the cluster's " +
+            "timestamp of the command: comparable when gateway and node share a clock");
+        final ObjectNode latency = node.putObject("latencyUs");
+        for (int stage = 0; stage < GatewayMetrics.STAGES.length; stage++)
+        {
+            final ObjectNode s = latency.putObject(GatewayMetrics.STAGES[stage]);
+            final long[] last = metrics.lastPercentilesNs(stage);
+            final long[] total = metrics.totalPercentilesNs(stage);
+            s.put("p50", last[0] / 1000);
+            s.put("p90", last[1] / 1000);
+            s.put("p99", last[2] / 1000);
+            s.put("max", last[3] / 1000);
+            s.put("p99SinceStart", total[2] / 1000);
+        }
+        final ObjectNode rejects = node.putObject("rejects");
+        for (final RejectReason reason : RejectReason.values())
+        {
+            if (reason != RejectReason.NULL_VAL && metrics.rejects.get(reason.value() & 255) > 0)
+            {
+                rejects.put(reason.name(), metrics.rejects.get(reason.value() & 255));
+            }
+        }
+        final ObjectNode sections = node.putObject("sections");
+        for (final MonitorSection section : monitorSections)
+        {
+            sections.set(section.name(), Views.MAPPER.valueToTree(section.values()));
+        }
+        return node;
+    }
+
+    String metricsText()
+    {
+        final StringBuilder out = new StringBuilder(4096);
+        final String role = nodeStatus.role();
+        gauge(out, "bourse_up", "1 when the gateway is connected and holds the exchange state", isReady.getAsBoolean() ? 1 : 0);
+        if (role != null)
+        {
+            out.append("# HELP bourse_node_role the node's cluster role\n# TYPE bourse_node_role gauge\n")
+                .append("bourse_node_role{role=\"").append(role).append("\"} 1\n");
+        }
+        gauge(out, "bourse_leader_member_id", "the cluster leader's member id", agent.leaderMemberId());
+        gauge(out, "bourse_journal_bytes", "bytes of journal on disk (-1 unknown)", nodeStatus.journalBytes());
+        gauge(out, "bourse_snapshot_age_seconds", "seconds since the last snapshot (-1 none)",
+            nodeStatus.lastSnapshotAgeMs() < 0 ? -1 : nodeStatus.lastSnapshotAgeMs() / 1000.0);
+        counter(out, "bourse_http_requests_total", "HTTP requests received", metrics.httpRequests.sum());
+        counter(out, "bourse_http_errors_total", "HTTP error responses", metrics.httpErrors.sum());
+        counter(out, "bourse_http_rate_limited_total", "requests refused by the rate limit", metrics.rateLimited.sum());
+        counter(out, "bourse_http_auth_failures_total", "requests refused by authentication", metrics.authFailures.sum());
+        counter(out, "bourse_commands_total", "commands sent to the cluster", metrics.commandsSent.sum());
+        gauge(out, "bourse_commands_per_second", "commands sent in the last second", metrics.commandsPerSecond());
+        gauge(out, "bourse_event_batches_per_second", "event batches received in the last second (all clients)",
+            metrics.batchesPerSecond());
+        out.append("# HELP bourse_rejects_total commands rejected by the engine, by reason\n")
+            .append("# TYPE bourse_rejects_total counter\n");
+        for (final RejectReason reason : RejectReason.values())
+        {
+            if (reason != RejectReason.NULL_VAL)
+            {
+                out.append("bourse_rejects_total{reason=\"").append(reason.name()).append("\"} ")
+                    .append(metrics.rejects.get(reason.value() & 255)).append('\n');
+            }
+        }
+        out.append("# HELP bourse_latency_seconds latency over the last second, by stage\n")
+            .append("# TYPE bourse_latency_seconds gauge\n");
+        final String[] quantiles = { "0.5", "0.9", "0.99", "1" };
+        for (int stage = 0; stage < GatewayMetrics.STAGES.length; stage++)
+        {
+            final long[] last = metrics.lastPercentilesNs(stage);
+            for (int q = 0; q < quantiles.length; q++)
+            {
+                out.append("bourse_latency_seconds{stage=\"").append(GatewayMetrics.STAGES[stage])
+                    .append("\",quantile=\"").append(quantiles[q]).append("\"} ").append(last[q] / 1e9).append('\n');
+            }
+        }
+        gauge(out, "bourse_websocket_sessions", "open WebSocket sessions", agent.wsSessionCount());
+        counter(out, "bourse_websocket_messages_total", "WebSocket messages sent", metrics.wsMessages.sum());
+        counter(out, "bourse_websocket_dropped_total", "WebSocket messages not sent to slow subscribers",
+            metrics.wsDropped.sum());
+        for (final MonitorSection section : monitorSections)
+        {
+            for (final Map.Entry<String, Object> entry : section.values().entrySet())
+            {
+                if (entry.getValue() instanceof Number number)
+                {
+                    gauge(out, "bourse_" + section.name() + "_" + entry.getKey().replaceAll("[^A-Za-z0-9_]", "_"),
+                        section.name() + " " + entry.getKey(), number.doubleValue());
+                }
+            }
+        }
+        return out.toString();
+    }
+
+    private static void gauge(final StringBuilder out, final String name, final String help, final double value)
+    {
+        out.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" gauge\n")
+            .append(name).append(' ').append(value).append('\n');
+    }
+
+    private static void counter(final StringBuilder out, final String name, final String help, final long value)
+    {
+        out.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" counter\n")
+            .append(name).append(' ').append(value).append('\n');
+    }
+}

@@ -1,0 +1,29 @@
+package io.bourse.gateway.http;
+
+/**
+ * An order as the event stream describes it; owned by the gateway thread.
+ */
+final class OrderView
+{
+    long orderId;
+    long clientOrderId;
+    long accountId;
+    int instrumentId;
+    String side;
+    String type;
+    String timeInForce;
+    long price;
+    long quantity;
+    long quoteAmount;
+    long filledQuantity;
+    long executedNotional;
+    String status;
+    String cancelReason;
+    long createdNs;
+    long updatedNs;
+
+    boolean isOpen()
+    {
+        return "NEW".equals(status) || "PARTIALLY_FILLED".equals(status);
+    }
+}

@@ -1,0 +1,576 @@
+package io.bourse.gateway.http;
+
+import io.bourse.protocol.codec.AccountRecordDecoder;
+import io.bourse.protocol.codec.AssetDefinedDecoder;
+import io.bourse.protocol.codec.AssetRecordDecoder;
+import io.bourse.protocol.codec.BalanceChangedDecoder;
+import io.bourse.protocol.codec.BookLevelChangedDecoder;
+import io.bourse.protocol.codec.InstrumentDefinedDecoder;
+import io.bourse.protocol.codec.InstrumentRecordDecoder;
+import io.bourse.protocol.codec.MessageHeaderDecoder;
+import io.bourse.protocol.codec.OrderAcceptedDecoder;
+import io.bourse.protocol.codec.OrderCanceledDecoder;
+import io.bourse.protocol.codec.OrderExpiredDecoder;
+import io.bourse.protocol.codec.OrderRecordDecoder;
+import io.bourse.protocol.codec.OrderReplacedDecoder;
+import io.bourse.protocol.codec.OrderRestatedDecoder;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.SnapshotBeginDecoder;
+import io.bourse.protocol.codec.SnapshotEndDecoder;
+import io.bourse.protocol.codec.TradeDecoder;
+import io.bourse.protocol.codec.TradingStateChangedDecoder;
+import io.bourse.protocol.codec.TransactionIdsRecordDecoder;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The gateway's view of the exchange, built from the engine state at one log position and the event batches after
+ * it: instruments, L2 books, recent trades, balances, open and recent orders, fills. Owned by the gateway thread
+ * except {@link #instrumentsBySymbol()}, which request threads read.
+ */
+final class ReadModel
+{
+    static final int RECENT_TRADES = 200;
+    static final int RECENT_FILLS = 1000;
+    static final int RECENT_CLOSED_ORDERS = 1000;
+
+    /**
+     * One executed trade.
+     */
+    record TradeView(long tradeId, int instrumentId, long price, long quantity, String takerSide, long timestampNs)
+    {
+    }
+
+    /**
+     * One side of a trade, as the account that traded sees it.
+     */
+    record FillView(
+        long tradeId, long orderId, long clientOrderId, int instrumentId, String side, String liquidity, long price,
+        long quantity, long fee, long timestampNs)
+    {
+    }
+
+    /**
+     * One change of an L2 level.
+     */
+    record LevelChange(String side, long price, long quantity, int orderCount)
+    {
+    }
+
+    /**
+     * A book side level: aggregate remaining quantity and order count.
+     */
+    static final class Level
+    {
+        long quantity;
+        int orderCount;
+    }
+
+    /**
+     * Market state of one instrument.
+     */
+    static final class Market
+    {
+        final TreeMap<Long, Level> bids = new TreeMap<>(Comparator.reverseOrder());
+        final TreeMap<Long, Level> asks = new TreeMap<>();
+        final ArrayDeque<TradeView> trades = new ArrayDeque<>();
+        long sequence;
+        long lastPrice;
+        long volume;
+        long tradeCount;
+    }
+
+    /**
+     * An account's balances and orders.
+     */
+    static final class AccountState
+    {
+        final Int2ObjectHashMap<long[]> balances = new Int2ObjectHashMap<>();
+        final Long2ObjectHashMap<OrderView> openOrders = new Long2ObjectHashMap<>();
+        final LinkedHashMap<Long, OrderView> closedOrders = new LinkedHashMap<>()
+        {
+            private static final long serialVersionUID = 1L;
+
+            protected boolean removeEldestEntry(final Map.Entry<Long, OrderView> eldest)
+            {
+                return size() > RECENT_CLOSED_ORDERS;
+            }
+        };
+        final ArrayDeque<FillView> fills = new ArrayDeque<>();
+    }
+
+    /**
+     * What one batch changed, for the market data and private channels.
+     */
+    static final class Changes
+    {
+        final LinkedHashMap<Integer, List<LevelChange>> levels = new LinkedHashMap<>();
+        final List<TradeView> trades = new ArrayList<>();
+        final List<OrderView> orders = new ArrayList<>();
+        final List<FillView> fills = new ArrayList<>();
+        final List<Long> fillAccounts = new ArrayList<>();
+        boolean instrumentsChanged;
+
+        void clear()
+        {
+            levels.clear();
+            trades.clear();
+            orders.clear();
+            fills.clear();
+            fillAccounts.clear();
+            instrumentsChanged = false;
+        }
+    }
+
+    private final MessageHeaderDecoder header = new MessageHeaderDecoder();
+    private final OrderAcceptedDecoder accepted = new OrderAcceptedDecoder();
+    private final TradeDecoder trade = new TradeDecoder();
+    private final OrderCanceledDecoder canceled = new OrderCanceledDecoder();
+    private final OrderReplacedDecoder replaced = new OrderReplacedDecoder();
+    private final OrderExpiredDecoder expired = new OrderExpiredDecoder();
+    private final OrderRestatedDecoder restated = new OrderRestatedDecoder();
+    private final BookLevelChangedDecoder level = new BookLevelChangedDecoder();
+    private final BalanceChangedDecoder balance = new BalanceChangedDecoder();
+    private final AssetDefinedDecoder assetDefined = new AssetDefinedDecoder();
+    private final InstrumentDefinedDecoder instrumentDefined = new InstrumentDefinedDecoder();
+    private final TradingStateChangedDecoder tradingStateChanged = new TradingStateChangedDecoder();
+    private final AssetRecordDecoder assetRecord = new AssetRecordDecoder();
+    private final InstrumentRecordDecoder instrumentRecord = new InstrumentRecordDecoder();
+    private final AccountRecordDecoder accountRecord = new AccountRecordDecoder();
+    private final OrderRecordDecoder orderRecord = new OrderRecordDecoder();
+    private final TransactionIdsRecordDecoder transactionIdsRecord = new TransactionIdsRecordDecoder();
+
+    private final Int2ObjectHashMap<String> assetSymbols = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<Integer> assetScales = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<InstrumentView> instruments = new Int2ObjectHashMap<>();
+    private final ConcurrentHashMap<String, InstrumentView> instrumentsBySymbol = new ConcurrentHashMap<>();
+    private final Int2ObjectHashMap<Market> markets = new Int2ObjectHashMap<>();
+    private final Long2ObjectHashMap<AccountState> accounts = new Long2ObjectHashMap<>();
+    private long lastTimestampNs;
+
+    Map<String, InstrumentView> instrumentsBySymbol()
+    {
+        return Collections.unmodifiableMap(instrumentsBySymbol);
+    }
+
+    InstrumentView instrument(final int instrumentId)
+    {
+        return instruments.get(instrumentId);
+    }
+
+    Collection<InstrumentView> instruments()
+    {
+        return instruments.values();
+    }
+
+    Market market(final int instrumentId)
+    {
+        return markets.computeIfAbsent(instrumentId, ignored -> new Market());
+    }
+
+    AccountState account(final long accountId)
+    {
+        return accounts.computeIfAbsent(accountId, ignored -> new AccountState());
+    }
+
+    AccountState existingAccount(final long accountId)
+    {
+        return accounts.get(accountId);
+    }
+
+    String assetSymbol(final int assetId)
+    {
+        final String symbol = assetSymbols.get(assetId);
+        return symbol != null ? symbol : Integer.toString(assetId);
+    }
+
+    int assetScale(final int assetId)
+    {
+        final Integer scale = assetScales.get(assetId);
+        return scale != null ? scale : 0;
+    }
+
+    Iterable<Integer> assetIds()
+    {
+        return assetSymbols.keySet();
+    }
+
+    OrderView order(final long accountId, final long orderId)
+    {
+        final AccountState account = accounts.get(accountId);
+        if (account == null)
+        {
+            return null;
+        }
+        final OrderView open = account.openOrders.get(orderId);
+        return open != null ? open : account.closedOrders.get(orderId);
+    }
+
+    long lastTimestampNs()
+    {
+        return lastTimestampNs;
+    }
+
+    /**
+     * Replace everything with the engine snapshot records in the buffer.
+     */
+    void loadState(final DirectBuffer buffer, final int offset, final int length)
+    {
+        instruments.clear();
+        instrumentsBySymbol.clear();
+        accounts.clear();
+        for (final Market market : markets.values())
+        {
+            market.bids.clear();
+            market.asks.clear();
+        }
+        final int end = offset + length;
+        int position = offset;
+        while (position < end)
+        {
+            header.wrap(buffer, position);
+            final int bodyOffset = position + MessageHeaderDecoder.ENCODED_LENGTH;
+            final int blockLength = header.blockLength();
+            final int version = header.version();
+            final int templateId = header.templateId();
+            switch (templateId)
+            {
+                case SnapshotBeginDecoder.TEMPLATE_ID, SnapshotEndDecoder.TEMPLATE_ID ->
+                    position = bodyOffset + blockLength;
+                case AssetRecordDecoder.TEMPLATE_ID ->
+                {
+                    assetRecord.wrap(buffer, bodyOffset, blockLength, version);
+                    defineAsset(assetRecord.assetId(), assetRecord.scale(), assetRecord.symbol().trim());
+                    position = bodyOffset + blockLength;
+                }
+                case InstrumentRecordDecoder.TEMPLATE_ID ->
+                {
+                    final InstrumentRecordDecoder r = instrumentRecord.wrap(buffer, bodyOffset, blockLength, version);
+                    defineInstrument(r.instrumentId(), r.symbol().trim(), r.baseAssetId(), r.quoteAssetId(), r.priceScale(),
+                        r.tickSize(), r.quantityScale(), r.lotSize(), r.minQuantity(), r.maxQuantity(), r.priceBandBps(),
+                        r.referencePrice(), r.makerFeePpm(), r.takerFeePpm(), r.tradingState().name());
+                    market(r.instrumentId()).lastPrice = r.lastTradePrice();
+                    position = bodyOffset + blockLength;
+                }
+                case AccountRecordDecoder.TEMPLATE_ID ->
+                {
+                    accountRecord.wrap(buffer, bodyOffset, blockLength, version);
+                    final AccountState account = account(accountRecord.accountId());
+                    for (final AccountRecordDecoder.BalancesDecoder b : accountRecord.balances())
+                    {
+                        account.balances.put(b.assetId(), new long[]{ b.available(), b.reserved() });
+                    }
+                    position = accountRecord.limit();
+                }
+                case OrderRecordDecoder.TEMPLATE_ID ->
+                {
+                    final OrderRecordDecoder r = orderRecord.wrap(buffer, bodyOffset, blockLength, version);
+                    final OrderView order = new OrderView();
+                    order.orderId = r.orderId();
+                    order.clientOrderId = r.clientOrderId();
+                    order.accountId = r.accountId();
+                    order.instrumentId = r.instrumentId();
+                    order.side = r.side().name();
+                    order.type = "LIMIT";
+                    order.timeInForce = r.timeInForce().name();
+                    order.price = r.price();
+                    order.quantity = r.quantity();
+                    order.filledQuantity = r.filledQuantity();
+                    order.executedNotional = r.executedNotional();
+                    order.status = order.filledQuantity > 0 ? "PARTIALLY_FILLED" : "NEW";
+                    account(order.accountId).openOrders.put(order.orderId, order);
+                    final Market market = market(order.instrumentId);
+                    final Level resting = (r.side() == Side.BUY ? market.bids : market.asks)
+                        .computeIfAbsent(order.price, ignored -> new Level());
+                    resting.quantity += order.quantity - order.filledQuantity;
+                    resting.orderCount++;
+                    position = bodyOffset + blockLength;
+                }
+                case TransactionIdsRecordDecoder.TEMPLATE_ID ->
+                {
+                    transactionIdsRecord.wrap(buffer, bodyOffset, blockLength, version);
+                    final TransactionIdsRecordDecoder.TransactionIdsDecoder ids = transactionIdsRecord.transactionIds();
+                    position = bodyOffset + blockLength + TransactionIdsRecordDecoder.TransactionIdsDecoder.sbeHeaderSize() +
+                        ids.count() * ids.actingBlockLength();
+                }
+                default -> throw new IllegalStateException("unexpected record " + templateId + " in the engine state");
+            }
+        }
+        for (final Market market : markets.values())
+        {
+            market.sequence++;
+        }
+    }
+
+    /**
+     * Apply one batch of engine events.
+     */
+    void apply(final DirectBuffer buffer, final int offset, final int length, final Changes changes)
+    {
+        final int end = offset + length;
+        int position = offset;
+        while (position < end)
+        {
+            header.wrap(buffer, position);
+            final int bodyOffset = position + MessageHeaderDecoder.ENCODED_LENGTH;
+            final int blockLength = header.blockLength();
+            final int version = header.version();
+            switch (header.templateId())
+            {
+                case OrderAcceptedDecoder.TEMPLATE_ID -> onAccepted(accepted.wrap(buffer, bodyOffset, blockLength, version), changes);
+                case TradeDecoder.TEMPLATE_ID -> onTrade(trade.wrap(buffer, bodyOffset, blockLength, version), changes);
+                case OrderCanceledDecoder.TEMPLATE_ID ->
+                {
+                    final OrderCanceledDecoder e = canceled.wrap(buffer, bodyOffset, blockLength, version);
+                    final OrderView order = order(e.accountId(), e.orderId());
+                    if (order != null)
+                    {
+                        order.filledQuantity = e.filledQuantity();
+                        order.executedNotional = e.executedNotional();
+                        order.cancelReason = e.reason().name();
+                        close(order, "CANCELED", e.timestampNs(), changes);
+                    }
+                }
+                case OrderExpiredDecoder.TEMPLATE_ID ->
+                {
+                    final OrderExpiredDecoder e = expired.wrap(buffer, bodyOffset, blockLength, version);
+                    final OrderView order = order(e.accountId(), e.orderId());
+                    if (order != null)
+                    {
+                        close(order, "EXPIRED", e.timestampNs(), changes);
+                    }
+                }
+                case OrderReplacedDecoder.TEMPLATE_ID ->
+                {
+                    final OrderReplacedDecoder e = replaced.wrap(buffer, bodyOffset, blockLength, version);
+                    final OrderView order = order(e.accountId(), e.orderId());
+                    if (order != null)
+                    {
+                        order.clientOrderId = e.clientOrderId();
+                        order.price = e.price();
+                        order.quantity = e.quantity();
+                        order.filledQuantity = e.filledQuantity();
+                        order.updatedNs = e.timestampNs();
+                        changes.orders.add(order);
+                    }
+                }
+                case OrderRestatedDecoder.TEMPLATE_ID ->
+                {
+                    final OrderRestatedDecoder e = restated.wrap(buffer, bodyOffset, blockLength, version);
+                    final OrderView order = order(e.accountId(), e.orderId());
+                    if (order != null)
+                    {
+                        order.quantity = e.quantity();
+                        order.filledQuantity = e.filledQuantity();
+                        order.updatedNs = e.timestampNs();
+                        changes.orders.add(order);
+                    }
+                }
+                case BookLevelChangedDecoder.TEMPLATE_ID ->
+                {
+                    final BookLevelChangedDecoder e = level.wrap(buffer, bodyOffset, blockLength, version);
+                    final Market market = market(e.instrumentId());
+                    final TreeMap<Long, Level> side = e.side() == Side.BUY ? market.bids : market.asks;
+                    if (e.quantity() == 0)
+                    {
+                        side.remove(e.price());
+                    }
+                    else
+                    {
+                        final Level l = side.computeIfAbsent(e.price(), ignored -> new Level());
+                        l.quantity = e.quantity();
+                        l.orderCount = e.orderCount();
+                    }
+                    changes.levels.computeIfAbsent(e.instrumentId(), ignored -> new ArrayList<>())
+                        .add(new LevelChange(e.side().name(), e.price(), e.quantity(), e.orderCount()));
+                }
+                case BalanceChangedDecoder.TEMPLATE_ID ->
+                {
+                    final BalanceChangedDecoder e = balance.wrap(buffer, bodyOffset, blockLength, version);
+                    account(e.accountId()).balances.put(e.assetId(), new long[]{ e.available(), e.reserved() });
+                }
+                case AssetDefinedDecoder.TEMPLATE_ID ->
+                {
+                    final AssetDefinedDecoder e = assetDefined.wrap(buffer, bodyOffset, blockLength, version);
+                    defineAsset(e.assetId(), e.scale(), e.symbol().trim());
+                    changes.instrumentsChanged = true;
+                }
+                case InstrumentDefinedDecoder.TEMPLATE_ID ->
+                {
+                    final InstrumentDefinedDecoder r = instrumentDefined.wrap(buffer, bodyOffset, blockLength, version);
+                    defineInstrument(r.instrumentId(), r.symbol().trim(), r.baseAssetId(), r.quoteAssetId(), r.priceScale(),
+                        r.tickSize(), r.quantityScale(), r.lotSize(), r.minQuantity(), r.maxQuantity(), r.priceBandBps(),
+                        r.referencePrice(), r.makerFeePpm(), r.takerFeePpm(), r.tradingState().name());
+                    changes.instrumentsChanged = true;
+                }
+                case TradingStateChangedDecoder.TEMPLATE_ID ->
+                {
+                    final TradingStateChangedDecoder e = tradingStateChanged.wrap(buffer, bodyOffset, blockLength, version);
+                    final InstrumentView i = instruments.get(e.instrumentId());
+                    if (i != null)
+                    {
+                        putInstrument(new InstrumentView(i.id(), i.symbol(), i.baseAssetId(), i.baseAsset(), i.baseScale(),
+                            i.quoteAssetId(), i.quoteAsset(), i.quoteScale(), i.priceScale(), i.tickSize(), i.quantityScale(),
+                            i.lotSize(), i.minQuantity(), i.maxQuantity(), i.priceBandBps(), i.referencePrice(),
+                            i.makerFeePpm(), i.takerFeePpm(), e.tradingState().name()));
+                    }
+                    changes.instrumentsChanged = true;
+                }
+                default ->
+                {
+                    // Events that change nothing the gateway shows: transfers, limits, kill switches, status reports.
+                }
+            }
+            position = bodyOffset + header.blockLength();
+        }
+    }
+
+    private void onAccepted(final OrderAcceptedDecoder e, final Changes changes)
+    {
+        final OrderView order = new OrderView();
+        order.orderId = e.orderId();
+        order.clientOrderId = e.clientOrderId();
+        order.accountId = e.accountId();
+        order.instrumentId = e.instrumentId();
+        order.side = e.side().name();
+        order.type = e.orderType().name();
+        order.timeInForce = e.timeInForce().name();
+        order.price = e.price();
+        order.quantity = e.quantity();
+        order.quoteAmount = e.quoteAmount();
+        order.status = "NEW";
+        order.createdNs = e.timestampNs();
+        order.updatedNs = e.timestampNs();
+        lastTimestampNs = e.timestampNs();
+        account(order.accountId).openOrders.put(order.orderId, order);
+        changes.orders.add(order);
+    }
+
+    private void onTrade(final TradeDecoder e, final Changes changes)
+    {
+        final long timestampNs = e.timestampNs();
+        lastTimestampNs = timestampNs;
+        final String takerSide = e.takerSide().name();
+        final String makerSide = e.takerSide() == Side.BUY ? "SELL" : "BUY";
+        final TradeView view = new TradeView(e.tradeId(), e.instrumentId(), e.price(), e.quantity(), takerSide, timestampNs);
+        final Market market = market(e.instrumentId());
+        market.trades.addFirst(view);
+        if (market.trades.size() > RECENT_TRADES)
+        {
+            market.trades.removeLast();
+        }
+        market.lastPrice = e.price();
+        market.volume += e.quantity();
+        market.tradeCount++;
+        changes.trades.add(view);
+
+        fill(e.makerAccountId(), e.makerOrderId(), e.makerClientOrderId(), e.makerFilledQuantity(),
+            e.makerRemainingQuantity(), e.makerExecutedNotional(), new FillView(e.tradeId(), e.makerOrderId(),
+                e.makerClientOrderId(), e.instrumentId(), makerSide, "MAKER", e.price(), e.quantity(), e.makerFee(),
+                timestampNs), changes);
+        fill(e.takerAccountId(), e.takerOrderId(), e.takerClientOrderId(), e.takerFilledQuantity(),
+            e.takerRemainingQuantity(), e.takerExecutedNotional(), new FillView(e.tradeId(), e.takerOrderId(),
+                e.takerClientOrderId(), e.instrumentId(), takerSide, "TAKER", e.price(), e.quantity(), e.takerFee(),
+                timestampNs), changes);
+    }
+
+    private void fill(
+        final long accountId, final long orderId, final long clientOrderId, final long filled, final long remaining,
+        final long executedNotional, final FillView fill, final Changes changes)
+    {
+        final AccountState account = account(accountId);
+        account.fills.addFirst(fill);
+        if (account.fills.size() > RECENT_FILLS)
+        {
+            account.fills.removeLast();
+        }
+        changes.fills.add(fill);
+        changes.fillAccounts.add(accountId);
+        final OrderView order = order(accountId, orderId);
+        if (order != null)
+        {
+            order.filledQuantity = filled;
+            order.executedNotional = executedNotional;
+            order.clientOrderId = clientOrderId;
+            if (remaining == 0)
+            {
+                close(order, "FILLED", fill.timestampNs(), changes);
+            }
+            else
+            {
+                order.status = "PARTIALLY_FILLED";
+                order.updatedNs = fill.timestampNs();
+                changes.orders.add(order);
+            }
+        }
+    }
+
+    private void close(final OrderView order, final String status, final long timestampNs, final Changes changes)
+    {
+        // A market buy by quote amount ends as canceled (QUOTE_AMOUNT_SPENT) after its fills: it is done, not canceled.
+        order.status = "CANCELED".equals(status) && "QUOTE_AMOUNT_SPENT".equals(order.cancelReason) ? "FILLED" : status;
+        order.updatedNs = timestampNs;
+        final AccountState account = account(order.accountId);
+        if (account.openOrders.remove(order.orderId) != null || !account.closedOrders.containsKey(order.orderId))
+        {
+            account.closedOrders.put(order.orderId, order);
+        }
+        changes.orders.add(order);
+    }
+
+    private void defineAsset(final int assetId, final int scale, final String symbol)
+    {
+        assetSymbols.put(assetId, symbol);
+        assetScales.put(assetId, Integer.valueOf(scale));
+    }
+
+    private void defineInstrument(
+        final int id, final String symbol, final int baseAssetId, final int quoteAssetId, final int priceScale,
+        final long tickSize, final int quantityScale, final long lotSize, final long minQuantity, final long maxQuantity,
+        final int priceBandBps, final long referencePrice, final int makerFeePpm, final int takerFeePpm,
+        final String tradingState)
+    {
+        putInstrument(new InstrumentView(id, symbol, baseAssetId, assetSymbol(baseAssetId), assetScale(baseAssetId),
+            quoteAssetId, assetSymbol(quoteAssetId), assetScale(quoteAssetId), priceScale, tickSize, quantityScale, lotSize,
+            minQuantity, maxQuantity, priceBandBps, referencePrice, makerFeePpm, takerFeePpm, tradingState));
+        market(id);
+    }
+
+    private void putInstrument(final InstrumentView view)
+    {
+        final InstrumentView previous = instruments.put(view.id(), view);
+        if (previous != null && !previous.symbol().equals(view.symbol()))
+        {
+            instrumentsBySymbol.remove(previous.symbol());
+        }
+        instrumentsBySymbol.put(view.symbol(), view);
+    }
+
+    /**
+     * @return up to {@code depth} levels of a side, best first, as {@code [price, quantity, orderCount]}.
+     */
+    static List<long[]> levels(final TreeMap<Long, Level> side, final int depth)
+    {
+        final List<long[]> levels = new ArrayList<>(Math.min(depth, side.size()));
+        final Iterator<Map.Entry<Long, Level>> iterator = side.entrySet().iterator();
+        while (iterator.hasNext() && levels.size() < depth)
+        {
+            final Map.Entry<Long, Level> entry = iterator.next();
+            levels.add(new long[]{ entry.getKey(), entry.getValue().quantity, entry.getValue().orderCount });
+        }
+        return levels;
+    }
+}

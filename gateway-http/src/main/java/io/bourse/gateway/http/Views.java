@@ -1,0 +1,170 @@
+package io.bourse.gateway.http;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * JSON shapes of the API (the OpenAPI document's schemas): prices and quantities as decimal strings, times as
+ * Unix milliseconds, enumerations in upper case as the engine names them.
+ */
+final class Views
+{
+    /**
+     * Strict about input: text after the JSON value and repeated field names are malformed, not silently dropped.
+     */
+    static final ObjectMapper MAPPER = new ObjectMapper()
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private Views()
+    {
+    }
+
+    static ObjectNode instrument(final InstrumentView i)
+    {
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("symbol", i.symbol());
+        node.put("id", i.id());
+        node.put("baseAsset", i.baseAsset());
+        node.put("quoteAsset", i.quoteAsset());
+        node.put("priceScale", i.priceScale());
+        node.put("tickSize", i.price(i.tickSize()));
+        node.put("quantityScale", i.quantityScale());
+        node.put("lotSize", i.quantity(i.lotSize()));
+        node.put("minQuantity", i.quantity(i.minQuantity()));
+        node.put("maxQuantity", i.quantity(i.maxQuantity()));
+        node.put("priceBandBps", i.priceBandBps());
+        node.put("referencePrice", i.price(i.referencePrice()));
+        node.put("makerFeePpm", i.makerFeePpm());
+        node.put("takerFeePpm", i.takerFeePpm());
+        node.put("tradingState", i.tradingState());
+        return node;
+    }
+
+    static ObjectNode order(final OrderView o, final InstrumentView i)
+    {
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("orderId", Long.toString(o.orderId));
+        node.put("clientOrderId", ClientOrderIds.decode(o.clientOrderId));
+        node.put("symbol", i.symbol());
+        node.put("side", o.side);
+        node.put("type", o.type);
+        node.put("timeInForce", o.timeInForce);
+        node.put("price", i.price(o.price));
+        node.put("quantity", i.quantity(o.quantity));
+        node.put("filledQuantity", i.quantity(o.filledQuantity));
+        node.put("remainingQuantity", i.quantity(o.isOpen() ? Math.max(0, o.quantity - o.filledQuantity) : 0));
+        node.put("executedNotional", i.quote(o.executedNotional));
+        node.put("status", o.status);
+        if (o.cancelReason != null)
+        {
+            node.put("cancelReason", o.cancelReason);
+        }
+        node.put("createdTime", o.createdNs / 1_000_000);
+        node.put("updatedTime", o.updatedNs / 1_000_000);
+        return node;
+    }
+
+    static ObjectNode fill(final ReadModel.FillView f, final InstrumentView i)
+    {
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("tradeId", Long.toString(f.tradeId()));
+        node.put("orderId", Long.toString(f.orderId()));
+        node.put("clientOrderId", ClientOrderIds.decode(f.clientOrderId()));
+        node.put("symbol", i.symbol());
+        node.put("side", f.side());
+        node.put("liquidity", f.liquidity());
+        node.put("price", i.price(f.price()));
+        node.put("quantity", i.quantity(f.quantity()));
+        node.put("fee", i.quote(f.fee()));
+        node.put("feeAsset", i.quoteAsset());
+        node.put("time", f.timestampNs() / 1_000_000);
+        return node;
+    }
+
+    static ObjectNode trade(final ReadModel.TradeView t, final InstrumentView i)
+    {
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("tradeId", Long.toString(t.tradeId()));
+        node.put("symbol", i.symbol());
+        node.put("price", i.price(t.price()));
+        node.put("quantity", i.quantity(t.quantity()));
+        node.put("takerSide", t.takerSide());
+        node.put("time", t.timestampNs() / 1_000_000);
+        return node;
+    }
+
+    static ArrayNode levels(final TreeMap<Long, ReadModel.Level> side, final int depth, final InstrumentView i)
+    {
+        final ArrayNode array = MAPPER.createArrayNode();
+        for (final long[] level : ReadModel.levels(side, depth))
+        {
+            final ObjectNode node = array.addObject();
+            node.put("price", i.price(level[0]));
+            node.put("quantity", i.quantity(level[1]));
+            node.put("orders", (int)level[2]);
+        }
+        return array;
+    }
+
+    static ObjectNode book(final ReadModel.Market market, final int depth, final InstrumentView i)
+    {
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("symbol", i.symbol());
+        node.put("sequence", market.sequence);
+        node.set("bids", levels(market.bids, depth, i));
+        node.set("asks", levels(market.asks, depth, i));
+        return node;
+    }
+
+    static ArrayNode levelChanges(final List<ReadModel.LevelChange> changes, final InstrumentView i)
+    {
+        final ArrayNode array = MAPPER.createArrayNode();
+        for (final ReadModel.LevelChange change : changes)
+        {
+            final ObjectNode node = array.addObject();
+            node.put("side", change.side());
+            node.put("price", i.price(change.price()));
+            node.put("quantity", i.quantity(change.quantity()));
+            node.put("orders", change.orderCount());
+        }
+        return array;
+    }
+
+    static ObjectNode ticker(final ReadModel.Market market, final InstrumentView i)
+    {
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("type", "ticker");
+        node.put("symbol", i.symbol());
+        node.put("lastPrice", market.lastPrice == 0 ? null : i.price(market.lastPrice));
+        node.put("bestBid", market.bids.isEmpty() ? null : i.price(market.bids.firstKey()));
+        node.put("bestAsk", market.asks.isEmpty() ? null : i.price(market.asks.firstKey()));
+        node.put("volume", i.quantity(market.volume));
+        node.put("tradeCount", market.tradeCount);
+        return node;
+    }
+
+    static ObjectNode balances(final ReadModel model, final long accountId)
+    {
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("accountId", Long.toString(accountId));
+        final ArrayNode array = node.putArray("balances");
+        final ReadModel.AccountState account = model.existingAccount(accountId);
+        for (final int assetId : model.assetIds())
+        {
+            final long[] balance = account == null ? null : account.balances.get(assetId);
+            final int scale = model.assetScale(assetId);
+            final ObjectNode b = array.addObject();
+            b.put("asset", model.assetSymbol(assetId));
+            b.put("available", Decimals.format(balance == null ? 0 : balance[0], scale));
+            b.put("reserved", Decimals.format(balance == null ? 0 : balance[1], scale));
+        }
+        return node;
+    }
+}

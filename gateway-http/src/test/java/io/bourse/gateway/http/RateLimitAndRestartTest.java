@@ -1,0 +1,119 @@
+package io.bourse.gateway.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+import static io.bourse.gateway.http.GatewayHarness.ALICE;
+import static io.bourse.gateway.http.GatewayHarness.BOB;
+import static io.bourse.gateway.http.GatewayHarness.expect;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RateLimitAndRestartTest
+{
+    @Test
+    void aKeyOverItsRateGets429WithRetryAfterAndOtherKeysAreNotAffected()
+    {
+        try (GatewayHarness harness = new GatewayHarness(context -> context.rateLimit(1, 5)))
+        {
+            int ok = 0;
+            GatewayHarness.Response limited = null;
+            for (int i = 0; i < 20 && limited == null; i++)
+            {
+                final GatewayHarness.Response response = harness.call(ALICE, "GET", "/api/v1/balances", null);
+                if (response.status() == 429)
+                {
+                    limited = response;
+                }
+                else
+                {
+                    expect(200, response);
+                    ok++;
+                }
+            }
+            assertTrue(limited != null, "20 requests at once exceed a burst of 5");
+            assertTrue(ok >= 5, "the burst is served: " + ok);
+            RestApiTest.expectProblem(429, "RATE_LIMITED", null, limited);
+            assertTrue(Long.parseLong(limited.retryAfter()) >= 1);
+            expect(200, harness.call(BOB, "GET", "/api/v1/balances", null));
+            GatewayHarness.sleepMs(Long.parseLong(limited.retryAfter()) * 1000 + 100);
+            expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null));
+        }
+    }
+
+    @Test
+    void aRestartedGatewayAndARestartedNodeServeTheSameState()
+    {
+        try (GatewayHarness harness = new GatewayHarness())
+        {
+            final String restingId = expect(200, harness.placeLimit(ALICE, "BUY", "99.00", "2", "keep-1")).str("orderId");
+            expect(200, harness.placeLimit(ALICE, "SELL", "101.00", "1", "keep-2"));
+            expect(200, harness.placeLimit(BOB, "BUY", "101.00", "0.25", null));
+            final JsonNode book = bookWithoutSequence(harness);
+            final JsonNode balances = expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null)).json();
+            final JsonNode orders = ordersWithoutTimes(harness);
+
+            harness.stopGateway();
+            harness.startGateway();
+            assertEquals(book, bookWithoutSequence(harness));
+            assertEquals(balances, expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null)).json());
+            assertEquals(orders, ordersWithoutTimes(harness));
+            assertEquals("keep-1", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + restingId, null))
+                .str("clientOrderId"));
+
+            harness.restartNode();
+            assertEquals(book, bookWithoutSequence(harness));
+            assertEquals(balances, expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null)).json());
+            assertEquals(orders, ordersWithoutTimes(harness));
+
+            // And it trades on from there.
+            final GatewayHarness.Response taker = expect(200, harness.placeLimit(BOB, "SELL", "99.00", "2", null));
+            assertEquals("FILLED", taker.str("status"));
+            assertEquals("FILLED", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + restingId, null)).str("status"));
+        }
+    }
+
+    @Test
+    void aStateOfManyChunksIsJoinedWhole()
+    {
+        try (GatewayHarness harness = new GatewayHarness())
+        {
+            // About 100 bytes of engine state per resting order: 1,200 orders is several 32 KiB chunks.
+            for (int i = 0; i < 1_200; i++)
+            {
+                expect(200, harness.placeLimit(i % 2 == 0 ? ALICE : BOB, i % 2 == 0 ? "BUY" : "SELL",
+                    (i % 2 == 0 ? 100 + i % 300 : 500 + i % 300) + ".00", "0.01", null));
+            }
+            final JsonNode book = bookWithoutSequence(harness);
+            final JsonNode orders = ordersWithoutTimes(harness);
+            assertEquals(600, orders.size());
+
+            harness.stopGateway();
+            harness.startGateway();
+            assertEquals(book, bookWithoutSequence(harness));
+            assertEquals(orders, ordersWithoutTimes(harness));
+        }
+    }
+
+    /**
+     * Open orders without their times: the engine's state records no order times, so a gateway that starts after
+     * an order was placed does not know them.
+     */
+    private static JsonNode ordersWithoutTimes(final GatewayHarness harness)
+    {
+        final JsonNode orders = expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json();
+        for (final JsonNode order : orders)
+        {
+            ((com.fasterxml.jackson.databind.node.ObjectNode)order).remove(java.util.List.of("createdTime", "updatedTime"));
+        }
+        return orders;
+    }
+
+    private static JsonNode bookWithoutSequence(final GatewayHarness harness)
+    {
+        final com.fasterxml.jackson.databind.node.ObjectNode book =
+            (com.fasterxml.jackson.databind.node.ObjectNode)expect(200, harness.get("/api/v1/book/BTC-USD?depth=1000")).json();
+        book.remove("sequence");
+        return book;
+    }
+}

@@ -1,0 +1,393 @@
+package io.bourse.gateway.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+
+import static io.bourse.gateway.http.GatewayHarness.ADMIN;
+import static io.bourse.gateway.http.GatewayHarness.ALICE;
+import static io.bourse.gateway.http.GatewayHarness.BOB;
+import static io.bourse.gateway.http.GatewayHarness.CAROL;
+import static io.bourse.gateway.http.GatewayHarness.expect;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every REST endpoint against a real embedded node, through real HTTP.
+ */
+class RestApiTest
+{
+    private static GatewayHarness harness;
+
+    @BeforeAll
+    static void start()
+    {
+        harness = new GatewayHarness();
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        harness.close();
+    }
+
+    @AfterEach
+    void cancelEverything()
+    {
+        for (final ApiKey key : new ApiKey[]{ ALICE, BOB, CAROL })
+        {
+            expect(200, harness.call(key, "DELETE", "/api/v1/orders", null));
+        }
+    }
+
+    @Test
+    void serverTimeInstrumentsAndTheOpenApiDocument()
+    {
+        final long before = System.currentTimeMillis();
+        final GatewayHarness.Response time = expect(200, harness.get("/api/v1/time"));
+        assertTrue(time.get("serverTime").asLong() >= before);
+
+        final JsonNode instruments = expect(200, harness.get("/api/v1/instruments")).json();
+        assertEquals(1, instruments.size());
+        final JsonNode btcUsd = instruments.get(0);
+        assertEquals("BTC-USD", btcUsd.get("symbol").asText());
+        assertEquals("0.01", btcUsd.get("tickSize").asText());
+        assertEquals("0.0001", btcUsd.get("lotSize").asText());
+        assertEquals("BTC", btcUsd.get("baseAsset").asText());
+        assertEquals("OPEN", btcUsd.get("tradingState").asText());
+
+        final GatewayHarness.Response openApi = expect(200, harness.get("/api/openapi.json"));
+        assertEquals("3.0.3", openApi.str("openapi"));
+        assertTrue(openApi.get("paths").has("/api/v1/orders"));
+    }
+
+    @Test
+    void aRestingOrderIsInTheBookAndOpenOrdersUntilCanceled()
+    {
+        final GatewayHarness.Response placed = expect(200, harness.placeLimit(ALICE, "BUY", "100.50", "1.5", "rest-1"));
+        assertEquals("NEW", placed.str("status"));
+        assertEquals("rest-1", placed.str("clientOrderId"));
+        assertEquals("100.50", placed.str("price"));
+        assertEquals("1.5000", placed.str("quantity"));
+        final String orderId = placed.str("orderId");
+
+        final JsonNode book = expect(200, harness.get("/api/v1/book/BTC-USD?depth=5")).json();
+        assertEquals("100.50", book.get("bids").get(0).get("price").asText());
+        assertEquals("1.5000", book.get("bids").get(0).get("quantity").asText());
+        assertEquals(1, book.get("bids").get(0).get("orders").asInt());
+
+        final JsonNode open = expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json();
+        assertEquals(1, open.size());
+        assertEquals(orderId, open.get(0).get("orderId").asText());
+        assertEquals(orderId, expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + orderId, null)).str("orderId"));
+
+        final JsonNode balances = expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null)).json();
+        final JsonNode usd = balance(balances, "USD");
+        // 100.50 × 1.5 = 150.75 reserved, plus the highest fee rate (0.2 %) on it.
+        assertEquals(0, new BigDecimal("151.0515").compareTo(new BigDecimal(usd.get("reserved").asText())));
+
+        final GatewayHarness.Response canceled = expect(200, harness.call(ALICE, "DELETE", "/api/v1/orders/" + orderId, null));
+        assertEquals("CANCELED", canceled.str("status"));
+        assertEquals("CLIENT_REQUEST", canceled.str("cancelReason"));
+        assertEquals(0, expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json().size());
+        assertEquals(0, expect(200, harness.get("/api/v1/book/BTC-USD")).get("bids").size());
+        assertEquals("CANCELED", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + orderId, null)).str("status"));
+    }
+
+    @Test
+    void crossingFromAnotherAccountTradesAndMovesBalances()
+    {
+        final BigDecimal aliceBtcBefore = available(ALICE, "BTC");
+        final BigDecimal bobUsdBefore = available(BOB, "USD");
+        final String makerId = expect(200, harness.placeLimit(ALICE, "SELL", "200.00", "2", "mk-1")).str("orderId");
+
+        final GatewayHarness.Response taker = expect(200, harness.placeLimit(BOB, "BUY", "201.00", "0.5", "tk-1"));
+        assertEquals("FILLED", taker.str("status"));
+        assertEquals("0.5000", taker.str("filledQuantity"));
+        assertEquals(1, taker.get("fills").size());
+        assertEquals("200.00", taker.get("fills").get(0).get("price").asText());
+        assertEquals("TAKER", taker.get("fills").get(0).get("liquidity").asText());
+        assertEquals("0.200000", taker.get("fills").get(0).get("fee").asText());
+
+        final JsonNode maker = expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + makerId, null)).json();
+        assertEquals("PARTIALLY_FILLED", maker.get("status").asText());
+        assertEquals("1.5000", maker.get("remainingQuantity").asText());
+
+        final JsonNode trades = expect(200, harness.get("/api/v1/trades/BTC-USD?limit=1")).json();
+        assertEquals(1, trades.size());
+        assertEquals("200.00", trades.get(0).get("price").asText());
+        assertEquals("BUY", trades.get(0).get("takerSide").asText());
+        assertEquals("200.00", expect(200, harness.get("/api/v1/ticker/BTC-USD")).str("lastPrice"));
+
+        final JsonNode aliceFills = expect(200, harness.call(ALICE, "GET", "/api/v1/fills?symbol=BTC-USD&limit=1", null)).json();
+        assertEquals("MAKER", aliceFills.get(0).get("liquidity").asText());
+        assertEquals("SELL", aliceFills.get(0).get("side").asText());
+        assertEquals(0, new BigDecimal("100.20").compareTo(bobUsdBefore.subtract(available(BOB, "USD"))),
+            "Bob paid 0.5 × 200 plus 0.2 % taker fee");
+        // Alice's 2 BTC are reserved for the sell; 0.5 of them are gone to Bob.
+        assertEquals(0, new BigDecimal("2").compareTo(aliceBtcBefore.subtract(available(ALICE, "BTC"))));
+    }
+
+    @Test
+    void replaceChangesPriceAndQuantityAndKeepsTheOrder()
+    {
+        final String orderId = expect(200, harness.placeLimit(ALICE, "BUY", "90.00", "1", "rp-1")).str("orderId");
+        final GatewayHarness.Response replaced = expect(200, harness.call(ALICE, "PUT", "/api/v1/orders/" + orderId,
+            "{\"price\":\"91.00\",\"quantity\":\"0.8\",\"clientOrderId\":\"rp-2\"}"));
+        assertEquals(orderId, replaced.str("orderId"));
+        assertEquals("91.00", replaced.str("price"));
+        assertEquals("0.8000", replaced.str("quantity"));
+        assertEquals("rp-2", replaced.str("clientOrderId"));
+        assertEquals("91.00", expect(200, harness.get("/api/v1/book/BTC-USD")).get("bids").get(0).get("price").asText());
+
+        expectProblem(400, "PRICE_OFF_TICK", "price",
+            harness.call(ALICE, "PUT", "/api/v1/orders/" + orderId, "{\"price\":\"91.001\",\"quantity\":\"1\"}"));
+        expectProblem(404, "UNKNOWN_ORDER", "orderId",
+            harness.call(ALICE, "PUT", "/api/v1/orders/999999", "{\"price\":\"91.00\",\"quantity\":\"1\"}"));
+    }
+
+    @Test
+    void massCancelCancelsOnlyTheChosenSide()
+    {
+        expect(200, harness.placeLimit(CAROL, "BUY", "80.00", "1", null));
+        expect(200, harness.placeLimit(CAROL, "BUY", "81.00", "1", null));
+        expect(200, harness.placeLimit(CAROL, "SELL", "300.00", "1", null));
+        final GatewayHarness.Response canceled = expect(200,
+            harness.call(CAROL, "DELETE", "/api/v1/orders?symbol=BTC-USD&side=BUY", null));
+        assertEquals(2, canceled.get("canceledCount").asInt());
+        final JsonNode open = expect(200, harness.call(CAROL, "GET", "/api/v1/orders?symbol=BTC-USD", null)).json();
+        assertEquals(1, open.size());
+        assertEquals("SELL", open.get(0).get("side").asText());
+        expectProblem(400, "INVALID_ENUM", "side", harness.call(CAROL, "DELETE", "/api/v1/orders?side=UP", null));
+    }
+
+    @Test
+    void everyOrderTypeAndTimeInForce()
+    {
+        expect(200, harness.placeLimit(ALICE, "SELL", "150.00", "1", "liq-1"));
+
+        final GatewayHarness.Response market = expect(200, harness.call(BOB, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"type\":\"MARKET\",\"quantity\":\"0.1\"}"));
+        assertEquals("FILLED", market.str("status"));
+        assertEquals("MARKET", market.str("type"));
+        assertEquals("IOC", market.str("timeInForce"));
+
+        final GatewayHarness.Response byQuote = expect(200, harness.call(BOB, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"type\":\"MARKET\",\"quoteAmount\":\"30.06\"}"));
+        assertEquals("FILLED", byQuote.str("status"));
+        assertEquals("0.2000", byQuote.str("filledQuantity"));
+
+        final GatewayHarness.Response ioc = expect(200, harness.call(BOB, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"150.00\",\"quantity\":\"5\",\"timeInForce\":\"IOC\"}"));
+        assertEquals("CANCELED", ioc.str("status"));
+        assertEquals("IMMEDIATE_OR_CANCEL", ioc.str("cancelReason"));
+        assertEquals("0.7000", ioc.str("filledQuantity"));
+
+        expect(200, harness.placeLimit(ALICE, "SELL", "150.00", "1", "liq-2"));
+        final GatewayHarness.Response fok = expect(200, harness.call(BOB, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"150.00\",\"quantity\":\"2\",\"timeInForce\":\"FOK\"}"));
+        assertEquals("CANCELED", fok.str("status"));
+        assertEquals("FILL_OR_KILL", fok.str("cancelReason"));
+
+        expectProblem(422, "POST_ONLY_WOULD_TAKE", null, harness.call(BOB, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"150.00\",\"quantity\":\"1\",\"postOnly\":true}"));
+
+        final GatewayHarness.Response stp = expect(200, harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"150.00\",\"quantity\":\"1\"," +
+                "\"selfTradePrevention\":\"CANCEL_AGGRESSOR\"}"));
+        assertEquals("CANCELED", stp.str("status"));
+        assertEquals("SELF_TRADE_PREVENTION", stp.str("cancelReason"));
+
+        final long expire = System.currentTimeMillis() + 3_600_000;
+        final GatewayHarness.Response gtd = expect(200, harness.call(BOB, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"10.00\",\"quantity\":\"1\",\"timeInForce\":\"GTD\"," +
+                "\"expireTime\":" + expire + "}"));
+        assertEquals("GTD", gtd.str("timeInForce"));
+        assertEquals("NEW", gtd.str("status"));
+        expectProblem(400, "MISSING_FIELD", "expireTime", harness.call(BOB, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"10.00\",\"quantity\":\"1\",\"timeInForce\":\"GTD\"}"));
+    }
+
+    @Test
+    void badInputIsA400ProblemNamingTheField()
+    {
+        expectProblem(400, "MALFORMED_JSON", null, harness.call(ALICE, "POST", "/api/v1/orders", "{\"symbol\":"));
+        expectProblem(400, "MALFORMED_JSON", null, harness.call(ALICE, "POST", "/api/v1/orders", "[1,2]"));
+        expectProblem(400, "MALFORMED_JSON", null, harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"1\",\"quantity\":\"1\"} trailing"));
+        expectProblem(400, "MALFORMED_JSON", null, harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"side\":\"SELL\",\"price\":\"1\",\"quantity\":\"1\"}"));
+        expectProblem(400, "UNKNOWN_FIELD", "colour", harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"1\",\"quantity\":\"1\",\"colour\":\"red\"}"));
+        expectProblem(400, "INVALID_TYPE", "price", harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":100.5,\"quantity\":\"1\"}"));
+        expectProblem(400, "INVALID_ENUM", "side", harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"buy\",\"price\":\"1\",\"quantity\":\"1\"}"));
+        expectProblem(400, "PRICE_OFF_TICK", "price", harness.placeLimit(ALICE, "BUY", "100.005", "1", null));
+        expectProblem(400, "PRICE_OFF_TICK", "price", harness.placeLimit(ALICE, "BUY", "100.001", "1", null));
+        expectProblem(400, "QUANTITY_OFF_LOT", "quantity", harness.placeLimit(ALICE, "BUY", "100", "0.00001", null));
+        expectProblem(400, "INVALID_DECIMAL", "price", harness.placeLimit(ALICE, "BUY", "1e5", "1", null));
+        expectProblem(400, "INVALID_QUANTITY", "quantity", harness.placeLimit(ALICE, "BUY", "100", "0", null));
+        expectProblem(400, "INVALID_CLIENT_ORDER_ID", "clientOrderId", harness.placeLimit(ALICE, "BUY", "100", "1", "no spaces"));
+        expectProblem(400, "QUANTITY_ABOVE_MAXIMUM", null, harness.placeLimit(ALICE, "BUY", "1", "101", null));
+        expectProblem(400, "BODY_TOO_LARGE", null, harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"" + "X".repeat(20_000) + "\"}"));
+        expectProblem(404, "UNKNOWN_INSTRUMENT", "symbol", harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"DOGE-USD\",\"side\":\"BUY\",\"price\":\"1\",\"quantity\":\"1\"}"));
+        expectProblem(404, "UNKNOWN_INSTRUMENT", null, harness.get("/api/v1/book/NOPE"));
+        expectProblem(400, "INVALID_PARAMETER", "depth", harness.get("/api/v1/book/BTC-USD?depth=abc"));
+        expectProblem(404, "NOT_FOUND", null, harness.get("/api/v2/time"));
+        expectProblem(405, "METHOD_NOT_ALLOWED", null, harness.call(ALICE, "PATCH", "/api/v1/balances", null));
+        expectProblem(400, "INVALID_ID", "orderId", harness.call(ALICE, "GET", "/api/v1/orders/abc", null));
+    }
+
+    @Test
+    void engineRejectsMapToTheirOwnCodes()
+    {
+        expectProblem(422, "INSUFFICIENT_BALANCE", null, harness.placeLimit(CAROL, "BUY", "99999.00", "50", null));
+        expect(200, harness.placeLimit(CAROL, "BUY", "10.00", "1", "dup-1"));
+        expectProblem(409, "DUPLICATE_CLIENT_ORDER_ID", null, harness.placeLimit(CAROL, "BUY", "11.00", "1", "dup-1"));
+        expectProblem(404, "UNKNOWN_ORDER", null, harness.call(CAROL, "DELETE", "/api/v1/orders/987654321", null));
+        final JsonNode metrics = expect(200, harness.get("/api/v1/monitor")).json();
+        assertTrue(metrics.get("rejects").get("INSUFFICIENT_BALANCE").asLong() >= 1);
+    }
+
+    @Test
+    void authenticationFailures()
+    {
+        final String path = "/api/v1/balances";
+        expectProblem(401, "MISSING_CREDENTIALS", null, harness.get(path));
+        expectProblem(401, "UNKNOWN_API_KEY", null,
+            harness.call("nobody", "secret", System.currentTimeMillis(), "GET", path, null));
+        expectProblem(401, "INVALID_SIGNATURE", null,
+            harness.call(ALICE.key(), "wrong-secret", System.currentTimeMillis(), "GET", path, null));
+        expectProblem(401, "STALE_TIMESTAMP", null,
+            harness.call(ALICE.key(), ALICE.secret(), System.currentTimeMillis() - 60_000, "GET", path, null));
+        expectProblem(401, "STALE_TIMESTAMP", null,
+            harness.call(ALICE.key(), ALICE.secret(), System.currentTimeMillis() + 60_000, "GET", path, null));
+        // Signed for another body than the one sent: the signature covers the body.
+        final String timestamp = Long.toString(System.currentTimeMillis());
+        expectProblem(401, "INVALID_SIGNATURE", null, harness.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(harness.baseUrl() + "/api/v1/orders"))
+            .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"symbol\":\"BTC-USD\",\"side\":\"SELL\",\"price\":\"1\",\"quantity\":\"1\"}"))
+            .header("X-Bourse-Key", ALICE.key()).header("X-Bourse-Timestamp", timestamp)
+            .header("X-Bourse-Signature", Authenticator.signature(ALICE.secret(), timestamp, "POST", "/api/v1/orders",
+                "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"1\",\"quantity\":\"1\"}".getBytes()))));
+
+        expectProblem(403, "FORBIDDEN", null, harness.call(ALICE, "POST", "/api/v1/admin/snapshot", null));
+        expectProblem(403, "FORBIDDEN", null, harness.call(ADMIN, "GET", "/api/v1/orders", null));
+    }
+
+    @Test
+    void anAccountCannotSeeOrCancelAnotherAccountsOrder()
+    {
+        final String orderId = expect(200, harness.placeLimit(ALICE, "BUY", "50.00", "1", "mine")).str("orderId");
+        expectProblem(404, "UNKNOWN_ORDER", "orderId", harness.call(BOB, "GET", "/api/v1/orders/" + orderId, null));
+        expectProblem(404, "UNKNOWN_ORDER", null, harness.call(BOB, "DELETE", "/api/v1/orders/" + orderId, null));
+        expectProblem(404, "UNKNOWN_ORDER", "orderId", harness.call(BOB, "PUT", "/api/v1/orders/" + orderId,
+            "{\"price\":\"51.00\",\"quantity\":\"1\"}"));
+        assertEquals(0, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size());
+        assertEquals("NEW", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + orderId, null)).str("status"));
+    }
+
+    @Test
+    void adminEndpoints()
+    {
+        final GatewayHarness.Response deposit = expect(200, harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/deposits",
+            "{\"asset\":\"USD\",\"amount\":\"5.5\",\"transactionId\":9001}"));
+        assertTrue(deposit.get("applied").asBoolean());
+        final BigDecimal afterDeposit = available(CAROL, "USD");
+        assertFalse(expect(200, harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/deposits",
+            "{\"asset\":\"USD\",\"amount\":\"5.5\",\"transactionId\":9001}")).get("applied").asBoolean(),
+            "a repeated transaction id is not applied twice");
+        assertEquals(afterDeposit, available(CAROL, "USD"));
+        expect(200, harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/withdrawals",
+            "{\"asset\":\"USD\",\"amount\":\"0.5\",\"transactionId\":9002}"));
+        assertEquals(0, afterDeposit.subtract(new BigDecimal("0.5")).compareTo(available(CAROL, "USD")));
+        expectProblem(422, "INSUFFICIENT_BALANCE", null, harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/withdrawals",
+            "{\"asset\":\"USD\",\"amount\":\"99999999\",\"transactionId\":9003}"));
+        expectProblem(404, "UNKNOWN_ASSET", "asset", harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/deposits",
+            "{\"asset\":\"DOGE\",\"amount\":\"1\",\"transactionId\":9004}"));
+
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/instruments/BTC-USD/trading-state", "{\"tradingState\":\"HALTED\"}"));
+        assertEquals("HALTED", expect(200, harness.get("/api/v1/instruments")).json().get(0).get("tradingState").asText());
+        expectProblem(422, "INSTRUMENT_HALTED", null, harness.placeLimit(CAROL, "BUY", "10.00", "1", null));
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/instruments/BTC-USD/trading-state", "{\"tradingState\":\"OPEN\"}"));
+
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/kill-switch", "{\"active\":true}"));
+        expectProblem(422, "ACCOUNT_KILL_SWITCH", null, harness.placeLimit(CAROL, "BUY", "10.00", "1", null));
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/kill-switch", "{\"active\":false}"));
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/kill-switch", "{\"active\":true}"));
+        expectProblem(422, "GLOBAL_KILL_SWITCH", null, harness.placeLimit(CAROL, "BUY", "10.00", "1", null));
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/kill-switch", "{\"active\":false}"));
+
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/limits", "{\"maxOrderQuantity\":20000}"));
+        expectProblem(422, "ACCOUNT_MAX_ORDER_QUANTITY", null, harness.placeLimit(CAROL, "BUY", "10.00", "3", null));
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/limits", "{\"maxOpenOrders\":1000}"));
+
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/instruments/ETH-USD", """
+            {"id":2,"baseAsset":"USD","quoteAsset":"BTC","priceScale":4,"tickSize":"0.0001","quantityScale":2,
+             "lotSize":"0.01","tradingState":"POST_ONLY"}"""));
+        GatewayHarness.await("ETH-USD listed", () -> harness.get("/api/v1/instruments").json().size() == 2);
+        expectProblem(400, "INVALID_INSTRUMENT_DEFINITION", null, harness.call(ADMIN, "PUT", "/api/v1/admin/instruments/BAD",
+            "{\"id\":3,\"baseAsset\":\"BTC\",\"quoteAsset\":\"USD\",\"priceScale\":2,\"tickSize\":\"0\",\"quantityScale\":2,\"lotSize\":\"1\"}"));
+
+        final long snapshots = harness.node().snapshotCount();
+        assertEquals("REQUESTED", expect(200, harness.call(ADMIN, "POST", "/api/v1/admin/snapshot", null)).str("status"));
+        GatewayHarness.await("a snapshot", () -> harness.node().snapshotCount() > snapshots);
+    }
+
+    @Test
+    void healthAndMetrics()
+    {
+        final GatewayHarness.Response health = expect(200, harness.get("/health"));
+        assertEquals("UP", health.str("status"));
+        assertTrue(health.get("acceptingOrders").asBoolean());
+        expect(200, harness.placeLimit(ALICE, "BUY", "1.00", "1", null));
+        final GatewayHarness.Response metrics = expect(200, harness.get("/metrics"));
+        assertTrue(metrics.contentType().startsWith("text/plain"));
+        assertTrue(metrics.text().contains("bourse_commands_total "), metrics.text());
+        assertTrue(metrics.text().contains("bourse_rejects_total{reason=\"INSUFFICIENT_BALANCE\"}"));
+        assertTrue(metrics.text().contains("bourse_latency_seconds{stage=\"cluster_round_trip\",quantile=\"0.99\"}"));
+        assertTrue(metrics.text().contains("bourse_websocket_sessions "));
+        final GatewayHarness.Response ui = harness.send(java.net.http.HttpRequest.newBuilder(
+            java.net.URI.create(harness.baseUrl() + "/")).GET());
+        assertEquals(200, ui.status());
+        assertTrue(ui.text().contains("<title>Bourse"), "the UI is served at /");
+    }
+
+    static void expectProblem(final int status, final String code, final String field, final GatewayHarness.Response response)
+    {
+        assertNotNull(response);
+        assertEquals(status, response.status(), () -> "status of " + response.text());
+        assertEquals("application/problem+json", response.contentType());
+        assertEquals(code, response.str("code"), response.text());
+        assertEquals(status, response.get("status").asInt());
+        assertNotNull(response.str("detail"));
+        assertEquals(field, response.str("field"), response.text());
+    }
+
+    private static JsonNode balance(final JsonNode balances, final String asset)
+    {
+        for (final JsonNode balance : balances.get("balances"))
+        {
+            if (balance.get("asset").asText().equals(asset))
+            {
+                return balance;
+            }
+        }
+        throw new AssertionError("no balance of " + asset + " in " + balances);
+    }
+
+    private static BigDecimal available(final ApiKey key, final String asset)
+    {
+        return new BigDecimal(balance(expect(200, harness.call(key, "GET", "/api/v1/balances", null)).json(), asset)
+            .get("available").asText());
+    }
+}

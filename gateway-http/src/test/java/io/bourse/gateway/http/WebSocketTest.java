@@ -1,0 +1,262 @@
+package io.bourse.gateway.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static io.bourse.gateway.http.GatewayHarness.ALICE;
+import static io.bourse.gateway.http.GatewayHarness.BOB;
+import static io.bourse.gateway.http.GatewayHarness.expect;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The WebSocket channels: L2 snapshot then sequenced updates, gap detection and resync, trades, ticker, private
+ * order and fill channels, heartbeats and errors.
+ */
+class WebSocketTest
+{
+    private static GatewayHarness harness;
+
+    @BeforeAll
+    static void start()
+    {
+        harness = new GatewayHarness();
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        harness.close();
+    }
+
+    /**
+     * A WebSocket client that queues every message it receives.
+     */
+    static final class Client implements WebSocket.Listener, AutoCloseable
+    {
+        final LinkedBlockingQueue<JsonNode> messages = new LinkedBlockingQueue<>();
+        private final StringBuilder partial = new StringBuilder();
+        final WebSocket socket;
+
+        Client(final String baseUrl)
+        {
+            socket = HttpClient.newHttpClient().newWebSocketBuilder()
+                .buildAsync(URI.create(baseUrl.replace("http:", "ws:") + "/ws"), this).join();
+        }
+
+        public CompletionStage<?> onText(final WebSocket webSocket, final CharSequence data, final boolean last)
+        {
+            partial.append(data);
+            if (last)
+            {
+                try
+                {
+                    messages.add(HttpGateway.tree(partial.toString().getBytes(StandardCharsets.UTF_8)));
+                }
+                catch (final java.io.IOException ex)
+                {
+                    throw new IllegalStateException(ex);
+                }
+                partial.setLength(0);
+            }
+            webSocket.request(1);
+            return null;
+        }
+
+        void send(final String text)
+        {
+            socket.sendText(text, true).join();
+        }
+
+        /**
+         * @return the next message of the type, skipping heartbeats and other types.
+         */
+        JsonNode next(final String type)
+        {
+            return next(message -> message.get("type").asText().equals(type), type);
+        }
+
+        JsonNode next(final Predicate<JsonNode> accept, final String what)
+        {
+            final long deadlineNs = System.nanoTime() + GatewayHarness.TIMEOUT_NS;
+            while (System.nanoTime() < deadlineNs)
+            {
+                try
+                {
+                    final JsonNode message = messages.poll(100, TimeUnit.MILLISECONDS);
+                    if (message != null && accept.test(message))
+                    {
+                        return message;
+                    }
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(ex);
+                }
+            }
+            throw new AssertionError("no " + what + " message within the timeout");
+        }
+
+        public void close()
+        {
+            socket.sendClose(WebSocket.NORMAL_CLOSURE, "done");
+        }
+    }
+
+    /**
+     * A subscriber's own copy of one side of the book, kept from snapshot and updates.
+     */
+    static final class LocalBook
+    {
+        final TreeMap<String, String> bids = new TreeMap<>();
+        final TreeMap<String, String> asks = new TreeMap<>();
+        long sequence;
+
+        void snapshot(final JsonNode message)
+        {
+            bids.clear();
+            asks.clear();
+            for (final JsonNode level : message.get("bids"))
+            {
+                bids.put(level.get("price").asText(), level.get("quantity").asText());
+            }
+            for (final JsonNode level : message.get("asks"))
+            {
+                asks.put(level.get("price").asText(), level.get("quantity").asText());
+            }
+            sequence = message.get("sequence").asLong();
+        }
+
+        void apply(final JsonNode update)
+        {
+            for (final JsonNode change : update.get("changes"))
+            {
+                final Map<String, String> side = change.get("side").asText().equals("BUY") ? bids : asks;
+                if (Double.parseDouble(change.get("quantity").asText()) == 0)
+                {
+                    side.remove(change.get("price").asText());
+                }
+                else
+                {
+                    side.put(change.get("price").asText(), change.get("quantity").asText());
+                }
+            }
+            sequence = update.get("sequence").asLong();
+        }
+    }
+
+    @Test
+    void aSubscriberThatMissesAnUpdateDetectsTheGapAndResyncsFromASnapshot()
+    {
+        try (Client client = new Client(harness.baseUrl()))
+        {
+            client.send("{\"op\":\"subscribe\",\"channel\":\"book\",\"symbol\":\"BTC-USD\"}");
+            final LocalBook book = new LocalBook();
+            book.snapshot(client.next("book.snapshot"));
+
+            for (int i = 0; i < 5; i++)
+            {
+                expect(200, harness.placeLimit(ALICE, "BUY", (60 + i) + ".00", "1", null));
+            }
+            // Apply two updates, then drop one on the floor as a lossy network would.
+            for (int i = 0; i < 2; i++)
+            {
+                final JsonNode update = client.next("book.update");
+                assertEquals(book.sequence + 1, update.get("sequence").asLong(), "updates are numbered one by one");
+                book.apply(update);
+            }
+            client.next("book.update");
+
+            final JsonNode afterGap = client.next("book.update");
+            final boolean gap = afterGap.get("sequence").asLong() != book.sequence + 1;
+            assertTrue(gap, "the subscriber sees the gap: had " + book.sequence + ", got " + afterGap.get("sequence"));
+
+            client.send("{\"op\":\"subscribe\",\"channel\":\"book\",\"symbol\":\"BTC-USD\"}");
+            final JsonNode snapshot = client.next("book.snapshot");
+            book.snapshot(snapshot);
+            final JsonNode rest = expect(200, harness.get("/api/v1/book/BTC-USD?depth=1000")).json();
+            assertEquals(rest.get("sequence").asLong(), book.sequence);
+            assertEquals(5, book.bids.size());
+            assertEquals("1.0000", book.bids.get("64.00"));
+
+            // Updates continue from the snapshot's sequence.
+            expect(200, harness.call(ALICE, "DELETE", "/api/v1/orders", null));
+            JsonNode update;
+            do
+            {
+                update = client.next("book.update");
+            }
+            while (update.get("sequence").asLong() <= book.sequence);
+            assertEquals(book.sequence + 1, update.get("sequence").asLong());
+            book.apply(update);
+            assertTrue(book.bids.isEmpty(), "the mass cancel emptied the bids: " + book.bids);
+        }
+    }
+
+    @Test
+    void tradesTickerAndPrivateChannels()
+    {
+        try (Client alice = new Client(harness.baseUrl()); Client watcher = new Client(harness.baseUrl()))
+        {
+            watcher.send("{\"op\":\"subscribe\",\"channel\":\"trades\",\"symbol\":\"BTC-USD\"}");
+            watcher.send("{\"op\":\"subscribe\",\"channel\":\"ticker\",\"symbol\":\"BTC-USD\"}");
+            watcher.next(m -> m.get("type").asText().equals("subscribed") && m.get("channel").asText().equals("ticker"),
+                "ticker subscribed");
+
+            alice.send("{\"op\":\"subscribe\",\"channel\":\"orders\"}");
+            assertEquals("NOT_AUTHENTICATED", alice.next("error").get("code").asText());
+            final String timestamp = Long.toString(System.currentTimeMillis());
+            alice.send("{\"op\":\"auth\",\"key\":\"" + ALICE.key() + "\",\"timestamp\":\"" + timestamp +
+                "\",\"signature\":\"" + Authenticator.signature(ALICE.secret(), timestamp, "GET", "/ws", new byte[0]) + "\"}");
+            assertEquals("1", alice.next("authenticated").get("accountId").asText());
+            alice.send("{\"op\":\"subscribe\",\"channel\":\"orders\"}");
+            alice.send("{\"op\":\"subscribe\",\"channel\":\"fills\"}");
+            alice.next(m -> m.get("type").asText().equals("subscribed") && m.get("channel").asText().equals("fills"),
+                "fills subscribed");
+
+            final String orderId = expect(200, harness.placeLimit(ALICE, "SELL", "250.00", "1", "ws-1")).str("orderId");
+            final JsonNode accepted = alice.next("order");
+            assertEquals(orderId, accepted.get("orderId").asText());
+            assertEquals("NEW", accepted.get("status").asText());
+            assertEquals("ws-1", accepted.get("clientOrderId").asText());
+
+            expect(200, harness.placeLimit(BOB, "BUY", "250.00", "0.4", null));
+            final JsonNode fill = alice.next("fill");
+            assertEquals("0.4000", fill.get("quantity").asText());
+            assertEquals("MAKER", fill.get("liquidity").asText());
+            assertEquals("PARTIALLY_FILLED", alice.next("order").get("status").asText());
+
+            final JsonNode trade = watcher.next("trade");
+            assertEquals("250.00", trade.get("price").asText());
+            assertEquals("BUY", trade.get("takerSide").asText());
+            assertEquals("250.00", watcher.next(m -> m.get("type").asText().equals("ticker") &&
+                !m.get("lastPrice").isNull(), "ticker with a last price").get("lastPrice").asText());
+
+            watcher.next("heartbeat");
+            watcher.send("{\"op\":\"ping\"}");
+            watcher.next("pong");
+            watcher.send("{\"op\":\"subscribe\",\"channel\":\"book\",\"symbol\":\"NOPE\"}");
+            assertEquals("UNKNOWN_INSTRUMENT", watcher.next("error").get("code").asText());
+            watcher.send("not json");
+            assertEquals("MALFORMED_JSON", watcher.next("error").get("code").asText());
+            expect(200, harness.call(ALICE, "DELETE", "/api/v1/orders", null));
+            assertEquals("CANCELED", alice.next(m -> m.get("type").asText().equals("order") &&
+                m.get("status").asText().equals("CANCELED"), "canceled order").get("status").asText());
+            assertTrue(harness.get("/api/v1/monitor").json().get("http").get("webSocketSessions").asInt() >= 2);
+        }
+    }
+}
