@@ -3,6 +3,9 @@ package io.bourse.app;
 import io.aeron.cluster.service.Cluster;
 import io.bourse.app.journal.JournalTool;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.gateway.fix.FixGateway;
+import org.agrona.CloseHelper;
 import sun.misc.Signal;
 
 import java.io.File;
@@ -34,6 +37,8 @@ public final class Bourse
                                  applies the configured assets, instruments and demo accounts, then runs until
                                  SIGTERM or Ctrl-C, which stop it cleanly (with a snapshot)
           node                   one member of a cluster: --member-id N --member-hosts host0,host1,host2
+          gateway-fix            the FIX 4.4 gateway alone, a client of the cluster that member.hosts and port.base
+                                 name (run starts one in its JVM when fix.enabled=true, the default)
           journal inspect        a stopped node's journal: recordings, snapshots, message counts and bytes per type
           journal dump           the log as JSON lines       [--tail: only after the latest snapshot] [--limit N]
           journal verify         replay the log from the latest snapshot offline; print the state hash and rates
@@ -95,6 +100,7 @@ public final class Bourse
             {
                 case "run" -> run(options(rest, Set.of()), false);
                 case "node" -> run(options(rest, Set.of()), true);
+                case "gateway-fix" -> gatewayFix(options(rest, Set.of()));
                 case "journal" -> journal(rest);
                 case "help", "--help", "-h" ->
                 {
@@ -180,6 +186,7 @@ public final class Bourse
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
 
         final ClusterNode node = ClusterNode.launch(context);
+        FixGateway fixGateway = null;
         try
         {
             if (!member)
@@ -189,6 +196,10 @@ public final class Bourse
             if (stop.getCount() > 0 && (!member || context.memberId() == 0))
             {
                 bootstrap(config, context);
+            }
+            if (stop.getCount() > 0 && !member && config.fixEnabled())
+            {
+                fixGateway = FixGateway.launch(config.fixContext().exchangeClient(node.clientContext()).log(out));
             }
             out.printf("bourse: data directory %s%n", context.dataDir().getAbsolutePath());
             out.printf("bourse: cluster ingress %s (Aeron Cluster clients: aeron.cluster.ingress.endpoints)%n",
@@ -204,9 +215,38 @@ public final class Bourse
         finally
         {
             out.println("bourse: stopping");
-            node.close();
+            CloseHelper.closeAll(fixGateway, node);
         }
         out.println("bourse: stopped cleanly");
+        return EXIT_OK;
+    }
+
+    private int gatewayFix(final Options options)
+    {
+        final BourseConfig config = config(options);
+        final ClusterNode.Context nodeContext = config.nodeContext();
+        final CountDownLatch stop = new CountDownLatch(1);
+        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+        Signal.handle(new Signal("INT"), signal -> stop.countDown());
+        // A separate process: the cluster client brings its own media driver and reaches the members' ingress.
+        final FixGateway gateway = FixGateway.launch(config.fixContext()
+            .exchangeClient(new ExchangeClient.Context().ingressEndpoints(nodeContext.ingressEndpoints()))
+            .log(out));
+        try
+        {
+            out.printf("bourse: FIX gateway for cluster ingress %s; stop with Ctrl-C or SIGTERM%n",
+                nodeContext.ingressEndpoints());
+            stop.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        finally
+        {
+            gateway.close();
+        }
+        out.println("bourse: FIX gateway stopped");
         return EXIT_OK;
     }
 

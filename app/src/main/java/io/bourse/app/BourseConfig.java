@@ -98,6 +98,7 @@ public final class BourseConfig
     private final Map<String, AssetConfig> assets = new LinkedHashMap<>();
     private final List<InstrumentConfig> instruments = new ArrayList<>();
     private final List<AccountConfig> accounts = new ArrayList<>();
+    private final FixConfig fix;
 
     private BourseConfig(final Map<String, String> values)
     {
@@ -111,6 +112,10 @@ public final class BourseConfig
         readAssets();
         readInstruments();
         readAccounts();
+        fix = new FixConfig(values);
+        // The FIX values too are checked now, before anything starts.
+        fix.enabled();
+        fix.context(new File("."), instruments);
     }
 
     /**
@@ -202,6 +207,23 @@ public final class BourseConfig
         return context;
     }
 
+    /**
+     * @return true when {@code run} starts the FIX gateway (fix.enabled, true by default).
+     */
+    public boolean fixEnabled()
+    {
+        return fix.enabled();
+    }
+
+    /**
+     * @return the FIX gateway's context as configured (fix.* keys), its data in {@code <data.dir>/fix} unless
+     * fix.data.dir says otherwise; the caller adds the cluster client.
+     */
+    public io.bourse.gateway.fix.FixGateway.Context fixContext()
+    {
+        return fix.context(new File(string("data.dir", "data")), instruments);
+    }
+
     public List<AssetConfig> assets()
     {
         return List.copyOf(assets.values());
@@ -219,7 +241,7 @@ public final class BourseConfig
 
     private void checkKnown(final String key)
     {
-        if (NODE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches())
+        if (NODE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches() || FixConfig.isFixKey(key))
         {
             return;
         }
