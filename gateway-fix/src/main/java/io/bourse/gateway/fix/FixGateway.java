@@ -46,6 +46,13 @@ import static uk.co.real_logic.artio.messages.InitialAcceptedSessionOwner.SOLE_L
  */
 public final class FixGateway implements AutoCloseable
 {
+    static
+    {
+        // Artio's generated decoders read this once, when they are first loaded: a tag the dictionary does not define
+        // for a message type then fails validation (SessionRejectReason 0 or 2) instead of being silently ignored.
+        System.setProperty("fix.codecs.reject_unknown_field", "true");
+    }
+
     /**
      * Gateway configuration.
      */
