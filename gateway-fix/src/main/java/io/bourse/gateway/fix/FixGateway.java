@@ -8,6 +8,10 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.gateway.fix.codecs.FixDictionaryImpl;
+import io.bourse.gateway.fix.codecs.builder.LogonEncoder;
+import uk.co.real_logic.artio.builder.AbstractLogonEncoder;
+import uk.co.real_logic.artio.builder.AbstractLogoutEncoder;
+import uk.co.real_logic.artio.session.SessionCustomisationStrategy;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.AgentRunner;
@@ -51,6 +55,7 @@ public final class FixGateway implements AutoCloseable
         // Artio's generated decoders read this once, when they are first loaded: a tag the dictionary does not define
         // for a message type then fails validation (SessionRejectReason 0 or 2) instead of being silently ignored.
         System.setProperty("fix.codecs.reject_unknown_field", "true");
+        ArtioRejectTexts.useFixWording();
     }
 
     /**
@@ -71,6 +76,8 @@ public final class FixGateway implements AutoCloseable
         private long sendingTimeWindowMs = TimeUnit.MINUTES.toMillis(2);
         private long connectTimeoutMs = TimeUnit.SECONDS.toMillis(30);
         private PrintStream log = System.out;
+        private SessionPersistenceStrategy sessionPersistence = SessionPersistenceStrategy.alwaysPersistent();
+        private FixNewOrderOverride newOrderOverride;
 
         /**
          * Where Artio's session state, archive and monitoring files and the open-order record live.
@@ -164,10 +171,31 @@ public final class FixGateway implements AutoCloseable
             return this;
         }
 
+        /**
+         * Test-only: sequence numbers reset at every Logon, as the acceptance definitions' reference acceptor does.
+         */
+        Context transientSequenceNumbers()
+        {
+            this.sessionPersistence = SessionPersistenceStrategy.alwaysTransient();
+            return this;
+        }
+
+        /**
+         * Test-only: valid NewOrderSingles go to this instead of the exchange, and no cluster client is started.
+         */
+        Context newOrderOverride(final FixNewOrderOverride newOrderOverride)
+        {
+            this.newOrderOverride = newOrderOverride;
+            return this;
+        }
+
         void conclude()
         {
             Objects.requireNonNull(dataDir, "dataDir");
-            Objects.requireNonNull(exchangeClient, "exchangeClient");
+            if (newOrderOverride == null)
+            {
+                Objects.requireNonNull(exchangeClient, "exchangeClient");
+            }
             if (port <= 0 || port > 65535)
             {
                 throw new IllegalArgumentException("fix.port must be 1..65535: " + port);
@@ -239,7 +267,7 @@ public final class FixGateway implements AutoCloseable
                 .bindTo(context.host, context.port)
                 .libraryAeronChannel("aeron:ipc")
                 .logFileDir(new File(dataDir, "artio").getPath())
-                .sessionPersistenceStrategy(SessionPersistenceStrategy.alwaysPersistent())
+                .sessionPersistenceStrategy(context.sessionPersistence)
                 .acceptorfixDictionary(FixDictionaryImpl.class)
                 .initialAcceptedSessionOwner(SOLE_LIBRARY)
                 .authenticationStrategy(new FixAuthenticator(context.compId, context.sessions,
@@ -261,12 +289,14 @@ public final class FixGateway implements AutoCloseable
             store = new FixOrderStore(new File(dataDir, "open-orders.dat"));
             final List<FixOrderStore.Entry> restored = store.open();
             droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
-            agent = new FixGatewayAgent(store, sessionsByCompId, context.instruments, droppedReports);
+            agent = new FixGatewayAgent(
+                store, sessionsByCompId, context.instruments, droppedReports, context.newOrderOverride);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
                 .sessionAcquireHandler(agent)
                 .libraryIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 100_000));
+            libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
             libraryConfiguration.monitoringFile(new File(dataDir, "artio-library-monitoring").getPath());
             libraryConfiguration.aeronContext().aeronDirectoryName(aeronDir);
             connectedLibrary = FixLibrary.connect(libraryConfiguration);
@@ -283,7 +313,8 @@ public final class FixGateway implements AutoCloseable
                     Thread.sleep(1);
                 }
             }
-            exchangeClient = new ExchangeClient(context.exchangeClient.listener(agent));
+            exchangeClient = context.newOrderOverride != null ? null :
+                new ExchangeClient(context.exchangeClient.listener(agent));
             agent.start(connectedLibrary, exchangeClient);
             agent.restore(restored);
         }
@@ -333,9 +364,57 @@ public final class FixGateway implements AutoCloseable
         return droppedReports.get();
     }
 
+    /**
+     * Test-only: start every known session again at sequence number 1 (the acceptance definitions' reference acceptor
+     * does so for every connection). Call only while no session is connected.
+     */
+    void resetSequenceNumbers()
+    {
+        for (final uk.co.real_logic.artio.engine.SessionInfo session : engine.allSessions())
+        {
+            final uk.co.real_logic.artio.Reply<?> reply = engine.resetSequenceNumber(session.sessionId());
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (reply.isExecuting())
+            {
+                if (System.nanoTime() > deadlineNs)
+                {
+                    throw new IllegalStateException("sequence number reset did not complete");
+                }
+                try
+                {
+                    Thread.sleep(1);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
     public void close()
     {
         CloseHelper.closeAll(runner, client, library, engine, store, driver);
+    }
+
+    /**
+     * Artio writes ResetSeqNumFlag=N on every Logon it sends; FIX only needs the flag when it is Y, and peers'
+     * conformance suites expect it absent otherwise.
+     */
+    private static final class OmitResetSeqNumFlagN implements SessionCustomisationStrategy
+    {
+        public void configureLogon(final AbstractLogonEncoder logon, final long sessionId)
+        {
+            if (logon instanceof LogonEncoder encoder && encoder.hasResetSeqNumFlag() && !encoder.resetSeqNumFlag())
+            {
+                encoder.resetResetSeqNumFlag();
+            }
+        }
+
+        public void configureLogout(final AbstractLogoutEncoder logout, final long sessionId)
+        {
+        }
     }
 
     private static String aeronDirectory(final File dataDir)

@@ -117,6 +117,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
     private final AtomicCounter droppedReports;
+    private final FixNewOrderOverride newOrderOverride;
 
     private final MutableAsciiBuffer asciiBuffer = new MutableAsciiBuffer();
     private final HeaderDecoder headerDecoder = new HeaderDecoder();
@@ -159,8 +160,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final FixOrderStore store,
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
-        final AtomicCounter droppedReports)
+        final AtomicCounter droppedReports,
+        final FixNewOrderOverride newOrderOverride)
     {
+        this.newOrderOverride = newOrderOverride;
         this.store = store;
         this.sessionsByCompId = sessionsByCompId;
         this.droppedReports = droppedReports;
@@ -223,6 +226,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     public int doWork()
     {
         int work = library.poll(16);
+        if (client == null)
+        {
+            return work;
+        }
         work += client.doWork();
         if (restoreQueued && client.isConnected())
         {
@@ -299,14 +306,33 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return CONTINUE;
         }
         asciiBuffer.wrap(buffer);
+        if (newOrderOverride != null && messageType != NewOrderSingleDecoder.MESSAGE_TYPE &&
+            !isSessionMessage(messageType))
+        {
+            // Test-only echo mode: there is no exchange behind the gateway, only NewOrderSingles are taken.
+            headerDecoder.reset();
+            headerDecoder.decode(asciiBuffer, offset, length);
+            onUnsupportedMessage(state, headerDecoder);
+            return CONTINUE;
+        }
         if (messageType == NewOrderSingleDecoder.MESSAGE_TYPE)
         {
             newOrderSingle.reset();
             newOrderSingle.decode(asciiBuffer, offset, length);
             if (validates(state, newOrderSingle.validate(), newOrderSingle.invalidTagId(),
-                newOrderSingle.rejectReason(), newOrderSingle.header(), "D"))
+                newOrderSingle.rejectReason(), newOrderSingle.header(), "D") &&
+                timestampsValid(state, newOrderSingle.header(), "D", newOrderSingle.transactTime(),
+                newOrderSingle.transactTimeLength(), newOrderSingle.hasExpireTime() ? newOrderSingle.expireTime() : null,
+                newOrderSingle.hasExpireTime() ? newOrderSingle.expireTimeLength() : 0))
             {
-                onNewOrderSingle(state, sequenceIndex);
+                if (newOrderOverride != null)
+                {
+                    newOrderOverride.onNewOrderSingle(session, newOrderSingle, buffer, offset, length);
+                }
+                else
+                {
+                    onNewOrderSingle(state, sequenceIndex);
+                }
             }
         }
         else if (messageType == OrderCancelRequestDecoder.MESSAGE_TYPE)
@@ -388,6 +414,24 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         send(state, sessionReject);
         return false;
+    }
+
+    /**
+     * Artio's decoders keep UTCTimestamp fields as bytes without checking them: TransactTime (60) and ExpireTime
+     * (126) in a bad format get a session Reject (incorrect data format) rather than being passed on.
+     */
+    private boolean timestampsValid(
+        final FixSessionState state,
+        final SessionHeaderDecoder header,
+        final String msgType,
+        final byte[] transactTime,
+        final int transactTimeLength,
+        final byte[] expireTime,
+        final int expireTimeLength)
+    {
+        final int badTag = !FixTimestamps.isUtcTimestamp(transactTime, transactTimeLength) ? 60 :
+            expireTime != null && !FixTimestamps.isUtcTimestamp(expireTime, expireTimeLength) ? 126 : 0;
+        return badTag == 0 || validates(state, false, badTag, FixRejects.SESSION_INCORRECT_DATA_FORMAT, header, msgType);
     }
 
     private void onUnsupportedMessage(final FixSessionState state, final HeaderDecoder header)

@@ -25,6 +25,7 @@ final class FixRejects
     static final int CXL_REJ_OTHER = 99;
 
     static final int BUSINESS_UNSUPPORTED_MESSAGE_TYPE = 3;
+    static final int SESSION_INCORRECT_DATA_FORMAT = 6;
     static final int SESSION_INVALID_MSG_TYPE = 11;
 
     private static final String[] ENGINE_TEXTS = new String[64];
@@ -95,7 +96,7 @@ final class FixRejects
             case 0 -> "Invalid tag number";
             case 1 -> "Required tag missing";
             case 2 -> "Tag not defined for this message type";
-            case 3 -> "Undefined Tag";
+            case 3 -> "Undefined tag";
             case 4 -> "Tag specified without a value";
             case 5 -> "Value is incorrect (out of range) for this tag";
             case 6 -> "Incorrect data format for value";
@@ -106,6 +107,7 @@ final class FixRejects
             case 14 -> "Tag specified out of required order";
             case 15 -> "Repeating group fields out of order";
             case 16 -> "Incorrect NumInGroup count for repeating group";
+            case 17 -> "Non-data value includes field delimiter";
             default -> "Invalid message";
         };
     }

@@ -301,7 +301,7 @@ class FixHostileInputTest
             assertEquals("9", reject.get("373"));
             final Map<String, String> logout = eve.read(2_000);
             assertMessage(logout, "5");
-            assertEquals("compid problem", logout.get("58"));
+            assertEquals("CompID problem", logout.get("58"));
         }
     }
 
