@@ -16,6 +16,8 @@ import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochNanoClock;
+import org.agrona.concurrent.OffsetEpochNanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -78,6 +80,8 @@ public final class FixGateway implements AutoCloseable
         private PrintStream log = System.out;
         private SessionPersistenceStrategy sessionPersistence = SessionPersistenceStrategy.alwaysPersistent();
         private FixNewOrderOverride newOrderOverride;
+        private FixLatencyProbe latencyProbe;
+        private EpochNanoClock epochNanoClock = new OffsetEpochNanoClock();
 
         /**
          * Where Artio's session state, archive and monitoring files and the open-order record live.
@@ -168,6 +172,24 @@ public final class FixGateway implements AutoCloseable
         public Context log(final PrintStream log)
         {
             this.log = log;
+            return this;
+        }
+
+        /**
+         * Stage timestamps of every new order (benchmarks); none by default.
+         */
+        public Context latencyProbe(final FixLatencyProbe latencyProbe)
+        {
+            this.latencyProbe = latencyProbe;
+            return this;
+        }
+
+        /**
+         * The clock of Artio's message timestamps and of the latency probe.
+         */
+        public Context epochNanoClock(final EpochNanoClock epochNanoClock)
+        {
+            this.epochNanoClock = epochNanoClock;
             return this;
         }
 
@@ -277,6 +299,7 @@ public final class FixGateway implements AutoCloseable
                 .framerIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 100_000))
                 .archiverIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 1_000_000));
             engineConfiguration.monitoringFile(new File(dataDir, "artio-engine-monitoring").getPath());
+            engineConfiguration.epochNanoClock(context.epochNanoClock);
             engineConfiguration.sendingTimeWindowInMs(context.sendingTimeWindowMs);
             engineConfiguration.aeronContext().aeronDirectoryName(aeronDir);
             engineConfiguration.aeronArchiveContext()
@@ -290,13 +313,15 @@ public final class FixGateway implements AutoCloseable
             final List<FixOrderStore.Entry> restored = store.open();
             droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
             agent = new FixGatewayAgent(
-                store, sessionsByCompId, context.instruments, droppedReports, context.newOrderOverride);
+                store, sessionsByCompId, context.instruments, droppedReports, context.newOrderOverride,
+                context.latencyProbe, context.epochNanoClock);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
                 .sessionAcquireHandler(agent)
                 .libraryIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 100_000));
             libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
+            libraryConfiguration.epochNanoClock(context.epochNanoClock);
             libraryConfiguration.monitoringFile(new File(dataDir, "artio-library-monitoring").getPath());
             libraryConfiguration.aeronContext().aeronDirectoryName(aeronDir);
             connectedLibrary = FixLibrary.connect(libraryConfiguration);

@@ -36,6 +36,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.Object2ObjectHashMap;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import uk.co.real_logic.artio.decoder.SessionHeaderDecoder;
@@ -118,6 +119,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
     private final AtomicCounter droppedReports;
     private final FixNewOrderOverride newOrderOverride;
+    private final FixLatencyProbe latencyProbe;
+    private final EpochNanoClock clock;
+    private long eventsReceivedNs;
 
     private final MutableAsciiBuffer asciiBuffer = new MutableAsciiBuffer();
     private final HeaderDecoder headerDecoder = new HeaderDecoder();
@@ -161,8 +165,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
         final AtomicCounter droppedReports,
-        final FixNewOrderOverride newOrderOverride)
+        final FixNewOrderOverride newOrderOverride,
+        final FixLatencyProbe latencyProbe,
+        final EpochNanoClock clock)
     {
+        this.latencyProbe = latencyProbe;
+        this.clock = clock;
         this.newOrderOverride = newOrderOverride;
         this.store = store;
         this.sessionsByCompId = sessionsByCompId;
@@ -331,7 +339,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 else
                 {
-                    onNewOrderSingle(state, sequenceIndex);
+                    onNewOrderSingle(state, sequenceIndex, timestampInNs);
                 }
             }
         }
@@ -462,7 +470,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     // ------------------------------------------------------------------------------------------------ orders in
 
-    private void onNewOrderSingle(final FixSessionState state, final int sequenceIndex)
+    private void onNewOrderSingle(final FixSessionState state, final int sequenceIndex, final long receivedNs)
     {
         final NewOrderSingleDecoder in = newOrderSingle;
         final int msgSeqNum = in.header().msgSeqNum();
@@ -573,6 +581,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.ordType = in.ordType();
         order.price = price;
         order.quantity = quantity;
+        order.receivedNs = receivedNs;
         final int length = commandEncoder.newOrder(commandBuffer, 0, order.accountId, order.engineClientOrderId,
             instrument.instrumentId(), side, orderType, timeInForce, postOnly, SelfTradePrevention.ACCOUNT_DEFAULT,
             price, quantity, 0, 0);
@@ -811,6 +820,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final int eventCount)
     {
         final Pending pending = clientId == client.clientId() ? pendingByRequest.remove(requestSequence) : null;
+        if (latencyProbe != null)
+        {
+            eventsReceivedNs = clock.nanoTime();
+        }
         this.logPosition = logPosition;
         this.timestampNs = timestampNs;
         int position = offset;
@@ -879,6 +892,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     ordersByOrderId.put(order.orderId, order);
                     store.writeOpen(order);
                     sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
+                    if (latencyProbe != null)
+                    {
+                        latencyProbe.onNewOrderAcknowledged(order.clOrdId, order.clOrdIdLength, order.receivedNs,
+                            timestampNs, eventsReceivedNs, clock.nanoTime());
+                    }
                 }
             }
             case TradeDecoder.TEMPLATE_ID ->

@@ -25,6 +25,7 @@ final class FixOrder
     long quantity;
     long filledQuantity;
     long executedNotional;
+    long receivedNs;
 
     void clOrdId(final char[] value, final int length)
     {
@@ -60,6 +61,7 @@ final class FixOrder
         quantity = 0;
         filledQuantity = 0;
         executedNotional = 0;
+        receivedNs = 0;
     }
 
     /**

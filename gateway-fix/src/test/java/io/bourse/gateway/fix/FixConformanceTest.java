@@ -136,26 +136,9 @@ class FixConformanceTest
 
     private static Path locateDefinitions()
     {
+        // A copy of ../shared/conformance/quickfixj-acceptance-fix44 (QuickFIX/J commit 369182d9, with its licence),
+        // kept in the module so that the test runs on a clean checkout; -Dbourse.conformance.dir runs another copy.
         final String configured = System.getProperty("bourse.conformance.dir");
-        if (configured != null)
-        {
-            return Path.of(configured);
-        }
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null)
-        {
-            final Path candidate = dir.resolve("shared/conformance/quickfixj-acceptance-fix44");
-            if (Files.isDirectory(candidate))
-            {
-                return candidate;
-            }
-            final Path sibling = dir.resolve("../shared/conformance/quickfixj-acceptance-fix44").normalize();
-            if (Files.isDirectory(sibling))
-            {
-                return sibling;
-            }
-            dir = dir.getParent();
-        }
-        return Path.of("../shared/conformance/quickfixj-acceptance-fix44");
+        return Path.of(configured != null ? configured : "src/test/resources/quickfixj-acceptance-fix44");
     }
 }
