@@ -70,6 +70,8 @@ class FixGatewayTest
             .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))
             .session(new FixSessionSpec("CAROL", "carol-pw", 3, FixSessionSpec.CancelOnDisconnect.SESSION, 100))
             .session(new FixSessionSpec("DAVE", "dave-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("GRACE", "grace-pw", 3, FixSessionSpec.CancelOnDisconnect.ACCOUNT, 100))
+            .session(new FixSessionSpec("MALLORY", "mallory-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
             .logonLockout(3, 60_000, 60_000)).start();
         alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
         bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon();
@@ -303,7 +305,7 @@ class FixGatewayTest
     {
         for (int attempt = 0; attempt < 3; attempt++)
         {
-            final QfjClient intruder = new QfjClient(exchange.fixPort, "DAVE", "wrong");
+            final QfjClient intruder = new QfjClient(exchange.fixPort, "MALLORY", "wrong");
             try
             {
                 final String text = intruder.logoutTexts.poll(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -315,7 +317,7 @@ class FixGatewayTest
                 intruder.close();
             }
         }
-        final QfjClient rightPassword = new QfjClient(exchange.fixPort, "DAVE", "dave-pw");
+        final QfjClient rightPassword = new QfjClient(exchange.fixPort, "MALLORY", "mallory-pw");
         try
         {
             final String text = rightPassword.logoutTexts.poll(30, java.util.concurrent.TimeUnit.SECONDS);
@@ -331,36 +333,48 @@ class FixGatewayTest
     @Test
     void cancelOnDisconnectCancelsTheSessionsOrdersAfterTheGracePeriod() throws Exception
     {
+        assertCanceledOnDisconnect("CAROL", "carol-pw", "150.00");
+    }
+
+    @Test
+    void cancelOnDisconnectOfTheAccountCancelsItsOrdersAfterTheGracePeriod() throws Exception
+    {
+        assertCanceledOnDisconnect("GRACE", "grace-pw", "160.00");
+    }
+
+    private static void assertCanceledOnDisconnect(final String compId, final String password, final String price)
+        throws Exception
+    {
         final String resting = id("D");
-        final QfjClient carol = new QfjClient(exchange.fixPort, "CAROL", "carol-pw").awaitLogon();
+        final QfjClient client = new QfjClient(exchange.fixPort, compId, password).awaitLogon();
         try
         {
-            carol.send(limit(resting, Side.SELL, "0.3", "150.00"));
-            report(carol, ExecType.NEW, OrdStatus.NEW);
-            carol.session().logout("going away");
-            FixTestExchange.await("CAROL logged out", () -> !carol.isLoggedOn());
+            client.send(limit(resting, Side.SELL, "0.3", price));
+            report(client, ExecType.NEW, OrdStatus.NEW);
+            client.session().logout("going away");
+            FixTestExchange.await(compId + " logged out", () -> !client.isLoggedOn());
 
             // After the grace period the order is gone: a crossing buy rests instead of trading.
             Thread.sleep(500);
             final String crossing = id("B");
-            bob.send(limit(crossing, Side.BUY, "0.3", "150.00"));
+            bob.send(limit(crossing, Side.BUY, "0.3", price));
             report(bob, ExecType.NEW, OrdStatus.NEW);
             assertNull(bob.poll(300), "nothing traded with the canceled order");
 
             // Logged on again (sequence numbers continue): the order is unknown.
-            carol.session().logon();
-            carol.awaitLogon();
+            client.session().logon();
+            client.awaitLogon();
             final OrderStatusRequest status = new OrderStatusRequest();
             status.set(new ClOrdID(resting));
             status.set(new Symbol("BTC-USD"));
             status.set(new Side(Side.SELL));
-            carol.send(status);
+            client.send(status);
             assertEquals("Unknown order",
-                report(carol, ExecType.ORDER_STATUS, OrdStatus.REJECTED).getString(Text.FIELD));
+                report(client, ExecType.ORDER_STATUS, OrdStatus.REJECTED).getString(Text.FIELD));
         }
         finally
         {
-            carol.close();
+            client.close();
         }
     }
 
