@@ -118,13 +118,18 @@ final class FixTestExchange implements AutoCloseable
         IoUtil.delete(baseDir, true);
     }
 
+    private void setUpReferenceData()
+    {
+        setUpReferenceData(node.clientContext());
+    }
+
     /**
      * Assets, the instrument and four accounts with money, sent through a client of its own.
      */
-    private void setUpReferenceData()
+    static void setUpReferenceData(final ExchangeClient.Context clientContext)
     {
         final long[] answered = new long[1];
-        final ExchangeClient admin = new ExchangeClient(node.clientContext().listener(new ExchangeClientListener()
+        final ExchangeClient admin = new ExchangeClient(clientContext.listener(new ExchangeClientListener()
         {
             public void onEventBatch(
                 final long batchSequence, final long logPosition, final long timestampNs, final long clientId,
