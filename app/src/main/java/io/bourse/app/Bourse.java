@@ -11,6 +11,7 @@ import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.gateway.http.ApiKey;
 import io.bourse.gateway.http.DemoTraders;
 import io.bourse.gateway.http.HttpGateway;
+import io.bourse.gateway.fix.FixGateway;
 import org.agrona.CloseHelper;
 import sun.misc.Signal;
 
@@ -49,7 +50,9 @@ public final class Bourse
           store                  the post-trade store for a member running on this machine (same --config and
                                  options as the member): writes its committed log to SQLite or PostgreSQL
                                  (store.jdbc.url) and prints its lag, until SIGTERM or Ctrl-C
-          gateway                the HTTP gateway alone, a client of the cluster at member.hosts/port.base
+          gateway-http           the HTTP gateway alone, a client of the cluster at member.hosts/port.base
+          gateway-fix            the FIX 4.4 gateway alone, a client of the cluster that member.hosts and port.base
+                                 name (run starts one in its JVM when fix.enabled=true, the default)
           journal inspect        a stopped node's journal: recordings, snapshots, message counts and bytes per type
           journal dump           the log as JSON lines       [--tail: only after the latest snapshot] [--limit N]
           journal verify         replay the log from the latest snapshot offline; print the state hash and rates
@@ -112,7 +115,8 @@ public final class Bourse
                 case "run" -> run(options(rest, Set.of("demo-traders")), false);
                 case "node" -> run(options(rest, Set.of()), true);
                 case "store" -> store(options(rest, Set.of()));
-                case "gateway" -> gateway(options(rest, Set.of()));
+                case "gateway-http" -> gateway(options(rest, Set.of()));
+                case "gateway-fix" -> gatewayFix(options(rest, Set.of()));
                 case "journal" -> journal(rest);
                 case "help", "--help", "-h" ->
                 {
@@ -207,6 +211,7 @@ public final class Bourse
         }
         final ClusterNode node;
         AutoCloseable http = null;
+        FixGateway fixGateway = null;
         try
         {
             node = ClusterNode.launch(context);
@@ -238,6 +243,10 @@ public final class Bourse
             {
                 http = startHttp(config, node, options.toolOptions().containsKey("demo-traders"));
             }
+            if (stop.getCount() > 0 && !member && config.fixEnabled())
+            {
+                fixGateway = FixGateway.launch(config.fixContext().exchangeClient(node.clientContext()).log(out));
+            }
             out.printf("bourse: data directory %s%n", context.dataDir().getAbsolutePath());
             out.printf("bourse: cluster ingress %s (Aeron Cluster clients: aeron.cluster.ingress.endpoints)%n",
                 context.ingressEndpoints());
@@ -253,6 +262,7 @@ public final class Bourse
         {
             out.println("bourse: stopping");
             CloseHelper.quietClose(http);
+            CloseHelper.quietClose(fixGateway);
             if (store != null)
             {
                 store.close();
@@ -409,7 +419,39 @@ public final class Bourse
         {
             gateway.close();
         }
-        out.println("bourse: gateway stopped");
+        out.println("bourse: HTTP gateway stopped");
+        return EXIT_OK;
+    }
+
+    /**
+     * The FIX gateway in its own process: a cluster client over UDP with its own media driver.
+     */
+    private int gatewayFix(final Options options)
+    {
+        final BourseConfig config = config(options);
+        final ClusterNode.Context nodeContext = config.nodeContext();
+        final CountDownLatch stop = new CountDownLatch(1);
+        Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+        Signal.handle(new Signal("INT"), signal -> stop.countDown());
+        // A separate process: the cluster client brings its own media driver and reaches the members' ingress.
+        final FixGateway gateway = FixGateway.launch(config.fixContext()
+            .exchangeClient(new ExchangeClient.Context().ingressEndpoints(nodeContext.ingressEndpoints()))
+            .log(out));
+        try
+        {
+            out.printf("bourse: FIX gateway for cluster ingress %s; stop with Ctrl-C or SIGTERM%n",
+                nodeContext.ingressEndpoints());
+            stop.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        finally
+        {
+            gateway.close();
+        }
+        out.println("bourse: FIX gateway stopped");
         return EXIT_OK;
     }
 

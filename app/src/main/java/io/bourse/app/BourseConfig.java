@@ -105,6 +105,7 @@ public final class BourseConfig
     private final Map<String, AssetConfig> assets = new LinkedHashMap<>();
     private final List<InstrumentConfig> instruments = new ArrayList<>();
     private final List<AccountConfig> accounts = new ArrayList<>();
+    private final FixConfig fix;
 
     private BourseConfig(final Map<String, String> values)
     {
@@ -119,6 +120,10 @@ public final class BourseConfig
         readAssets();
         readInstruments();
         readAccounts();
+        fix = new FixConfig(values);
+        // The FIX values too are checked now, before anything starts.
+        fix.enabled();
+        fix.context(new File("."), instruments);
     }
 
     /**
@@ -278,6 +283,23 @@ public final class BourseConfig
         return section;
     }
 
+    /**
+     * @return true when {@code run} starts the FIX gateway (fix.enabled, true by default).
+     */
+    public boolean fixEnabled()
+    {
+        return fix.enabled();
+    }
+
+    /**
+     * @return the FIX gateway's context as configured (fix.* keys), its data in {@code <data.dir>/fix} unless
+     * fix.data.dir says otherwise; the caller adds the cluster client.
+     */
+    public io.bourse.gateway.fix.FixGateway.Context fixContext()
+    {
+        return fix.context(new File(string("data.dir", "data")), instruments);
+    }
+
     public List<AssetConfig> assets()
     {
         return List.copyOf(assets.values());
@@ -296,7 +318,7 @@ public final class BourseConfig
     private void checkKnown(final String key)
     {
         if (NODE_KEYS.contains(key) || STORE_KEYS.contains(key) || ASSET_KEY.matcher(key).matches() ||
-            HTTP_KEY.matcher(key).matches())
+            HTTP_KEY.matcher(key).matches() || FixConfig.isFixKey(key))
         {
             return;
         }

@@ -125,4 +125,25 @@ class BourseConfigTest
             () -> BourseConfig.load(null, overrides), "overrides " + overrides);
         assertTrue(ex.getMessage().contains(expected), "expected '" + expected + "' in: " + ex.getMessage());
     }
+
+    @Test
+    void fixGatewaySessionsAndTheirErrorsNameTheKey()
+    {
+        final BourseConfig packaged = BourseConfig.load(null, Map.of());
+        assertTrue(packaged.fixEnabled());
+        final io.bourse.gateway.fix.FixGateway.Context fix = packaged.fixContext();
+        assertEquals(9880, fix.port());
+
+        assertEquals("configuration key 'fix.session.X.cancel.on.disconnect': expected one of [NONE, SESSION, " +
+            "ACCOUNT], got 'sometimes'", assertThrows(BourseConfig.ConfigException.class, () -> BourseConfig.load(
+            null, Map.of("fix.session.X.account", "1", "fix.session.X.password", "p",
+            "fix.session.X.cancel.on.disconnect", "sometimes"))).getMessage());
+        assertEquals("configuration key 'fix.session.Y.password' is required", assertThrows(
+            BourseConfig.ConfigException.class, () -> BourseConfig.load(null, Map.of("fix.session.Y.account", "2")))
+            .getMessage());
+        assertEquals("configuration key 'fix.port': expected 1 to 65535, got 0", assertThrows(
+            BourseConfig.ConfigException.class, () -> BourseConfig.load(null, Map.of("fix.port", "0"))).getMessage());
+        assertTrue(assertThrows(BourseConfig.ConfigException.class, () -> BourseConfig.load(null,
+            Map.of("fix.session.Z.colour", "red"))).getMessage().startsWith("unknown configuration key"));
+    }
 }

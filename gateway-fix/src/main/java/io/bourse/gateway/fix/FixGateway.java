@@ -1,0 +1,451 @@
+package io.bourse.gateway.fix;
+
+import io.aeron.archive.Archive;
+import io.aeron.archive.ArchiveThreadingMode;
+import io.aeron.archive.ArchivingMediaDriver;
+import io.aeron.archive.client.AeronArchive;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.gateway.fix.codecs.FixDictionaryImpl;
+import io.bourse.gateway.fix.codecs.builder.LogonEncoder;
+import uk.co.real_logic.artio.builder.AbstractLogonEncoder;
+import uk.co.real_logic.artio.builder.AbstractLogoutEncoder;
+import uk.co.real_logic.artio.session.SessionCustomisationStrategy;
+import org.agrona.CloseHelper;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochNanoClock;
+import org.agrona.concurrent.OffsetEpochNanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.UnsafeBuffer;
+import uk.co.real_logic.artio.engine.EngineConfiguration;
+import uk.co.real_logic.artio.engine.FixEngine;
+import uk.co.real_logic.artio.engine.LowResourceEngineScheduler;
+import uk.co.real_logic.artio.library.FixLibrary;
+import uk.co.real_logic.artio.library.LibraryConfiguration;
+import uk.co.real_logic.artio.validation.SessionPersistenceStrategy;
+
+import java.io.File;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+
+import static uk.co.real_logic.artio.messages.InitialAcceptedSessionOwner.SOLE_LIBRARY;
+
+/**
+ * The FIX 4.4 order-entry gateway: an Artio acceptor on {@code host:port} for the configured sessions, whose
+ * orders go to the exchange cluster through an {@link ExchangeClient}, and whose ExecutionReports come from the
+ * engine's events.
+ * <p>
+ * Everything it keeps lives under its data directory: Artio's session state (sequence numbers, persistent across
+ * restarts) and message archive (for resends), its monitoring files, and the record of open orders that keeps
+ * ClOrdIDs across restarts. Its own media driver (Artio records FIX messages in an Aeron archive of its own, apart
+ * from the cluster's journal) uses a directory in {@code /dev/shm} that is deleted on close.
+ */
+public final class FixGateway implements AutoCloseable
+{
+    static
+    {
+        // Artio's generated decoders read this once, when they are first loaded: a tag the dictionary does not define
+        // for a message type then fails validation (SessionRejectReason 0 or 2) instead of being silently ignored.
+        System.setProperty("fix.codecs.reject_unknown_field", "true");
+        ArtioRejectTexts.useFixWording();
+    }
+
+    /**
+     * Gateway configuration.
+     */
+    public static final class Context
+    {
+        private File dataDir;
+        private String host = "127.0.0.1";
+        private int port = 9880;
+        private String compId = "BOURSE";
+        private final Map<String, FixSessionSpec> sessions = new LinkedHashMap<>();
+        private final List<FixInstrument> instruments = new ArrayList<>();
+        private ExchangeClient.Context exchangeClient;
+        private int maxLogonFailures = 5;
+        private long logonFailureWindowMs = TimeUnit.MINUTES.toMillis(1);
+        private long lockoutMs = TimeUnit.MINUTES.toMillis(5);
+        private long sendingTimeWindowMs = TimeUnit.MINUTES.toMillis(2);
+        private long connectTimeoutMs = TimeUnit.SECONDS.toMillis(30);
+        private PrintStream log = System.out;
+        private SessionPersistenceStrategy sessionPersistence = SessionPersistenceStrategy.alwaysPersistent();
+        private FixNewOrderOverride newOrderOverride;
+        private FixLatencyProbe latencyProbe;
+        private EpochNanoClock epochNanoClock = new OffsetEpochNanoClock();
+
+        /**
+         * Where Artio's session state, archive and monitoring files and the open-order record live.
+         */
+        public Context dataDir(final File dataDir)
+        {
+            this.dataDir = dataDir;
+            return this;
+        }
+
+        /**
+         * Address to listen on: loopback by default.
+         */
+        public Context host(final String host)
+        {
+            this.host = host;
+            return this;
+        }
+
+        /**
+         * TCP port to listen on; 0 is not allowed (clients need to know it).
+         */
+        public Context port(final int port)
+        {
+            this.port = port;
+            return this;
+        }
+
+        public int port()
+        {
+            return port;
+        }
+
+        /**
+         * The gateway's own CompID: the TargetCompID (56) clients send, the SenderCompID (49) of its answers.
+         */
+        public Context compId(final String compId)
+        {
+            this.compId = compId;
+            return this;
+        }
+
+        public Context session(final FixSessionSpec session)
+        {
+            if (sessions.put(session.senderCompId(), session) != null)
+            {
+                throw new IllegalArgumentException("FIX session " + session.senderCompId() + " configured twice");
+            }
+            return this;
+        }
+
+        public Context instrument(final FixInstrument instrument)
+        {
+            instruments.add(instrument);
+            return this;
+        }
+
+        /**
+         * How to reach the cluster; the gateway sets the listener.
+         */
+        public Context exchangeClient(final ExchangeClient.Context exchangeClient)
+        {
+            this.exchangeClient = exchangeClient;
+            return this;
+        }
+
+        /**
+         * Lock-out: this many refused Logons of one SenderCompID within {@code failureWindowMs} lock it out for
+         * {@code lockoutMs}.
+         */
+        public Context logonLockout(final int maxFailures, final long failureWindowMs, final long lockoutMs)
+        {
+            this.maxLogonFailures = maxFailures;
+            this.logonFailureWindowMs = failureWindowMs;
+            this.lockoutMs = lockoutMs;
+            return this;
+        }
+
+        /**
+         * How far a message's SendingTime may be from the gateway's clock.
+         */
+        public Context sendingTimeWindowMs(final long sendingTimeWindowMs)
+        {
+            this.sendingTimeWindowMs = sendingTimeWindowMs;
+            return this;
+        }
+
+        public Context log(final PrintStream log)
+        {
+            this.log = log;
+            return this;
+        }
+
+        /**
+         * Stage timestamps of every new order (benchmarks); none by default.
+         */
+        public Context latencyProbe(final FixLatencyProbe latencyProbe)
+        {
+            this.latencyProbe = latencyProbe;
+            return this;
+        }
+
+        /**
+         * The clock of Artio's message timestamps and of the latency probe.
+         */
+        public Context epochNanoClock(final EpochNanoClock epochNanoClock)
+        {
+            this.epochNanoClock = epochNanoClock;
+            return this;
+        }
+
+        /**
+         * Test-only: sequence numbers reset at every Logon, as the acceptance definitions' reference acceptor does.
+         */
+        Context transientSequenceNumbers()
+        {
+            this.sessionPersistence = SessionPersistenceStrategy.alwaysTransient();
+            return this;
+        }
+
+        /**
+         * Test-only: valid NewOrderSingles go to this instead of the exchange, and no cluster client is started.
+         */
+        Context newOrderOverride(final FixNewOrderOverride newOrderOverride)
+        {
+            this.newOrderOverride = newOrderOverride;
+            return this;
+        }
+
+        void conclude()
+        {
+            Objects.requireNonNull(dataDir, "dataDir");
+            if (newOrderOverride == null)
+            {
+                Objects.requireNonNull(exchangeClient, "exchangeClient");
+            }
+            if (port <= 0 || port > 65535)
+            {
+                throw new IllegalArgumentException("fix.port must be 1..65535: " + port);
+            }
+            if (sessions.isEmpty())
+            {
+                throw new IllegalArgumentException("no FIX sessions configured (fix.session.<SenderCompID>.*)");
+            }
+            if (maxLogonFailures < 1)
+            {
+                throw new IllegalArgumentException("maxLogonFailures must be at least 1");
+            }
+        }
+    }
+
+    private final Context context;
+    private final ArchivingMediaDriver driver;
+    private final FixEngine engine;
+    private final FixLibrary library;
+    private final ExchangeClient client;
+    private final FixOrderStore store;
+    private final FixGatewayAgent agent;
+    private final AgentRunner runner;
+    private final AtomicCounter droppedReports;
+
+    private FixGateway(final Context context)
+    {
+        context.conclude();
+        this.context = context;
+        final File dataDir = context.dataDir;
+        IoUtil.ensureDirectoryExists(dataDir, "FIX gateway data directory");
+        final String aeronDir = aeronDirectory(dataDir);
+        final BackoffIdleStrategy driverIdle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
+
+        ArchivingMediaDriver launchedDriver = null;
+        FixEngine launchedEngine = null;
+        FixLibrary connectedLibrary = null;
+        ExchangeClient exchangeClient = null;
+        try
+        {
+            final Archive.Context archiveContext = new Archive.Context()
+                .aeronDirectoryName(aeronDir)
+                .archiveDir(new File(dataDir, "archive"))
+                .controlChannelEnabled(false)
+                .replicationChannel("aeron:udp?endpoint=localhost:0")
+                .archiveClientContext(new AeronArchive.Context()
+                    .aeronDirectoryName(aeronDir)
+                    .controlResponseChannel("aeron:ipc"))
+                .recordingEventsEnabled(false)
+                .archiveId(Math.abs((long)dataDir.getAbsolutePath().hashCode()) + 1)
+                .threadingMode(ArchiveThreadingMode.SHARED)
+                .idleStrategySupplier(() -> new BackoffIdleStrategy(20, 10, 1_000, 1_000_000))
+                .deleteArchiveOnStart(false);
+            launchedDriver = ArchivingMediaDriver.launch(new MediaDriver.Context()
+                .aeronDirectoryName(aeronDir)
+                .threadingMode(ThreadingMode.SHARED)
+                .sharedIdleStrategy(driverIdle)
+                .termBufferSparseFile(true)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true), archiveContext);
+
+            final Map<String, FixSessionState> sessionsByCompId = new HashMap<>();
+            for (final FixSessionSpec spec : context.sessions.values())
+            {
+                sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec));
+            }
+
+            final EngineConfiguration engineConfiguration = new EngineConfiguration()
+                .bindTo(context.host, context.port)
+                .libraryAeronChannel("aeron:ipc")
+                .logFileDir(new File(dataDir, "artio").getPath())
+                .sessionPersistenceStrategy(context.sessionPersistence)
+                .acceptorfixDictionary(FixDictionaryImpl.class)
+                .initialAcceptedSessionOwner(SOLE_LIBRARY)
+                .authenticationStrategy(new FixAuthenticator(context.compId, context.sessions,
+                    context.maxLogonFailures, context.logonFailureWindowMs, context.lockoutMs,
+                    System::currentTimeMillis))
+                .scheduler(new LowResourceEngineScheduler())
+                .framerIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 100_000))
+                .archiverIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 1_000_000));
+            engineConfiguration.monitoringFile(new File(dataDir, "artio-engine-monitoring").getPath());
+            engineConfiguration.epochNanoClock(context.epochNanoClock);
+            engineConfiguration.sendingTimeWindowInMs(context.sendingTimeWindowMs);
+            engineConfiguration.aeronContext().aeronDirectoryName(aeronDir);
+            engineConfiguration.aeronArchiveContext()
+                .aeronDirectoryName(aeronDir)
+                .controlRequestChannel(archiveContext.localControlChannel())
+                .controlRequestStreamId(archiveContext.localControlStreamId())
+                .controlResponseChannel("aeron:ipc");
+            launchedEngine = FixEngine.launch(engineConfiguration);
+
+            store = new FixOrderStore(new File(dataDir, "open-orders.dat"));
+            final List<FixOrderStore.Entry> restored = store.open();
+            droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
+            agent = new FixGatewayAgent(
+                store, sessionsByCompId, context.instruments, droppedReports, context.newOrderOverride,
+                context.latencyProbe, context.epochNanoClock);
+
+            final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
+                .libraryAeronChannels(List.of("aeron:ipc"))
+                .sessionAcquireHandler(agent)
+                .libraryIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 100_000));
+            libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
+            libraryConfiguration.epochNanoClock(context.epochNanoClock);
+            libraryConfiguration.monitoringFile(new File(dataDir, "artio-library-monitoring").getPath());
+            libraryConfiguration.aeronContext().aeronDirectoryName(aeronDir);
+            connectedLibrary = FixLibrary.connect(libraryConfiguration);
+            final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(context.connectTimeoutMs);
+            while (!connectedLibrary.isConnected())
+            {
+                if (System.nanoTime() > deadlineNs)
+                {
+                    throw new IllegalStateException("Artio library did not connect to its engine within " +
+                        context.connectTimeoutMs + " ms");
+                }
+                if (connectedLibrary.poll(16) == 0)
+                {
+                    Thread.sleep(1);
+                }
+            }
+            exchangeClient = context.newOrderOverride != null ? null :
+                new ExchangeClient(context.exchangeClient.listener(agent));
+            agent.start(connectedLibrary, exchangeClient);
+            agent.restore(restored);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver);
+            throw new IllegalStateException("interrupted while starting the FIX gateway", ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver);
+            throw ex;
+        }
+        this.driver = launchedDriver;
+        this.engine = launchedEngine;
+        this.library = connectedLibrary;
+        this.client = exchangeClient;
+        this.runner = new AgentRunner(
+            new BackoffIdleStrategy(20, 10, 1_000, 100_000), Throwable::printStackTrace, null, agent);
+        AgentRunner.startOnThread(runner);
+        context.log.println("bourse: FIX gateway listening on " + context.host + ":" + context.port + " as " +
+            context.compId + ", " + context.sessions.size() + " session(s), " + agent.openOrderCount() +
+            " open order(s) restored");
+    }
+
+    /**
+     * Start the gateway: its media driver and archive, Artio's engine and library, the cluster client and the
+     * duty-cycle thread.
+     */
+    public static FixGateway launch(final Context context)
+    {
+        return new FixGateway(context);
+    }
+
+    public Context context()
+    {
+        return context;
+    }
+
+    /**
+     * @return ExecutionReports that could not be delivered because their session was logged out (or Artio's stream
+     * stayed back-pressured).
+     */
+    public long droppedReports()
+    {
+        return droppedReports.get();
+    }
+
+    /**
+     * Test-only: start every known session again at sequence number 1 (the acceptance definitions' reference acceptor
+     * does so for every connection). Call only while no session is connected.
+     */
+    void resetSequenceNumbers()
+    {
+        for (final uk.co.real_logic.artio.engine.SessionInfo session : engine.allSessions())
+        {
+            final uk.co.real_logic.artio.Reply<?> reply = engine.resetSequenceNumber(session.sessionId());
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (reply.isExecuting())
+            {
+                if (System.nanoTime() > deadlineNs)
+                {
+                    throw new IllegalStateException("sequence number reset did not complete");
+                }
+                try
+                {
+                    Thread.sleep(1);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    public void close()
+    {
+        CloseHelper.closeAll(runner, client, library, engine, store, driver);
+    }
+
+    /**
+     * Artio writes ResetSeqNumFlag=N on every Logon it sends; FIX only needs the flag when it is Y, and peers'
+     * conformance suites expect it absent otherwise.
+     */
+    private static final class OmitResetSeqNumFlagN implements SessionCustomisationStrategy
+    {
+        public void configureLogon(final AbstractLogonEncoder logon, final long sessionId)
+        {
+            if (logon instanceof LogonEncoder encoder && encoder.hasResetSeqNumFlag() && !encoder.resetSeqNumFlag())
+            {
+                encoder.resetResetSeqNumFlag();
+            }
+        }
+
+        public void configureLogout(final AbstractLogoutEncoder logout, final long sessionId)
+        {
+        }
+    }
+
+    private static String aeronDirectory(final File dataDir)
+    {
+        final File shm = new File("/dev/shm");
+        final String name = "bourse-fix-" + Integer.toHexString(dataDir.getAbsolutePath().hashCode());
+        return (shm.isDirectory() ? new File(shm, name) : new File(dataDir, "aeron")).getPath();
+    }
+}

@@ -1,0 +1,1532 @@
+package io.bourse.gateway.fix;
+
+import io.aeron.logbuffer.ControlledFragmentHandler.Action;
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.cluster.client.ExchangeClientListener;
+import io.bourse.gateway.fix.codecs.builder.BusinessMessageRejectEncoder;
+import io.bourse.gateway.fix.codecs.builder.ExecutionReportEncoder;
+import io.bourse.gateway.fix.codecs.builder.OrderCancelRejectEncoder;
+import io.bourse.gateway.fix.codecs.builder.OrderMassCancelReportEncoder;
+import io.bourse.gateway.fix.codecs.builder.RejectEncoder;
+import io.bourse.gateway.fix.codecs.decoder.HeaderDecoder;
+import io.bourse.gateway.fix.codecs.decoder.NewOrderSingleDecoder;
+import io.bourse.gateway.fix.codecs.decoder.OrderCancelReplaceRequestDecoder;
+import io.bourse.gateway.fix.codecs.decoder.OrderCancelRequestDecoder;
+import io.bourse.gateway.fix.codecs.decoder.OrderMassCancelRequestDecoder;
+import io.bourse.gateway.fix.codecs.decoder.OrderStatusRequestDecoder;
+import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.codec.CommandRejectedDecoder;
+import io.bourse.protocol.codec.MassCancelCompletedDecoder;
+import io.bourse.protocol.codec.MessageHeaderDecoder;
+import io.bourse.protocol.codec.OrderAcceptedDecoder;
+import io.bourse.protocol.codec.OrderCanceledDecoder;
+import io.bourse.protocol.codec.OrderExpiredDecoder;
+import io.bourse.protocol.codec.OrderReplacedDecoder;
+import io.bourse.protocol.codec.OrderRestatedDecoder;
+import io.bourse.protocol.codec.OrderStatusReportDecoder;
+import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.RejectReason;
+import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+import io.bourse.protocol.codec.TradeDecoder;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.Object2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import uk.co.real_logic.artio.decoder.SessionHeaderDecoder;
+import uk.co.real_logic.artio.fields.UtcTimestampEncoder;
+import uk.co.real_logic.artio.library.FixLibrary;
+import uk.co.real_logic.artio.library.OnMessageInfo;
+import uk.co.real_logic.artio.library.SessionAcquireHandler;
+import uk.co.real_logic.artio.library.SessionAcquiredInfo;
+import uk.co.real_logic.artio.library.SessionHandler;
+import uk.co.real_logic.artio.messages.DisconnectReason;
+import uk.co.real_logic.artio.session.Session;
+import uk.co.real_logic.artio.util.MutableAsciiBuffer;
+
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static io.aeron.logbuffer.ControlledFragmentHandler.Action.CONTINUE;
+
+/**
+ * The gateway's duty cycle, on one thread: polls Artio's library (FIX in) and the exchange client (events in),
+ * turns FIX application messages into engine commands and engine events into ExecutionReports, and runs the
+ * cancel-on-disconnect timers.
+ * <p>
+ * Identifiers: the engine's clientOrderId of an order is derived from the FIX message that created it (Artio's
+ * persistent session id, the session's sequence index and the message's MsgSeqNum), so it is unique per account
+ * across restarts without a counter; ExecIDs are the cluster log position of the command plus the event's index in
+ * its batch, unique across restarts and fail-overs because the log is; OrderIDs are the engine's order ids.
+ */
+final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHandler, ExchangeClientListener
+{
+    static final int MAX_SEND_ATTEMPTS = 1000;
+
+    private static final int PENDING_NEW = 1;
+    private static final int PENDING_CANCEL = 2;
+    private static final int PENDING_REPLACE = 3;
+    private static final int PENDING_STATUS = 4;
+    private static final int PENDING_MASS_CANCEL = 5;
+    private static final int PENDING_CANCEL_ON_DISCONNECT = 6;
+    private static final int PENDING_RESTORE = 7;
+
+    private static final char EXEC_NEW = '0';
+    private static final char EXEC_CANCELED = '4';
+    private static final char EXEC_REPLACED = '5';
+    private static final char EXEC_REJECTED = '8';
+    private static final char EXEC_EXPIRED = 'C';
+    private static final char EXEC_RESTATED = 'D';
+    private static final char EXEC_TRADE = 'F';
+    private static final char EXEC_STATUS = 'I';
+    private static final char STATUS_NEW = '0';
+    private static final char STATUS_PARTIAL = '1';
+    private static final char STATUS_FILLED = '2';
+    private static final char STATUS_CANCELED = '4';
+    private static final char STATUS_REJECTED = '8';
+    private static final char STATUS_EXPIRED = 'C';
+    private static final char[] NONE = "NONE".toCharArray();
+
+    /**
+     * Every MsgType of FIX 4.4: one of these the gateway does not handle is answered with a BusinessMessageReject
+     * (unsupported message type); anything else with a session Reject (invalid MsgType).
+     */
+    private static final String[] FIX44_MSG_TYPES = {
+        "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F", "G", "H", "J", "K", "L", "M",
+        "N", "P", "Q", "R", "S", "T", "V", "W", "X", "Y", "Z", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k",
+        "l", "m", "n", "o", "p", "q", "r", "s", "t", "u", "v", "w", "x", "y", "z", "AA", "AB", "AC", "AD", "AE", "AF",
+        "AG", "AH", "AI", "AJ", "AK", "AL", "AM", "AN", "AO", "AP", "AQ", "AR", "AS", "AT", "AU", "AV", "AW", "AX",
+        "AY", "AZ", "BA", "BB", "BC", "BD", "BE", "BF", "BG", "BH"};
+
+    private FixLibrary library;
+    private ExchangeClient client;
+    private final FixOrderStore store;
+    private final Map<String, FixSessionState> sessionsByCompId;
+    private final Object2ObjectHashMap<String, FixInstrument> instrumentsBySymbol = new Object2ObjectHashMap<>();
+    private final Int2ObjectHashMap<FixInstrument> instrumentsById = new Int2ObjectHashMap<>();
+    private final Long2ObjectHashMap<FixSessionState> sessionsById = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<FixOrder> ordersByOrderId = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<Pending> pendingByRequest = new Long2ObjectHashMap<>();
+    private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
+    private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
+    private final AtomicCounter droppedReports;
+    private final FixNewOrderOverride newOrderOverride;
+    private final FixLatencyProbe latencyProbe;
+    private final EpochNanoClock clock;
+    private long eventsReceivedNs;
+
+    private final MutableAsciiBuffer asciiBuffer = new MutableAsciiBuffer();
+    private final HeaderDecoder headerDecoder = new HeaderDecoder();
+    private final NewOrderSingleDecoder newOrderSingle = new NewOrderSingleDecoder();
+    private final OrderCancelRequestDecoder cancelRequest = new OrderCancelRequestDecoder();
+    private final OrderCancelReplaceRequestDecoder replaceRequest = new OrderCancelReplaceRequestDecoder();
+    private final OrderStatusRequestDecoder statusRequest = new OrderStatusRequestDecoder();
+    private final OrderMassCancelRequestDecoder massCancelRequest = new OrderMassCancelRequestDecoder();
+
+    private final ExecutionReportEncoder executionReport = new ExecutionReportEncoder();
+    private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
+    private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
+    private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
+    private final RejectEncoder sessionReject = new RejectEncoder();
+    private final UtcTimestampEncoder timestampEncoder = new UtcTimestampEncoder();
+    private final UnsafeBuffer idBuffer = new UnsafeBuffer(new byte[64]);
+    private final UnsafeBuffer orderIdBuffer = new UnsafeBuffer(new byte[32]);
+    private final char[] msgTypeChars = new char[8];
+
+    private final MessageHeaderDecoder eventHeader = new MessageHeaderDecoder();
+    private final CommandRejectedDecoder commandRejected = new CommandRejectedDecoder();
+    private final OrderAcceptedDecoder orderAccepted = new OrderAcceptedDecoder();
+    private final TradeDecoder trade = new TradeDecoder();
+    private final OrderCanceledDecoder orderCanceled = new OrderCanceledDecoder();
+    private final OrderReplacedDecoder orderReplaced = new OrderReplacedDecoder();
+    private final OrderExpiredDecoder orderExpired = new OrderExpiredDecoder();
+    private final OrderRestatedDecoder orderRestated = new OrderRestatedDecoder();
+    private final OrderStatusReportDecoder orderStatus = new OrderStatusReportDecoder();
+    private final MassCancelCompletedDecoder massCancelCompleted = new MassCancelCompletedDecoder();
+    private final CommandEncoder commandEncoder = new CommandEncoder();
+    private final ExpandableArrayBuffer commandBuffer = new ExpandableArrayBuffer(256);
+
+    private long logPosition;
+    private int eventIndex;
+    private boolean makerLeg;
+    private long timestampNs;
+    private boolean restoreQueued;
+
+    FixGatewayAgent(
+        final FixOrderStore store,
+        final Map<String, FixSessionState> sessionsByCompId,
+        final List<FixInstrument> instruments,
+        final AtomicCounter droppedReports,
+        final FixNewOrderOverride newOrderOverride,
+        final FixLatencyProbe latencyProbe,
+        final EpochNanoClock clock)
+    {
+        this.latencyProbe = latencyProbe;
+        this.clock = clock;
+        this.newOrderOverride = newOrderOverride;
+        this.store = store;
+        this.sessionsByCompId = sessionsByCompId;
+        this.droppedReports = droppedReports;
+        for (final FixInstrument instrument : instruments)
+        {
+            instrumentsBySymbol.put(instrument.symbol(), instrument);
+            instrumentsById.put(instrument.instrumentId(), instrument);
+        }
+    }
+
+    /**
+     * Hand over the connected library and the client, both polled from now on by this agent's thread only.
+     */
+    void start(final FixLibrary library, final ExchangeClient client)
+    {
+        this.library = library;
+        this.client = client;
+    }
+
+    /**
+     * Take back the open orders a previous run recorded, and ask the engine about each: one that closed while the
+     * gateway was away is forgotten.
+     */
+    void restore(final List<FixOrderStore.Entry> entries)
+    {
+        for (final FixOrderStore.Entry entry : entries)
+        {
+            final FixSessionState session = sessionsByCompId.get(entry.senderCompId());
+            final FixInstrument instrument = instrumentsById.get(entry.instrumentId());
+            if (session == null || instrument == null)
+            {
+                continue;
+            }
+            final FixOrder order = newOrder();
+            order.session = session;
+            order.orderId = entry.orderId();
+            order.engineClientOrderId = entry.engineClientOrderId();
+            order.accountId = entry.accountId();
+            order.instrument = instrument;
+            order.side = entry.side();
+            order.ordType = entry.ordType();
+            order.price = entry.price();
+            order.quantity = entry.quantity();
+            order.filledQuantity = entry.filledQuantity();
+            order.executedNotional = entry.executedNotional();
+            order.clOrdId(entry.clOrdId().toCharArray(), entry.clOrdId().length());
+            order.origClOrdId(entry.origClOrdId().toCharArray(), entry.origClOrdId().length());
+            ordersByOrderId.put(order.orderId, order);
+            session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
+            session.usedClOrdIds.add(order.clOrdIdHash);
+        }
+        restoreQueued = !ordersByOrderId.isEmpty();
+    }
+
+    int openOrderCount()
+    {
+        return ordersByOrderId.size();
+    }
+
+    public int doWork()
+    {
+        int work = library.poll(16);
+        if (client == null)
+        {
+            return work;
+        }
+        work += client.doWork();
+        if (restoreQueued && client.isConnected())
+        {
+            restoreQueued = false;
+            queryRestoredOrders();
+            work++;
+        }
+        work += checkCancelOnDisconnect(System.nanoTime());
+        return work;
+    }
+
+    public String roleName()
+    {
+        return "fix-gateway";
+    }
+
+    // ------------------------------------------------------------------------------------------------ sessions
+
+    public SessionHandler onSessionAcquired(final Session session, final SessionAcquiredInfo acquiredInfo)
+    {
+        final FixSessionState state = sessionsByCompId.get(session.compositeKey().remoteCompId());
+        if (state != null)
+        {
+            state.session = session;
+            state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
+            sessionsById.put(session.id(), state);
+        }
+        return this;
+    }
+
+    public void onSessionStart(final Session session)
+    {
+    }
+
+    public Action onDisconnect(final int libraryId, final Session session, final DisconnectReason reason)
+    {
+        final FixSessionState state = sessionsById.remove(session.id());
+        if (state != null && state.session == session)
+        {
+            state.session = null;
+            if (state.spec.cancelOnDisconnect() != FixSessionSpec.CancelOnDisconnect.NONE)
+            {
+                state.cancelOnDisconnectDeadlineNs =
+                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(state.spec.cancelOnDisconnectGraceMs());
+            }
+        }
+        return CONTINUE;
+    }
+
+    public void onTimeout(final int libraryId, final Session session)
+    {
+    }
+
+    public void onSlowStatus(final int libraryId, final Session session, final boolean hasBecomeSlow)
+    {
+    }
+
+    public Action onMessage(
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final int libraryId,
+        final Session session,
+        final int sequenceIndex,
+        final long messageType,
+        final long timestampInNs,
+        final long position,
+        final OnMessageInfo messageInfo)
+    {
+        final FixSessionState state = sessionsById.get(session.id());
+        if (state == null || !messageInfo.isValid())
+        {
+            // Artio has already answered a message that failed its session-level checks; it is not acted on.
+            return CONTINUE;
+        }
+        asciiBuffer.wrap(buffer);
+        if (newOrderOverride != null && messageType != NewOrderSingleDecoder.MESSAGE_TYPE &&
+            !isSessionMessage(messageType))
+        {
+            // Test-only echo mode: there is no exchange behind the gateway, only NewOrderSingles are taken.
+            headerDecoder.reset();
+            headerDecoder.decode(asciiBuffer, offset, length);
+            onUnsupportedMessage(state, headerDecoder);
+            return CONTINUE;
+        }
+        if (messageType == NewOrderSingleDecoder.MESSAGE_TYPE)
+        {
+            newOrderSingle.reset();
+            newOrderSingle.decode(asciiBuffer, offset, length);
+            if (validates(state, newOrderSingle.validate(), newOrderSingle.invalidTagId(),
+                newOrderSingle.rejectReason(), newOrderSingle.header(), "D") &&
+                timestampsValid(state, newOrderSingle.header(), "D", newOrderSingle.transactTime(),
+                newOrderSingle.transactTimeLength(), newOrderSingle.hasExpireTime() ? newOrderSingle.expireTime() : null,
+                newOrderSingle.hasExpireTime() ? newOrderSingle.expireTimeLength() : 0))
+            {
+                if (newOrderOverride != null)
+                {
+                    newOrderOverride.onNewOrderSingle(session, newOrderSingle, buffer, offset, length);
+                }
+                else
+                {
+                    onNewOrderSingle(state, sequenceIndex, timestampInNs);
+                }
+            }
+        }
+        else if (messageType == OrderCancelRequestDecoder.MESSAGE_TYPE)
+        {
+            cancelRequest.reset();
+            cancelRequest.decode(asciiBuffer, offset, length);
+            if (validates(state, cancelRequest.validate(), cancelRequest.invalidTagId(),
+                cancelRequest.rejectReason(), cancelRequest.header(), "F"))
+            {
+                onCancelRequest(state);
+            }
+        }
+        else if (messageType == OrderCancelReplaceRequestDecoder.MESSAGE_TYPE)
+        {
+            replaceRequest.reset();
+            replaceRequest.decode(asciiBuffer, offset, length);
+            if (validates(state, replaceRequest.validate(), replaceRequest.invalidTagId(),
+                replaceRequest.rejectReason(), replaceRequest.header(), "G"))
+            {
+                onReplaceRequest(state, sequenceIndex);
+            }
+        }
+        else if (messageType == OrderStatusRequestDecoder.MESSAGE_TYPE)
+        {
+            statusRequest.reset();
+            statusRequest.decode(asciiBuffer, offset, length);
+            if (validates(state, statusRequest.validate(), statusRequest.invalidTagId(),
+                statusRequest.rejectReason(), statusRequest.header(), "H"))
+            {
+                onStatusRequest(state);
+            }
+        }
+        else if (messageType == OrderMassCancelRequestDecoder.MESSAGE_TYPE)
+        {
+            massCancelRequest.reset();
+            massCancelRequest.decode(asciiBuffer, offset, length);
+            if (validates(state, massCancelRequest.validate(), massCancelRequest.invalidTagId(),
+                massCancelRequest.rejectReason(), massCancelRequest.header(), "q"))
+            {
+                onMassCancelRequest(state);
+            }
+        }
+        else if (!isSessionMessage(messageType))
+        {
+            headerDecoder.reset();
+            headerDecoder.decode(asciiBuffer, offset, length);
+            onUnsupportedMessage(state, headerDecoder);
+        }
+        return CONTINUE;
+    }
+
+    private static boolean isSessionMessage(final long messageType)
+    {
+        // Heartbeat, TestRequest, ResendRequest, Reject, SequenceReset, Logout, Logon: single characters.
+        return messageType == '0' || messageType == '1' || messageType == '2' || messageType == '3' ||
+            messageType == '4' || messageType == '5' || messageType == 'A';
+    }
+
+    private boolean validates(
+        final FixSessionState state,
+        final boolean valid,
+        final int invalidTagId,
+        final int rejectReason,
+        final SessionHeaderDecoder header,
+        final String msgType)
+    {
+        if (valid)
+        {
+            return true;
+        }
+        sessionReject.reset();
+        sessionReject.refSeqNum(header.msgSeqNum())
+            .refMsgType(msgType)
+            .sessionRejectReason(rejectReason)
+            .text(FixRejects.sessionRejectText(rejectReason));
+        if (invalidTagId > 0)
+        {
+            sessionReject.refTagID(invalidTagId);
+        }
+        send(state, sessionReject);
+        return false;
+    }
+
+    /**
+     * Artio's decoders keep UTCTimestamp fields as bytes without checking them: TransactTime (60) and ExpireTime
+     * (126) in a bad format get a session Reject (incorrect data format) rather than being passed on.
+     */
+    private boolean timestampsValid(
+        final FixSessionState state,
+        final SessionHeaderDecoder header,
+        final String msgType,
+        final byte[] transactTime,
+        final int transactTimeLength,
+        final byte[] expireTime,
+        final int expireTimeLength)
+    {
+        final int badTag = !FixTimestamps.isUtcTimestamp(transactTime, transactTimeLength) ? 60 :
+            expireTime != null && !FixTimestamps.isUtcTimestamp(expireTime, expireTimeLength) ? 126 : 0;
+        return badTag == 0 || validates(state, false, badTag, FixRejects.SESSION_INCORRECT_DATA_FORMAT, header, msgType);
+    }
+
+    private void onUnsupportedMessage(final FixSessionState state, final HeaderDecoder header)
+    {
+        final int msgTypeLength = Math.min(header.msgTypeLength(), msgTypeChars.length);
+        System.arraycopy(header.msgType(), 0, msgTypeChars, 0, msgTypeLength);
+        final String msgType = new String(msgTypeChars, 0, msgTypeLength);
+        if (fix44MsgTypes.contains(msgType))
+        {
+            businessReject.reset();
+            businessReject.refSeqNum(header.msgSeqNum())
+                .refMsgType(msgTypeChars, msgTypeLength)
+                .businessRejectReason(FixRejects.BUSINESS_UNSUPPORTED_MESSAGE_TYPE)
+                .text("Unsupported Message Type");
+            send(state, businessReject);
+        }
+        else
+        {
+            sessionReject.reset();
+            sessionReject.refSeqNum(header.msgSeqNum())
+                .refTagID(35)
+                .refMsgType(msgTypeChars, msgTypeLength)
+                .sessionRejectReason(FixRejects.SESSION_INVALID_MSG_TYPE)
+                .text("Invalid MsgType");
+            send(state, sessionReject);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ orders in
+
+    private void onNewOrderSingle(final FixSessionState state, final int sequenceIndex, final long receivedNs)
+    {
+        final NewOrderSingleDecoder in = newOrderSingle;
+        final int msgSeqNum = in.header().msgSeqNum();
+        final char[] clOrdId = in.clOrdID();
+        final int clOrdIdLength = in.clOrdIDLength();
+        if (clOrdIdLength > FixOrder.MAX_ID_LENGTH)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, "ClOrdID longer than 64 characters");
+            return;
+        }
+        final long clOrdIdHash = FixOrder.hash(clOrdId, clOrdIdLength);
+        if (state.usedClOrdIds.contains(clOrdIdHash))
+        {
+            if (in.header().hasPossDupFlag() && in.header().possDupFlag())
+            {
+                // A resend of an order already taken: it must not trade twice.
+                return;
+            }
+            if (state.findOpen(clOrdId, clOrdIdLength) != null)
+            {
+                rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_DUPLICATE_ORDER,
+                    "Duplicate ClOrdID of an open order");
+                return;
+            }
+        }
+        if (in.hasAccount() && !accountMatches(state, in.account(), in.accountLength()))
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNKNOWN_ACCOUNT,
+                "Account does not belong to this session");
+            return;
+        }
+        final FixInstrument instrument = instrument(in.symbol(), in.symbolLength());
+        if (instrument == null)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNKNOWN_SYMBOL, "Unknown Symbol");
+            return;
+        }
+        final Side side = side(in.side());
+        if (side == null)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED, "Side must be 1 (Buy) or 2 (Sell)");
+            return;
+        }
+        final OrderType orderType;
+        if (in.ordType() == '2')
+        {
+            orderType = OrderType.LIMIT;
+        }
+        else if (in.ordType() == '1')
+        {
+            orderType = OrderType.MARKET;
+        }
+        else
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED,
+                "OrdType must be 1 (Market) or 2 (Limit)");
+            return;
+        }
+        final TimeInForce timeInForce = timeInForce(in.hasTimeInForce() ? in.timeInForce() : 0, orderType);
+        if (timeInForce == null)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED,
+                "TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK); market orders IOC or FOK");
+            return;
+        }
+        if (!in.hasOrderQty())
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_INCORRECT_QUANTITY, "OrderQty (38) required");
+            return;
+        }
+        final long quantity = FixDecimals.toScaled(in.orderQty(), instrument.quantityScale());
+        if (quantity == FixDecimals.INVALID || quantity <= 0)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_INCORRECT_QUANTITY,
+                "OrderQty must be positive with at most the instrument's quantity decimals");
+            return;
+        }
+        long price = 0;
+        if (orderType == OrderType.LIMIT)
+        {
+            if (!in.hasPrice())
+            {
+                rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, "Price (44) required on a limit order");
+                return;
+            }
+            price = FixDecimals.toScaled(in.price(), instrument.priceScale());
+            if (price == FixDecimals.INVALID || price <= 0)
+            {
+                rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER,
+                    "Price must be positive with at most the instrument's price decimals");
+                return;
+            }
+        }
+        else if (in.hasPrice())
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, "Price not allowed on a market order");
+            return;
+        }
+        final boolean postOnly = in.hasExecInst() && contains(in.execInst(), in.execInstLength(), '6');
+
+        final FixOrder order = newOrder();
+        order.session = state;
+        order.clOrdId(clOrdId, clOrdIdLength);
+        order.engineClientOrderId = engineClientOrderId(state, sequenceIndex, msgSeqNum);
+        order.accountId = state.spec.accountId();
+        order.instrument = instrument;
+        order.side = in.side();
+        order.ordType = in.ordType();
+        order.price = price;
+        order.quantity = quantity;
+        order.receivedNs = receivedNs;
+        final int length = commandEncoder.newOrder(commandBuffer, 0, order.accountId, order.engineClientOrderId,
+            instrument.instrumentId(), side, orderType, timeInForce, postOnly, SelfTradePrevention.ACCOUNT_DEFAULT,
+            price, quantity, 0, 0);
+        final long requestSequence = client.trySend(commandBuffer, 0, length);
+        if (requestSequence < 0)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, "Exchange busy: too many orders in flight");
+            return;
+        }
+        state.usedClOrdIds.add(clOrdIdHash);
+        state.openOrdersByClOrdId.put(clOrdIdHash, order);
+        final Pending pending = newPending(PENDING_NEW, state, order);
+        pendingByRequest.put(requestSequence, pending);
+    }
+
+    private void onCancelRequest(final FixSessionState state)
+    {
+        final OrderCancelRequestDecoder in = cancelRequest;
+        final int msgSeqNum = in.header().msgSeqNum();
+        if (in.clOrdIDLength() > FixOrder.MAX_ID_LENGTH)
+        {
+            rejectCancel(state, null, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '1', FixRejects.CXL_REJ_OTHER, "ClOrdID longer than 64 characters");
+            return;
+        }
+        final FixOrder order = state.findOpen(in.origClOrdID(), in.origClOrdIDLength());
+        if (order == null)
+        {
+            rejectCancel(state, null, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '1', FixRejects.CXL_REJ_UNKNOWN_ORDER, "Unknown order");
+            return;
+        }
+        if (in.side() != order.side || !symbolMatches(order, in.symbol(), in.symbolLength()))
+        {
+            rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '1', FixRejects.CXL_REJ_OTHER, "Side or Symbol does not match the order");
+            return;
+        }
+        final int length = commandEncoder.cancelOrder(
+            commandBuffer, 0, order.accountId, order.orderId, order.orderId == 0 ? order.engineClientOrderId : 0);
+        final long requestSequence = client.trySend(commandBuffer, 0, length);
+        if (requestSequence < 0)
+        {
+            rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '1', FixRejects.CXL_REJ_OTHER, "Exchange busy: too many orders in flight");
+            return;
+        }
+        final Pending pending = newPending(PENDING_CANCEL, state, order);
+        pending.clOrdId(in.clOrdID(), in.clOrdIDLength());
+        pending.msgSeqNum = msgSeqNum;
+        pendingByRequest.put(requestSequence, pending);
+    }
+
+    private void onReplaceRequest(final FixSessionState state, final int sequenceIndex)
+    {
+        final OrderCancelReplaceRequestDecoder in = replaceRequest;
+        final int msgSeqNum = in.header().msgSeqNum();
+        if (in.clOrdIDLength() > FixOrder.MAX_ID_LENGTH)
+        {
+            rejectCancel(state, null, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '2', FixRejects.CXL_REJ_OTHER, "ClOrdID longer than 64 characters");
+            return;
+        }
+        final FixOrder order = state.findOpen(in.origClOrdID(), in.origClOrdIDLength());
+        if (order == null)
+        {
+            rejectCancel(state, null, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '2', FixRejects.CXL_REJ_UNKNOWN_ORDER, "Unknown order");
+            return;
+        }
+        final String problem = replaceProblem(order, in);
+        if (problem != null)
+        {
+            rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '2', FixRejects.CXL_REJ_OTHER, problem);
+            return;
+        }
+        final long price = FixDecimals.toScaled(in.price(), order.instrument.priceScale());
+        final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
+        final long newEngineClientOrderId = engineClientOrderId(state, sequenceIndex, msgSeqNum);
+        final int length = commandEncoder.replaceOrder(commandBuffer, 0, order.accountId, order.orderId,
+            order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity);
+        final long requestSequence = client.trySend(commandBuffer, 0, length);
+        if (requestSequence < 0)
+        {
+            rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '2', FixRejects.CXL_REJ_OTHER, "Exchange busy: too many orders in flight");
+            return;
+        }
+        final Pending pending = newPending(PENDING_REPLACE, state, order);
+        pending.clOrdId(in.clOrdID(), in.clOrdIDLength());
+        pending.msgSeqNum = msgSeqNum;
+        pendingByRequest.put(requestSequence, pending);
+    }
+
+    private String replaceProblem(final FixOrder order, final OrderCancelReplaceRequestDecoder in)
+    {
+        if (in.side() != order.side || !symbolMatches(order, in.symbol(), in.symbolLength()))
+        {
+            return "Side or Symbol does not match the order";
+        }
+        if (in.ordType() != order.ordType || order.ordType != '2')
+        {
+            return "Only limit orders can be replaced, and OrdType cannot change";
+        }
+        if (!in.hasPrice() || !in.hasOrderQty())
+        {
+            return "Price (44) and OrderQty (38) required";
+        }
+        final long price = FixDecimals.toScaled(in.price(), order.instrument.priceScale());
+        final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
+        if (price == FixDecimals.INVALID || price <= 0)
+        {
+            return "Price must be positive with at most the instrument's price decimals";
+        }
+        if (quantity == FixDecimals.INVALID || quantity <= 0)
+        {
+            return "OrderQty must be positive with at most the instrument's quantity decimals";
+        }
+        if (order.session.findOpen(in.clOrdID(), in.clOrdIDLength()) != null)
+        {
+            return "Duplicate ClOrdID of an open order";
+        }
+        return null;
+    }
+
+    private void onStatusRequest(final FixSessionState state)
+    {
+        final OrderStatusRequestDecoder in = statusRequest;
+        final FixOrder order = state.findOpen(in.clOrdID(), in.clOrdIDLength());
+        if (order == null || order.orderId == 0)
+        {
+            executionReport.reset();
+            idBuffer.putStringWithoutLengthAscii(0, "S");
+            executionReport
+                .orderID(NONE)
+                .clOrdID(in.clOrdID(), Math.min(in.clOrdIDLength(), FixOrder.MAX_ID_LENGTH))
+                .execID(localExecId(state, in.header().msgSeqNum()))
+                .execType(EXEC_STATUS)
+                .ordStatus(STATUS_REJECTED)
+                .symbol(in.symbol(), in.symbolLength())
+                .side(in.side())
+                .leavesQty(0, 0)
+                .cumQty(0, 0)
+                .avgPx(0, 0)
+                .text(order == null ? "Unknown order" : "Order not yet acknowledged");
+            if (in.hasOrdStatusReqID())
+            {
+                executionReport.ordStatusReqID(in.ordStatusReqID(), in.ordStatusReqIDLength());
+            }
+            transactTime(System.currentTimeMillis() * 1_000_000L);
+            send(state, executionReport);
+            return;
+        }
+        final int length = commandEncoder.queryOrder(commandBuffer, 0, order.accountId, order.orderId, 0);
+        final long requestSequence = client.trySend(commandBuffer, 0, length);
+        if (requestSequence >= 0)
+        {
+            final Pending pending = newPending(PENDING_STATUS, state, order);
+            if (in.hasOrdStatusReqID())
+            {
+                pending.clOrdId(in.ordStatusReqID(), Math.min(in.ordStatusReqIDLength(), FixOrder.MAX_ID_LENGTH));
+            }
+            pendingByRequest.put(requestSequence, pending);
+        }
+    }
+
+    private void onMassCancelRequest(final FixSessionState state)
+    {
+        final OrderMassCancelRequestDecoder in = massCancelRequest;
+        final char requestType = in.massCancelRequestType();
+        int instrumentId = 0;
+        String problem = null;
+        if (requestType == '1')
+        {
+            final FixInstrument instrument = in.hasSymbol() ? instrument(in.symbol(), in.symbolLength()) : null;
+            if (instrument == null)
+            {
+                problem = "Unknown Symbol";
+            }
+            else
+            {
+                instrumentId = instrument.instrumentId();
+            }
+        }
+        else if (requestType != '7')
+        {
+            problem = "MassCancelRequestType must be 1 (by Symbol) or 7 (all orders)";
+        }
+        final Side side = in.hasSide() ? side(in.side()) : null;
+        if (problem == null && in.hasSide() && side == null)
+        {
+            problem = "Side must be 1 (Buy) or 2 (Sell)";
+        }
+        long requestSequence = -1;
+        if (problem == null)
+        {
+            final int length = commandEncoder.massCancel(commandBuffer, 0, state.spec.accountId(), instrumentId,
+                side == null ? Side.NULL_VAL : side);
+            requestSequence = client.trySend(commandBuffer, 0, length);
+            if (requestSequence < 0)
+            {
+                problem = "Exchange busy: too many orders in flight";
+            }
+        }
+        if (problem != null)
+        {
+            massCancelReport.reset();
+            massCancelReport
+                .clOrdID(in.clOrdID(), Math.min(in.clOrdIDLength(), FixOrder.MAX_ID_LENGTH))
+                .orderID(NONE)
+                .massCancelRequestType(requestType)
+                .massCancelResponse('0')
+                .massCancelRejectReason(problem.startsWith("Unknown") ? "1" : "99")
+                .text(problem);
+            send(state, massCancelReport);
+            return;
+        }
+        final Pending pending = newPending(PENDING_MASS_CANCEL, state, null);
+        pending.clOrdId(in.clOrdID(), Math.min(in.clOrdIDLength(), FixOrder.MAX_ID_LENGTH));
+        pending.massCancelRequestType = requestType;
+        pendingByRequest.put(requestSequence, pending);
+    }
+
+    // ------------------------------------------------------------------------------------------------ events in
+
+    public void onEventBatch(
+        final long batchSequence,
+        final long logPosition,
+        final long timestampNs,
+        final long clientId,
+        final long requestSequence,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final int eventCount)
+    {
+        final Pending pending = clientId == client.clientId() ? pendingByRequest.remove(requestSequence) : null;
+        if (latencyProbe != null)
+        {
+            eventsReceivedNs = clock.nanoTime();
+        }
+        this.logPosition = logPosition;
+        this.timestampNs = timestampNs;
+        int position = offset;
+        for (int i = 0; i < eventCount; i++)
+        {
+            eventIndex = i;
+            eventHeader.wrap(buffer, position);
+            final int bodyOffset = position + MessageHeaderDecoder.ENCODED_LENGTH;
+            onEvent(eventHeader.templateId(), buffer, bodyOffset, eventHeader.blockLength(), eventHeader.version(),
+                pending);
+            position = bodyOffset + eventHeader.blockLength();
+        }
+        if (pending != null)
+        {
+            if (pending.type == PENDING_NEW && pending.order.orderId == 0 && !pending.rejected)
+            {
+                // Neither accepted nor rejected: nothing to track.
+                closeOrder(pending.order);
+            }
+            releasePending(pending);
+        }
+    }
+
+    public void onRequestIgnored(final long requestSequence, final io.bourse.protocol.cluster.IgnoredReason reason)
+    {
+        final Pending pending = pendingByRequest.remove(requestSequence);
+        if (pending != null)
+        {
+            if (pending.type == PENDING_NEW && pending.order.orderId == 0)
+            {
+                sendReport(pending.order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ORD_REJ_OTHER,
+                    "Not applied by the exchange: " + reason, null, 0);
+                closeOrder(pending.order);
+            }
+            releasePending(pending);
+        }
+    }
+
+    private void onEvent(
+        final int templateId,
+        final DirectBuffer buffer,
+        final int offset,
+        final int blockLength,
+        final int version,
+        final Pending pending)
+    {
+        switch (templateId)
+        {
+            case CommandRejectedDecoder.TEMPLATE_ID ->
+            {
+                if (pending != null)
+                {
+                    commandRejected.wrap(buffer, offset, blockLength, version);
+                    onRejected(pending, commandRejected.reason());
+                }
+            }
+            case OrderAcceptedDecoder.TEMPLATE_ID ->
+            {
+                orderAccepted.wrap(buffer, offset, blockLength, version);
+                if (pending != null && pending.type == PENDING_NEW &&
+                    pending.order.engineClientOrderId == orderAccepted.clientOrderId() &&
+                    pending.order.accountId == orderAccepted.accountId())
+                {
+                    final FixOrder order = pending.order;
+                    order.orderId = orderAccepted.orderId();
+                    ordersByOrderId.put(order.orderId, order);
+                    store.writeOpen(order);
+                    sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
+                    if (latencyProbe != null)
+                    {
+                        latencyProbe.onNewOrderAcknowledged(order.clOrdId, order.clOrdIdLength, order.receivedNs,
+                            timestampNs, eventsReceivedNs, clock.nanoTime());
+                    }
+                }
+            }
+            case TradeDecoder.TEMPLATE_ID ->
+            {
+                trade.wrap(buffer, offset, blockLength, version);
+                final FixOrder maker = ordersByOrderId.get(trade.makerOrderId());
+                if (maker != null)
+                {
+                    // Both sides of a trade report from one event: the maker's ExecID gets its own suffix.
+                    makerLeg = true;
+                    onFill(maker, trade.quantity(), trade.price(), trade.makerFilledQuantity(),
+                        trade.makerRemainingQuantity(), trade.makerExecutedNotional());
+                    makerLeg = false;
+                }
+                final FixOrder taker = ordersByOrderId.get(trade.takerOrderId());
+                if (taker != null)
+                {
+                    onFill(taker, trade.quantity(), trade.price(), trade.takerFilledQuantity(),
+                        trade.takerRemainingQuantity(), trade.takerExecutedNotional());
+                }
+            }
+            case OrderCanceledDecoder.TEMPLATE_ID ->
+            {
+                orderCanceled.wrap(buffer, offset, blockLength, version);
+                final FixOrder order = ordersByOrderId.get(orderCanceled.orderId());
+                if (order != null)
+                {
+                    order.filledQuantity = orderCanceled.filledQuantity();
+                    order.executedNotional = orderCanceled.executedNotional();
+                    if (pending != null && pending.type == PENDING_CANCEL && pending.order == order)
+                    {
+                        sendReport(order, EXEC_CANCELED, STATUS_CANCELED, 0, 0, 0, null, pending, 0);
+                    }
+                    else
+                    {
+                        sendReport(order, EXEC_CANCELED, STATUS_CANCELED, 0, 0, 0,
+                            FixRejects.cancelText(orderCanceled.reason()), null, 0);
+                    }
+                    closeOrder(order);
+                }
+            }
+            case OrderExpiredDecoder.TEMPLATE_ID ->
+            {
+                orderExpired.wrap(buffer, offset, blockLength, version);
+                final FixOrder order = ordersByOrderId.get(orderExpired.orderId());
+                if (order != null)
+                {
+                    order.filledQuantity = orderExpired.filledQuantity();
+                    order.executedNotional = orderExpired.executedNotional();
+                    sendReport(order, EXEC_EXPIRED, STATUS_EXPIRED, 0, 0, 0, null, null, 0);
+                    closeOrder(order);
+                }
+            }
+            case OrderReplacedDecoder.TEMPLATE_ID ->
+            {
+                orderReplaced.wrap(buffer, offset, blockLength, version);
+                final FixOrder order = ordersByOrderId.get(orderReplaced.orderId());
+                if (order != null && pending != null && pending.type == PENDING_REPLACE && pending.order == order)
+                {
+                    final FixSessionState session = order.session;
+                    session.openOrdersByClOrdId.remove(order.clOrdIdHash);
+                    order.origClOrdId(order.clOrdId, order.clOrdIdLength);
+                    order.clOrdId(pending.clOrdId, pending.clOrdIdLength);
+                    session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
+                    session.usedClOrdIds.add(order.clOrdIdHash);
+                    order.engineClientOrderId = orderReplaced.clientOrderId();
+                    order.price = orderReplaced.price();
+                    order.quantity = orderReplaced.quantity();
+                    order.filledQuantity = orderReplaced.filledQuantity();
+                    store.writeOpen(order);
+                    sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0,
+                        orderReplaced.priorityKept() == io.bourse.protocol.codec.BooleanType.TRUE ?
+                        "Replaced; time priority kept" : "Replaced; time priority lost", null, 0);
+                }
+            }
+            case OrderRestatedDecoder.TEMPLATE_ID ->
+            {
+                orderRestated.wrap(buffer, offset, blockLength, version);
+                final FixOrder order = ordersByOrderId.get(orderRestated.orderId());
+                if (order != null)
+                {
+                    order.quantity = orderRestated.quantity();
+                    store.writeOpen(order);
+                    sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0, "Restated by self-trade prevention",
+                        null, 0);
+                }
+            }
+            case OrderStatusReportDecoder.TEMPLATE_ID ->
+            {
+                orderStatus.wrap(buffer, offset, blockLength, version);
+                if (pending != null && pending.type == PENDING_STATUS)
+                {
+                    final FixOrder order = pending.order;
+                    order.filledQuantity = orderStatus.filledQuantity();
+                    order.executedNotional = orderStatus.executedNotional();
+                    order.quantity = orderStatus.quantity();
+                    sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, null, pending, 0);
+                }
+                else if (pending != null && pending.type == PENDING_RESTORE)
+                {
+                    // Fills while the gateway was away: the order's totals catch up (their reports were missed).
+                    pending.order.filledQuantity = orderStatus.filledQuantity();
+                    pending.order.executedNotional = orderStatus.executedNotional();
+                    pending.order.quantity = orderStatus.quantity();
+                }
+            }
+            case MassCancelCompletedDecoder.TEMPLATE_ID ->
+            {
+                massCancelCompleted.wrap(buffer, offset, blockLength, version);
+                if (pending != null && pending.type == PENDING_MASS_CANCEL && pending.session.isLoggedOn())
+                {
+                    massCancelReport.reset();
+                    orderIdBuffer.putStringWithoutLengthAscii(0, "M");
+                    final int idLength = 1 + orderIdBuffer.putLongAscii(1, logPosition);
+                    massCancelReport
+                        .clOrdID(pending.clOrdId, pending.clOrdIdLength)
+                        .orderID(orderIdBuffer, 0, idLength)
+                        .massCancelRequestType(pending.massCancelRequestType)
+                        .massCancelResponse(pending.massCancelRequestType)
+                        .totalAffectedOrders(massCancelCompleted.canceledCount());
+                    transactTimeOnMassCancel();
+                    send(pending.session, massCancelReport);
+                }
+            }
+            default ->
+            {
+            }
+        }
+    }
+
+    private void onRejected(final Pending pending, final RejectReason reason)
+    {
+        switch (pending.type)
+        {
+            case PENDING_NEW ->
+            {
+                pending.rejected = true;
+                sendReport(pending.order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ordRejReason(reason),
+                    FixRejects.engineText(reason), null, 0);
+                closeOrder(pending.order);
+            }
+            case PENDING_CANCEL, PENDING_REPLACE ->
+            {
+                final FixOrder order = pending.order;
+                if (order.session.isLoggedOn())
+                {
+                    rejectCancel(order.session, order, pending.clOrdId, pending.clOrdIdLength, order.clOrdId,
+                        order.clOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2',
+                        reason == RejectReason.UNKNOWN_ORDER ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER,
+                        FixRejects.engineText(reason));
+                }
+            }
+            case PENDING_STATUS, PENDING_RESTORE ->
+            {
+                if (reason == RejectReason.UNKNOWN_ORDER)
+                {
+                    // Closed while the gateway was not listening (or the order is gone): nothing more will come.
+                    closeOrder(pending.order);
+                }
+            }
+            case PENDING_MASS_CANCEL ->
+            {
+                if (pending.session.isLoggedOn())
+                {
+                    massCancelReport.reset();
+                    massCancelReport
+                        .clOrdID(pending.clOrdId, pending.clOrdIdLength)
+                        .orderID(NONE)
+                        .massCancelRequestType(pending.massCancelRequestType)
+                        .massCancelResponse('0')
+                        .massCancelRejectReason("99")
+                        .text(FixRejects.engineText(reason));
+                    send(pending.session, massCancelReport);
+                }
+            }
+            default ->
+            {
+            }
+        }
+    }
+
+    private void onFill(
+        final FixOrder order,
+        final long lastQuantity,
+        final long lastPrice,
+        final long filledQuantity,
+        final long remainingQuantity,
+        final long executedNotional)
+    {
+        order.filledQuantity = filledQuantity;
+        order.executedNotional = executedNotional;
+        final char status = remainingQuantity == 0 ? STATUS_FILLED : STATUS_PARTIAL;
+        sendReport(order, EXEC_TRADE, status, lastQuantity, lastPrice, 0, null, null, remainingQuantity);
+        if (remainingQuantity == 0)
+        {
+            closeOrder(order);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ reports out
+
+    private void sendReport(
+        final FixOrder order,
+        final char execType,
+        final char ordStatus,
+        final long lastQuantity,
+        final long lastPrice,
+        final int ordRejReason,
+        final CharSequence text,
+        final Pending requester,
+        final long remainingQuantity)
+    {
+        final FixSessionState session = order.session;
+        if (!session.isLoggedOn())
+        {
+            droppedReports.increment();
+            return;
+        }
+        final FixInstrument instrument = order.instrument;
+        final ExecutionReportEncoder report = executionReport;
+        report.reset();
+        if (order.orderId != 0)
+        {
+            report.orderID(orderIdBuffer, 0, orderIdBuffer.putLongAscii(0, order.orderId));
+        }
+        else
+        {
+            report.orderID(NONE);
+        }
+        if (requester != null && requester.type == PENDING_CANCEL)
+        {
+            report.clOrdID(requester.clOrdId, requester.clOrdIdLength).origClOrdID(order.clOrdId, order.clOrdIdLength);
+        }
+        else
+        {
+            report.clOrdID(order.clOrdId, order.clOrdIdLength);
+            if (execType == EXEC_REPLACED)
+            {
+                report.origClOrdID(order.origClOrdId, order.origClOrdIdLength);
+            }
+            if (requester != null && requester.type == PENDING_STATUS && requester.clOrdIdLength > 0)
+            {
+                report.ordStatusReqID(requester.clOrdId, requester.clOrdIdLength);
+            }
+        }
+        if (order.orderId == 0 && execType == EXEC_REJECTED)
+        {
+            report.execID(localExecId(session, 0));
+        }
+        else
+        {
+            final int idLength = idBuffer.putLongAscii(0, logPosition);
+            idBuffer.putByte(idLength, (byte)'.');
+            final int indexLength = idBuffer.putIntAscii(idLength + 1, eventIndex * 2 + (makerLeg ? 1 : 0));
+            report.execID(idBuffer, 0, idLength + 1 + indexLength);
+        }
+        final boolean terminal = ordStatus == STATUS_CANCELED || ordStatus == STATUS_REJECTED ||
+            ordStatus == STATUS_EXPIRED || ordStatus == STATUS_FILLED;
+        final long leaves = terminal ? 0 :
+            (execType == EXEC_TRADE ? remainingQuantity : Math.max(0, order.quantity - order.filledQuantity));
+        report.execType(execType)
+            .ordStatus(ordStatus)
+            .account(session.accountChars)
+            .symbol(instrument.symbol())
+            .side(order.side)
+            .ordType(order.ordType)
+            .orderQty(order.quantity, instrument.quantityScale())
+            .leavesQty(leaves, instrument.quantityScale())
+            .cumQty(order.filledQuantity, instrument.quantityScale());
+        if (order.ordType == '2')
+        {
+            report.price(order.price, instrument.priceScale());
+        }
+        averagePrice(report, order);
+        if (execType == EXEC_TRADE)
+        {
+            report.lastQty(lastQuantity, instrument.quantityScale()).lastPx(lastPrice, instrument.priceScale());
+        }
+        if (execType == EXEC_REJECTED)
+        {
+            report.ordRejReason(ordRejReason);
+        }
+        if (text != null)
+        {
+            report.text(text);
+        }
+        transactTime(timestampNs != 0 ? timestampNs : System.currentTimeMillis() * 1_000_000L);
+        send(session, report);
+    }
+
+    private void averagePrice(final ExecutionReportEncoder report, final FixOrder order)
+    {
+        if (order.filledQuantity == 0)
+        {
+            report.avgPx(0, 0);
+            return;
+        }
+        // Notional is in minor units of the quote asset: average = notional / filled, shown with four decimals more
+        // than a price so that the rounding is below a tick. A reporting figure, so a double is precise enough.
+        final FixInstrument instrument = order.instrument;
+        final int scale = instrument.priceScale() + 4;
+        final double average = (double)order.executedNotional / Math.pow(10, instrument.quoteAssetScale()) /
+            ((double)order.filledQuantity / Math.pow(10, instrument.quantityScale()));
+        report.avgPx(Math.round(average * Math.pow(10, scale)), scale);
+    }
+
+    private void transactTime(final long epochNs)
+    {
+        final int length = timestampEncoder.encodeFrom(epochNs, TimeUnit.NANOSECONDS);
+        executionReport.transactTime(timestampEncoder.buffer(), length);
+    }
+
+    private void transactTimeOnMassCancel()
+    {
+        final int length = timestampEncoder.encodeFrom(timestampNs, TimeUnit.NANOSECONDS);
+        massCancelReport.transactTime(timestampEncoder.buffer(), length);
+    }
+
+    private void rejectNewOrder(
+        final FixSessionState state,
+        final NewOrderSingleDecoder in,
+        final int msgSeqNum,
+        final int ordRejReason,
+        final String text)
+    {
+        final ExecutionReportEncoder report = executionReport;
+        report.reset();
+        report.orderID(NONE)
+            .clOrdID(in.clOrdID(), Math.min(in.clOrdIDLength(), FixOrder.MAX_ID_LENGTH))
+            .execID(localExecId(state, msgSeqNum))
+            .execType(EXEC_REJECTED)
+            .ordStatus(STATUS_REJECTED)
+            .ordRejReason(ordRejReason)
+            .symbol(in.symbol(), in.symbolLength())
+            .side(in.side())
+            .ordType(in.ordType())
+            .leavesQty(0, 0)
+            .cumQty(0, 0)
+            .avgPx(0, 0)
+            .text(text);
+        if (in.hasOrderQty())
+        {
+            report.orderQty(in.orderQty());
+        }
+        if (in.hasPrice())
+        {
+            report.price(in.price());
+        }
+        transactTime(System.currentTimeMillis() * 1_000_000L);
+        send(state, report);
+    }
+
+    private void rejectCancel(
+        final FixSessionState state,
+        final FixOrder order,
+        final char[] clOrdId,
+        final int clOrdIdLength,
+        final char[] origClOrdId,
+        final int origClOrdIdLength,
+        final char responseTo,
+        final int reason,
+        final String text)
+    {
+        final OrderCancelRejectEncoder reject = cancelReject;
+        reject.reset();
+        if (order != null && order.orderId != 0)
+        {
+            reject.orderID(orderIdBuffer, 0, orderIdBuffer.putLongAscii(0, order.orderId));
+        }
+        else
+        {
+            reject.orderID(NONE);
+        }
+        reject.clOrdID(clOrdId, Math.min(clOrdIdLength, FixOrder.MAX_ID_LENGTH))
+            .origClOrdID(origClOrdId, Math.min(origClOrdIdLength, FixOrder.MAX_ID_LENGTH))
+            .ordStatus(order == null ? STATUS_REJECTED : ordStatus(order))
+            .cxlRejResponseTo(responseTo)
+            .cxlRejReason(reason)
+            .text(text);
+        send(state, reject);
+    }
+
+    private void send(final FixSessionState state, final uk.co.real_logic.artio.builder.Encoder encoder)
+    {
+        final Session session = state.session;
+        if (session == null)
+        {
+            droppedReports.increment();
+            return;
+        }
+        // Back-pressure from Artio's outbound stream is brief (the framer drains it); the library is not polled
+        // here because that would re-enter the handlers.
+        for (int attempt = 0; attempt < MAX_SEND_ATTEMPTS; attempt++)
+        {
+            if (session.trySend(encoder) >= 0)
+            {
+                return;
+            }
+            Thread.onSpinWait();
+        }
+        droppedReports.increment();
+    }
+
+    private DirectBuffer localExecId(final FixSessionState state, final int msgSeqNum)
+    {
+        // Answers given by the gateway itself, not sequenced by the cluster: unique by session and inbound MsgSeqNum
+        // (and the session's sequence index, which grows on every sequence reset).
+        final Session session = state.session;
+        int length = 0;
+        idBuffer.putByte(length++, (byte)'G');
+        length += idBuffer.putLongAscii(length, session != null ? session.id() : 0);
+        idBuffer.putByte(length++, (byte)'.');
+        length += idBuffer.putIntAscii(length, session != null ? session.sequenceIndex() : 0);
+        idBuffer.putByte(length++, (byte)'.');
+        length += idBuffer.putIntAscii(length, msgSeqNum != 0 ? msgSeqNum :
+            (session != null ? session.lastReceivedMsgSeqNum() : 0));
+        localExecIdView.wrap(idBuffer, 0, length);
+        return localExecIdView;
+    }
+
+    private final UnsafeBuffer localExecIdView = new UnsafeBuffer(0, 0);
+
+    // ------------------------------------------------------------------------------------------------ timers
+
+    private int checkCancelOnDisconnect(final long nowNs)
+    {
+        int work = 0;
+        for (final FixSessionState state : sessionsByCompId.values())
+        {
+            if (nowNs >= state.cancelOnDisconnectDeadlineNs)
+            {
+                state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
+                if (!state.isLoggedOn())
+                {
+                    cancelOnDisconnect(state);
+                    work++;
+                }
+            }
+        }
+        return work;
+    }
+
+    private void cancelOnDisconnect(final FixSessionState state)
+    {
+        if (state.spec.cancelOnDisconnect() == FixSessionSpec.CancelOnDisconnect.ACCOUNT)
+        {
+            final int length = commandEncoder.massCancel(commandBuffer, 0, state.spec.accountId(), 0, Side.NULL_VAL);
+            final long requestSequence = client.trySend(commandBuffer, 0, length);
+            if (requestSequence >= 0)
+            {
+                pendingByRequest.put(requestSequence, newPending(PENDING_CANCEL_ON_DISCONNECT, state, null));
+            }
+            return;
+        }
+        for (final FixOrder order : state.openOrdersByClOrdId.values())
+        {
+            final int length = commandEncoder.cancelOrder(
+                commandBuffer, 0, order.accountId, order.orderId, order.orderId == 0 ? order.engineClientOrderId : 0);
+            final long requestSequence = client.trySend(commandBuffer, 0, length);
+            if (requestSequence >= 0)
+            {
+                pendingByRequest.put(requestSequence, newPending(PENDING_CANCEL_ON_DISCONNECT, state, order));
+            }
+        }
+    }
+
+    private void queryRestoredOrders()
+    {
+        for (final FixOrder order : ordersByOrderId.values())
+        {
+            final int length = commandEncoder.queryOrder(commandBuffer, 0, order.accountId, order.orderId, 0);
+            final long requestSequence = client.trySend(commandBuffer, 0, length);
+            if (requestSequence >= 0)
+            {
+                pendingByRequest.put(requestSequence, newPending(PENDING_RESTORE, order.session, order));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    private void closeOrder(final FixOrder order)
+    {
+        final FixSessionState session = order.session;
+        if (session.openOrdersByClOrdId.get(order.clOrdIdHash) == order)
+        {
+            session.openOrdersByClOrdId.remove(order.clOrdIdHash);
+        }
+        if (order.orderId != 0 && ordersByOrderId.remove(order.orderId) != null)
+        {
+            store.writeClosed(order.orderId);
+        }
+    }
+
+    private static long engineClientOrderId(final FixSessionState state, final int sequenceIndex, final int msgSeqNum)
+    {
+        return ((state.session.id() & 0xFFFFL) << 47) | ((sequenceIndex & 0x7FFFL) << 32) | (msgSeqNum & 0xFFFFFFFFL);
+    }
+
+    private FixInstrument instrument(final char[] symbol, final int length)
+    {
+        // Symbols are few and short: a linear scan avoids building a String per order.
+        for (final FixInstrument instrument : instrumentsBySymbol.values())
+        {
+            final String name = instrument.symbol();
+            if (name.length() == length)
+            {
+                boolean equal = true;
+                for (int i = 0; i < length && equal; i++)
+                {
+                    equal = name.charAt(i) == symbol[i];
+                }
+                if (equal)
+                {
+                    return instrument;
+                }
+            }
+        }
+        return null;
+    }
+
+    private static boolean symbolMatches(final FixOrder order, final char[] symbol, final int length)
+    {
+        final String name = order.instrument.symbol();
+        if (name.length() != length)
+        {
+            return false;
+        }
+        for (int i = 0; i < length; i++)
+        {
+            if (name.charAt(i) != symbol[i])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean accountMatches(final FixSessionState state, final char[] account, final int length)
+    {
+        return length == state.accountChars.length &&
+            java.util.Arrays.equals(state.accountChars, 0, length, account, 0, length);
+    }
+
+    private static boolean contains(final char[] value, final int length, final char wanted)
+    {
+        for (int i = 0; i < length; i++)
+        {
+            if (value[i] == wanted)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Side side(final char side)
+    {
+        return side == '1' ? Side.BUY : side == '2' ? Side.SELL : null;
+    }
+
+    private static TimeInForce timeInForce(final char timeInForce, final OrderType orderType)
+    {
+        final boolean market = orderType == OrderType.MARKET;
+        return switch (timeInForce)
+        {
+            case 0 -> market ? TimeInForce.IOC : TimeInForce.GTC;
+            case '1' -> market ? null : TimeInForce.GTC;
+            case '3' -> TimeInForce.IOC;
+            case '4' -> TimeInForce.FOK;
+            default -> null;
+        };
+    }
+
+    private static char ordStatus(final FixOrder order)
+    {
+        return order.filledQuantity == 0 ? STATUS_NEW :
+            order.filledQuantity < order.quantity ? STATUS_PARTIAL : STATUS_FILLED;
+    }
+
+    private static FixOrder newOrder()
+    {
+        // One object per order: a pending command or a late event may still refer to a closed order, so orders
+        // are left to the garbage collector rather than pooled.
+        return new FixOrder();
+    }
+
+    private Pending newPending(final int type, final FixSessionState session, final FixOrder order)
+    {
+        Pending pending = pendingPool.poll();
+        if (pending == null)
+        {
+            pending = new Pending();
+        }
+        pending.type = type;
+        pending.session = session;
+        pending.order = order;
+        return pending;
+    }
+
+    private void releasePending(final Pending pending)
+    {
+        pending.type = 0;
+        pending.session = null;
+        pending.order = null;
+        pending.clOrdIdLength = 0;
+        pending.msgSeqNum = 0;
+        pending.massCancelRequestType = 0;
+        pending.rejected = false;
+        pendingPool.offer(pending);
+    }
+
+    /**
+     * A command sent and not yet answered, with what its answer needs.
+     */
+    static final class Pending
+    {
+        int type;
+        FixSessionState session;
+        FixOrder order;
+        final char[] clOrdId = new char[FixOrder.MAX_ID_LENGTH];
+        int clOrdIdLength;
+        int msgSeqNum;
+        char massCancelRequestType;
+        boolean rejected;
+
+        void clOrdId(final char[] value, final int length)
+        {
+            System.arraycopy(value, 0, clOrdId, 0, length);
+            clOrdIdLength = length;
+        }
+    }
+}

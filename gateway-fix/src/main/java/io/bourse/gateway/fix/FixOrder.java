@@ -1,0 +1,80 @@
+package io.bourse.gateway.fix;
+
+/**
+ * What the gateway keeps of an order one of its sessions entered: the FIX identifiers the engine does not know
+ * (ClOrdID strings), the engine identifiers, and what an ExecutionReport repeats. Re-used from a pool.
+ */
+final class FixOrder
+{
+    static final int MAX_ID_LENGTH = 64;
+
+    final char[] clOrdId = new char[MAX_ID_LENGTH];
+    int clOrdIdLength;
+    final char[] origClOrdId = new char[MAX_ID_LENGTH];
+    int origClOrdIdLength;
+    long clOrdIdHash;
+
+    FixSessionState session;
+    long orderId;
+    long engineClientOrderId;
+    long accountId;
+    FixInstrument instrument;
+    char side;
+    char ordType;
+    long price;
+    long quantity;
+    long filledQuantity;
+    long executedNotional;
+    long receivedNs;
+
+    void clOrdId(final char[] value, final int length)
+    {
+        System.arraycopy(value, 0, clOrdId, 0, length);
+        clOrdIdLength = length;
+        clOrdIdHash = hash(value, length);
+    }
+
+    void origClOrdId(final char[] value, final int length)
+    {
+        System.arraycopy(value, 0, origClOrdId, 0, length);
+        origClOrdIdLength = length;
+    }
+
+    boolean clOrdIdEquals(final char[] value, final int length)
+    {
+        return length == clOrdIdLength && java.util.Arrays.equals(clOrdId, 0, length, value, 0, length);
+    }
+
+    void reset()
+    {
+        clOrdIdLength = 0;
+        origClOrdIdLength = 0;
+        clOrdIdHash = 0;
+        session = null;
+        orderId = 0;
+        engineClientOrderId = 0;
+        accountId = 0;
+        instrument = null;
+        side = 0;
+        ordType = 0;
+        price = 0;
+        quantity = 0;
+        filledQuantity = 0;
+        executedNotional = 0;
+        receivedNs = 0;
+    }
+
+    /**
+     * FNV-1a over the characters: the key of a session's orders by ClOrdID (equality is checked on lookup).
+     */
+    static long hash(final char[] value, final int length)
+    {
+        long hash = 0xcbf29ce484222325L;
+        for (int i = 0; i < length; i++)
+        {
+            hash ^= value[i];
+            hash *= 0x100000001b3L;
+        }
+        return hash;
+    }
+}

@@ -1,0 +1,36 @@
+package io.bourse.gateway.fix;
+
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
+import uk.co.real_logic.artio.session.Session;
+
+/**
+ * A configured session's live state: its Artio session while logged on, its open orders by ClOrdID, and the
+ * ClOrdIDs it has used since the gateway started (so that a PossDup resend is not executed twice).
+ */
+final class FixSessionState
+{
+    final FixSessionSpec spec;
+    final char[] accountChars;
+    final Long2ObjectHashMap<FixOrder> openOrdersByClOrdId = new Long2ObjectHashMap<>();
+    final LongHashSet usedClOrdIds = new LongHashSet();
+    Session session;
+    long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
+
+    FixSessionState(final FixSessionSpec spec)
+    {
+        this.spec = spec;
+        this.accountChars = Long.toString(spec.accountId()).toCharArray();
+    }
+
+    FixOrder findOpen(final char[] clOrdId, final int length)
+    {
+        final FixOrder order = openOrdersByClOrdId.get(FixOrder.hash(clOrdId, length));
+        return order != null && order.clOrdIdEquals(clOrdId, length) ? order : null;
+    }
+
+    boolean isLoggedOn()
+    {
+        return session != null && session.isConnected();
+    }
+}

@@ -1,0 +1,66 @@
+package io.bourse.gateway.fix;
+
+import io.bourse.gateway.fix.codecs.decoder.NewOrderSingleDecoder;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import uk.co.real_logic.artio.session.Session;
+
+import java.nio.charset.StandardCharsets;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The acceptance definitions' application: echoes each NewOrderSingle back with the same body fields, except a
+ * PossResend duplicate of a ClOrdID the session already sent. Test only.
+ */
+final class EchoApplication implements FixNewOrderOverride
+{
+    private static final Set<String> HEADER_AND_TRAILER = Set.of(
+        "8", "9", "35", "34", "49", "56", "52", "43", "97", "122", "115", "116", "128", "129", "142", "143", "144",
+        "145", "50", "57", "90", "91", "212", "213", "347", "369", "627", "628", "629", "630", "1128", "1129", "10",
+        "93", "89");
+    private static final DateTimeFormatter FIX_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HH:mm:ss.SSS");
+
+    private final Map<Long, Set<String>> clOrdIdsBySession = new HashMap<>();
+
+    public void onNewOrderSingle(
+        final Session session, final NewOrderSingleDecoder order, final DirectBuffer buffer, final int offset,
+        final int length)
+    {
+        final String clOrdId = order.clOrdIDAsString();
+        final Set<String> seen = clOrdIdsBySession.computeIfAbsent(session.id(), key -> new HashSet<>());
+        final boolean possResend = order.header().hasPossResend() && order.header().possResend();
+        if (!seen.add(clOrdId) && possResend)
+        {
+            return;
+        }
+        final String message = buffer.getStringWithoutLengthAscii(offset, length);
+        final StringBuilder body = new StringBuilder();
+        for (final String field : message.split("\u0001"))
+        {
+            final int equals = field.indexOf('=');
+            if (equals > 0 && !HEADER_AND_TRAILER.contains(field.substring(0, equals)))
+            {
+                body.append(field).append('\u0001');
+            }
+        }
+        final int seqNum = session.lastSentMsgSeqNum() + 1;
+        final String header = "35=D\u000134=" + seqNum + "\u000149=" + session.compositeKey().localCompId() +
+            "\u000152=" + ZonedDateTime.now(ZoneOffset.UTC).format(FIX_TIME) + "\u000156=" +
+            session.compositeKey().remoteCompId() + "\u0001";
+        final String start = "8=FIX.4.4\u00019=" + (header.length() + body.length()) + "\u0001" + header + body;
+        int sum = 0;
+        for (int i = 0; i < start.length(); i++)
+        {
+            sum += start.charAt(i);
+        }
+        final byte[] bytes = (start + "10=" + String.format("%03d", sum % 256) + "\u0001")
+            .getBytes(StandardCharsets.ISO_8859_1);
+        session.trySend(new UnsafeBuffer(bytes), 0, bytes.length, seqNum, NewOrderSingleDecoder.MESSAGE_TYPE);
+    }
+}

@@ -1,0 +1,144 @@
+package io.bourse.gateway.fix;
+
+import org.agrona.IoUtil;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The gateway's FIX session layer, with the echo application, against QuickFIX/J's FIX 4.4 server acceptance
+ * definitions ({@code ../shared/conformance/quickfixj-acceptance-fix44}). Every definition not listed in
+ * {@link #EXCLUDED} must pass; the count is printed.
+ */
+class FixConformanceTest
+{
+    /**
+     * Definitions that do not pass, with the reason; not run, so that the rest guard against regressions.
+     */
+    static final Map<String, String> EXCLUDED = new TreeMap<>(Map.ofEntries(
+        Map.entry("10_MsgSeqNumGreater.def", "Artio applies a too-high SequenceReset-GapFill after asking for a " +
+            "resend and answers the queued TestRequest; the reference sends only the Logout"),
+        Map.entry("14a_BadField.def", "a tag with a negative number is not rejected by Artio's parser"),
+        Map.entry("14f_IncorrectDataFormat.def", "expects QuickFIX/J's Text 'Incorrect data format for value, " +
+            "field=38' but a BodyLength that counts only the FIX wording, which the gateway sends"),
+        Map.entry("14g_HeaderBodyTrailerFieldsOutOfOrder.def", "Artio's Reject for a header field out of order " +
+            "has no RefSeqNum (45)"),
+        Map.entry("14j_OutOfOrderRepeatingGroupMembers.def", "Artio's decoder reports out-of-order group members " +
+            "as an invalid tag (373=0), not 373=15"),
+        Map.entry("19b_PossResendMessageThatHasNotBeenSent.def", "Artio does not deliver a PossResend " +
+            "NewOrderSingle that was not seen before, so nothing is echoed"),
+        Map.entry("21_RepeatingGroupSpecifierWithValueOfZero.def", "needs a SecurityDefinition (d) answer; the " +
+            "gateway answers unsupported application messages with BusinessMessageReject"),
+        Map.entry("2f_PossDupOrigSendingTimeTooHigh.def", "Artio's Reject names SendingTime (52), not " +
+            "OrigSendingTime (122)"),
+        Map.entry("2g_PossDupNoOrigSendingTime.def", "after rejecting a PossDup without OrigSendingTime Artio does " +
+            "not advance the expected MsgSeqNum and logs out on the next message"),
+        Map.entry("2k_CompIDDoesNotMatchProfile.def", "Artio's CompID Reject carries RefTagID (371=49), which the " +
+            "definition does not list"),
+        Map.entry("2m_BodyLengthValueNotCorrect.def", "after a message with a wrong BodyLength Artio's framer " +
+            "loses the next message"),
+        Map.entry("2o_SendingTimeValueOutOfRange.def", "expects QuickFIX/J's Logout Text with ', field=52'"),
+        Map.entry("2q_MsgTypeNotValid.def", "Artio rejects MsgType '*' itself, without RefTagID (371=35)"),
+        Map.entry("2t_FirstThreeFieldsOutOfOrder.def", "Artio drops a message whose first three fields are out of " +
+            "order without the expected answer"),
+        Map.entry("8_AdminAndApplicationMessages.def", "Artio's SequenceReset-GapFill has no OrigSendingTime (122)"),
+        Map.entry("8_OnlyAdminMessages.def", "Artio's SequenceReset-GapFill has no OrigSendingTime (122)"),
+        Map.entry("8_OnlyApplicationMessages.def", "Artio's SequenceReset-GapFill has no OrigSendingTime (122)"),
+        Map.entry("MinQty44.def", "the expected echo leaves out the TransactTime (60) the order carried; the echo " +
+            "application returns every body field"),
+        Map.entry("QFJ934_MissingDelimiterNestedRepeatingGroup.def", "Email (C) is not in the gateway's dictionary: " +
+            "BusinessMessageReject instead of a Reject for its nested group"),
+        Map.entry("RejectResentMessage.def", "Artio answers the queued TestRequest before the resent messages " +
+            "(HELLO2 before HELLO1)"),
+        Map.entry("ReverseRoute.def", "Artio does not reverse routing fields (115/128, 116/129, 144/145) into replies"),
+        Map.entry("ReverseRouteWithEmptyRoutingTags.def", "Artio does not reverse routing fields into replies")));
+
+    private static final Path DEFINITIONS = locateDefinitions();
+    private static FixGateway gateway;
+    private static File dataDir;
+    private static final List<String> PASSED = new ArrayList<>();
+    private static final List<String> FAILED = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws IOException
+    {
+        dataDir = Files.createTempDirectory("bourse-fix-conformance").toFile();
+        gateway = FixGateway.launch(new FixGateway.Context()
+            .dataDir(dataDir)
+            .port(FixTestExchange.freeTcpPort())
+            .compId("ISLD")
+            .session(new FixSessionSpec("TW", "", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .transientSequenceNumbers()
+            .newOrderOverride(new EchoApplication())
+            .log(new java.io.PrintStream(java.io.OutputStream.nullOutputStream())));
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        System.out.println("FIX conformance: " + PASSED.size() + " of " + (PASSED.size() + FAILED.size() +
+            EXCLUDED.size()) + " definitions pass; " + EXCLUDED.size() + " do not and are not run: " +
+            EXCLUDED.keySet() + "; failed now: " + FAILED);
+        if (gateway != null)
+        {
+            gateway.close();
+        }
+        IoUtil.delete(dataDir, true);
+    }
+
+    @TestFactory
+    Stream<DynamicTest> acceptanceDefinitions() throws IOException
+    {
+        assertTrue(Files.isDirectory(DEFINITIONS), "acceptance definitions not found at " + DEFINITIONS);
+        try (Stream<Path> files = Files.list(DEFINITIONS))
+        {
+            return files
+                .filter(path -> path.toString().endsWith(".def"))
+                .sorted()
+                .filter(path -> !EXCLUDED.containsKey(path.getFileName().toString()))
+                .map(path -> DynamicTest.dynamicTest(path.getFileName().toString(), () -> runOne(path)))
+                .toList()
+                .stream();
+        }
+    }
+
+    private static void runOne(final Path definition) throws Exception
+    {
+        try
+        {
+            new AcceptanceDefinitionRunner(gateway.context().port(), gateway::resetSequenceNumbers).run(definition);
+            PASSED.add(definition.getFileName().toString());
+        }
+        catch (final AssertionError | Exception ex)
+        {
+            FAILED.add(definition.getFileName().toString());
+            throw ex;
+        }
+        finally
+        {
+            // Let the gateway see the disconnect before the next definition logs on as the same CompID.
+            Thread.sleep(200);
+        }
+    }
+
+    private static Path locateDefinitions()
+    {
+        // A copy of ../shared/conformance/quickfixj-acceptance-fix44 (QuickFIX/J commit 369182d9, with its licence),
+        // kept in the module so that the test runs on a clean checkout; -Dbourse.conformance.dir runs another copy.
+        final String configured = System.getProperty("bourse.conformance.dir");
+        return Path.of(configured != null ? configured : "src/test/resources/quickfixj-acceptance-fix44");
+    }
+}

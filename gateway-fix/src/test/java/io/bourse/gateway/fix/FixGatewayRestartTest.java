@@ -1,0 +1,73 @@
+package io.bourse.gateway.fix;
+
+import org.junit.jupiter.api.Test;
+import quickfix.Message;
+import quickfix.field.ClOrdID;
+import quickfix.field.ExecType;
+import quickfix.field.OrdStatus;
+import quickfix.field.OrderID;
+import quickfix.field.OrigClOrdID;
+import quickfix.field.Side;
+
+import static io.bourse.gateway.fix.FixGatewayTest.cancel;
+import static io.bourse.gateway.fix.FixGatewayTest.limit;
+import static io.bourse.gateway.fix.FixGatewayTest.report;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The node and the gateway stop and start again on their directories while QuickFIX/J initiators stay up: the
+ * sessions log on again with their sequence numbers continuing, open orders keep the ClOrdIDs their clients gave
+ * (a cancel by OrigClOrdID finds its order, a fill reports the original ClOrdID), and new OrderIDs and ExecIDs do not
+ * repeat earlier ones.
+ */
+class FixGatewayRestartTest
+{
+    @Test
+    void sequenceNumbersClOrdIdsAndIdsContinueAfterARestartOfNodeAndGateway() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = new FixTestExchange(context -> context
+            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
+            QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
+        {
+            alice.send(limit("R1", Side.SELL, "1", "200.00"));
+            final String restingOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            bob.send(limit("BID1", Side.BUY, "1", "10.00"));
+            final String bidOrderId = report(bob, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            final int aliceSentBefore = alice.session().getExpectedSenderNum();
+            final int aliceReceivedBefore = alice.session().getExpectedTargetNum();
+
+            exchange.stopGateway();
+            exchange.stopNode();
+            FixTestExchange.await("ALICE and BOB disconnected", () -> !alice.isLoggedOn() && !bob.isLoggedOn());
+            exchange.startNode();
+            exchange.startGateway();
+            alice.awaitLogon();
+            bob.awaitLogon();
+
+            // The Logon exchange itself took one number each way: nothing was reset to 1.
+            assertEquals(aliceSentBefore + 1, alice.session().getExpectedSenderNum());
+            assertEquals(aliceReceivedBefore + 1, alice.session().getExpectedTargetNum());
+
+            alice.send(cancel("R1-CXL", "R1", Side.SELL));
+            final Message canceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            assertEquals("R1", canceled.getString(OrigClOrdID.FIELD));
+            assertEquals("R1-CXL", canceled.getString(ClOrdID.FIELD));
+            assertEquals(restingOrderId, canceled.getString(OrderID.FIELD));
+
+            alice.send(limit("S2", Side.SELL, "1", "10.00"));
+            final String newOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            assertNotEquals(restingOrderId, newOrderId);
+            assertNotEquals(bidOrderId, newOrderId);
+            assertTrue(Long.parseLong(newOrderId) > Long.parseLong(bidOrderId), "order ids keep increasing");
+            report(alice, ExecType.TRADE, OrdStatus.FILLED);
+            final Message bidFill = report(bob, ExecType.TRADE, OrdStatus.FILLED);
+            assertEquals("BID1", bidFill.getString(ClOrdID.FIELD));
+            assertEquals(bidOrderId, bidFill.getString(OrderID.FIELD));
+        }
+    }
+}

@@ -1,0 +1,444 @@
+package io.bourse.gateway.fix;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import quickfix.FieldNotFound;
+import quickfix.Message;
+import quickfix.field.ClOrdID;
+import quickfix.field.CumQty;
+import quickfix.field.CxlRejReason;
+import quickfix.field.CxlRejResponseTo;
+import quickfix.field.ExecID;
+import quickfix.field.ExecType;
+import quickfix.field.LastPx;
+import quickfix.field.LastQty;
+import quickfix.field.LeavesQty;
+import quickfix.field.MassCancelRequestType;
+import quickfix.field.MassCancelResponse;
+import quickfix.field.OrdRejReason;
+import quickfix.field.OrdStatus;
+import quickfix.field.OrdType;
+import quickfix.field.OrderID;
+import quickfix.field.OrderQty;
+import quickfix.field.OrigClOrdID;
+import quickfix.field.Price;
+import quickfix.field.Side;
+import quickfix.field.Symbol;
+import quickfix.field.Text;
+import quickfix.field.TimeInForce;
+import quickfix.field.TotalAffectedOrders;
+import quickfix.field.TransactTime;
+import quickfix.fix44.NewOrderSingle;
+import quickfix.fix44.OrderCancelReplaceRequest;
+import quickfix.fix44.OrderCancelRequest;
+import quickfix.fix44.OrderMassCancelRequest;
+import quickfix.fix44.OrderStatusRequest;
+
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The gateway driven by QuickFIX/J 3.0.0 as an unmodified initiator: every application message, fills across two
+ * sessions, replace with and without time priority, mass cancel, status, engine rejects, logon failure and lock-out,
+ * cancel-on-disconnect. One exchange for the class; each test uses its own price level so that tests do not trade
+ * with each other's orders.
+ */
+class FixGatewayTest
+{
+    private static final AtomicInteger IDS = new AtomicInteger();
+    private static FixTestExchange exchange;
+    private static QfjClient alice;
+    private static QfjClient bob;
+    private static final Set<String> EXEC_IDS = new HashSet<>();
+
+    @BeforeAll
+    static void start()
+    {
+        exchange = new FixTestExchange(context -> context
+            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("CAROL", "carol-pw", 3, FixSessionSpec.CancelOnDisconnect.SESSION, 100))
+            .session(new FixSessionSpec("DAVE", "dave-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("GRACE", "grace-pw", 3, FixSessionSpec.CancelOnDisconnect.ACCOUNT, 100))
+            .session(new FixSessionSpec("MALLORY", "mallory-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .logonLockout(3, 60_000, 60_000)).start();
+        alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
+        bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon();
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        if (alice != null)
+        {
+            alice.close();
+        }
+        if (bob != null)
+        {
+            bob.close();
+        }
+        if (exchange != null)
+        {
+            exchange.close();
+        }
+    }
+
+    /**
+     * Leave an empty book and nothing unread for the next test: cancel every order of both sessions.
+     */
+    @AfterEach
+    void cancelEverything() throws Exception
+    {
+        for (final QfjClient client : new QfjClient[]{alice, bob})
+        {
+            final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
+            massCancel.set(new ClOrdID(id("END")));
+            massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
+            massCancel.set(new TransactTime(LocalDateTime.now()));
+            client.send(massCancel);
+            final long deadlineNs = System.nanoTime() + FixTestExchange.TIMEOUT_NS;
+            Message message;
+            do
+            {
+                message = client.poll(1000);
+                assertTrue(System.nanoTime() < deadlineNs, "no OrderMassCancelReport");
+            }
+            while (message == null || !"r".equals(message.getHeader().getString(35)));
+        }
+    }
+
+    @Test
+    void partialFillsAcrossTwoSessions() throws Exception
+    {
+        final String sell = id("S");
+        alice.send(limit(sell, Side.SELL, "1.5", "101.00"));
+        final Message sellNew = report(alice, ExecType.NEW, OrdStatus.NEW);
+        assertEquals(sell, sellNew.getString(ClOrdID.FIELD));
+        assertEquals(new BigDecimal("1.5"), sellNew.getDecimal(LeavesQty.FIELD));
+
+        final String buy = id("B");
+        bob.send(limit(buy, Side.BUY, "1", "101.00"));
+        report(bob, ExecType.NEW, OrdStatus.NEW);
+        final Message buyFill = report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        assertEquals(buy, buyFill.getString(ClOrdID.FIELD));
+        assertEquals(new BigDecimal("1"), buyFill.getDecimal(LastQty.FIELD));
+        assertEquals(new BigDecimal("101.00"), buyFill.getDecimal(LastPx.FIELD).setScale(2));
+        assertEquals(BigDecimal.ZERO, buyFill.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+
+        final Message sellFill = report(alice, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
+        assertEquals(sell, sellFill.getString(ClOrdID.FIELD));
+        assertEquals(sellNew.getString(OrderID.FIELD), sellFill.getString(OrderID.FIELD));
+        assertEquals(new BigDecimal("1"), sellFill.getDecimal(CumQty.FIELD).stripTrailingZeros());
+        assertEquals(new BigDecimal("0.5"), sellFill.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+
+        final String buy2 = id("B");
+        bob.send(limit(buy2, Side.BUY, "0.5", "101.00"));
+        report(bob, ExecType.NEW, OrdStatus.NEW);
+        report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        final Message sellDone = report(alice, ExecType.TRADE, OrdStatus.FILLED);
+        assertEquals(new BigDecimal("1.5"), sellDone.getDecimal(CumQty.FIELD).stripTrailingZeros());
+    }
+
+    @Test
+    void cancelEchoesBothClOrdIdsAndUnknownOrderGetsCancelReject() throws Exception
+    {
+        final String order = id("C");
+        alice.send(limit(order, Side.BUY, "0.1", "50.00"));
+        final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
+
+        final String cancel = id("X");
+        alice.send(cancel(cancel, order, Side.BUY));
+        final Message canceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+        assertEquals(cancel, canceled.getString(ClOrdID.FIELD));
+        assertEquals(order, canceled.getString(OrigClOrdID.FIELD));
+        assertEquals(accepted.getString(OrderID.FIELD), canceled.getString(OrderID.FIELD));
+
+        alice.send(cancel(id("X"), order, Side.BUY));
+        final Message reject = alice.next("9");
+        assertEquals(CxlRejReason.UNKNOWN_ORDER, reject.getInt(CxlRejReason.FIELD));
+        assertEquals(CxlRejResponseTo.ORDER_CANCEL_REQUEST, reject.getChar(CxlRejResponseTo.FIELD));
+        assertEquals(order, reject.getString(OrigClOrdID.FIELD));
+    }
+
+    @Test
+    void replaceKeepsPriorityOnAQuantityDecreaseAndLosesItOnAPriceChange() throws Exception
+    {
+        final String first = id("P");
+        final String second = id("P");
+        alice.send(limit(first, Side.SELL, "1", "120.00"));
+        report(alice, ExecType.NEW, OrdStatus.NEW);
+        alice.send(limit(second, Side.SELL, "1", "120.00"));
+        report(alice, ExecType.NEW, OrdStatus.NEW);
+
+        // Smaller quantity: keeps its place ahead of the second order.
+        final String firstSmaller = id("R");
+        alice.send(replace(firstSmaller, first, Side.SELL, "0.5", "120.00"));
+        final Message replaced = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+        assertEquals(firstSmaller, replaced.getString(ClOrdID.FIELD));
+        assertEquals(first, replaced.getString(OrigClOrdID.FIELD));
+        assertTrue(replaced.getString(Text.FIELD).contains("kept"), replaced.toString());
+
+        bob.send(limit(id("B"), Side.BUY, "0.5", "120.00"));
+        report(bob, ExecType.NEW, OrdStatus.NEW);
+        report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        assertEquals(firstSmaller, report(alice, ExecType.TRADE, OrdStatus.FILLED).getString(ClOrdID.FIELD));
+
+        // The second order moves away and back: it loses priority to a third order entered meanwhile.
+        final String third = id("P");
+        final String secondMoved = id("R");
+        alice.send(replace(secondMoved, second, Side.SELL, "1", "120.01"));
+        final Message moved = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+        assertTrue(moved.getString(Text.FIELD).contains("lost"), moved.toString());
+        alice.send(limit(third, Side.SELL, "1", "120.00"));
+        report(alice, ExecType.NEW, OrdStatus.NEW);
+        final String secondBack = id("R");
+        alice.send(replace(secondBack, secondMoved, Side.SELL, "1", "120.00"));
+        report(alice, ExecType.REPLACED, OrdStatus.NEW);
+
+        bob.send(limit(id("B"), Side.BUY, "1", "120.00"));
+        report(bob, ExecType.NEW, OrdStatus.NEW);
+        report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        assertEquals(third, report(alice, ExecType.TRADE, OrdStatus.FILLED).getString(ClOrdID.FIELD));
+
+        alice.send(cancel(id("X"), secondBack, Side.SELL));
+        report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+    }
+
+    @Test
+    void statusOfAnOpenOrderAndOfAnUnknownOne() throws Exception
+    {
+        final String order = id("Q");
+        alice.send(limit(order, Side.BUY, "0.2", "40.00"));
+        final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
+
+        final OrderStatusRequest status = new OrderStatusRequest();
+        status.set(new ClOrdID(order));
+        status.set(new Symbol("BTC-USD"));
+        status.set(new Side(Side.BUY));
+        alice.send(status);
+        final Message answer = report(alice, ExecType.ORDER_STATUS, OrdStatus.NEW);
+        assertEquals(accepted.getString(OrderID.FIELD), answer.getString(OrderID.FIELD));
+        assertEquals(new BigDecimal("0.2"), answer.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+
+        final OrderStatusRequest unknown = new OrderStatusRequest();
+        unknown.set(new ClOrdID("no-such-order"));
+        unknown.set(new Symbol("BTC-USD"));
+        unknown.set(new Side(Side.BUY));
+        alice.send(unknown);
+        final Message unknownAnswer = report(alice, ExecType.ORDER_STATUS, OrdStatus.REJECTED);
+        assertEquals("Unknown order", unknownAnswer.getString(Text.FIELD));
+
+        alice.send(cancel(id("X"), order, Side.BUY));
+        report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+    }
+
+    @Test
+    void massCancelCancelsEveryOpenOrderOfTheAccountAndReports() throws Exception
+    {
+        final QfjClient dave = new QfjClient(exchange.fixPort, "DAVE", "dave-pw").awaitLogon();
+        try
+        {
+            dave.send(limit(id("M"), Side.BUY, "0.1", "30.00"));
+            report(dave, ExecType.NEW, OrdStatus.NEW);
+            dave.send(limit(id("M"), Side.SELL, "0.1", "300.00"));
+            report(dave, ExecType.NEW, OrdStatus.NEW);
+
+            final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
+            massCancel.set(new ClOrdID(id("MC")));
+            massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
+            massCancel.set(new TransactTime(LocalDateTime.now()));
+            dave.send(massCancel);
+            report(dave, ExecType.CANCELED, OrdStatus.CANCELED);
+            report(dave, ExecType.CANCELED, OrdStatus.CANCELED);
+            final Message massReport = dave.next("r");
+            assertEquals(MassCancelResponse.CANCEL_ALL_ORDERS, massReport.getChar(MassCancelResponse.FIELD));
+            assertEquals(2, massReport.getInt(TotalAffectedOrders.FIELD));
+        }
+        finally
+        {
+            dave.close();
+        }
+    }
+
+    @Test
+    void ordersTheEngineOrTheGatewayRefuseGetRejectedReports() throws Exception
+    {
+        alice.send(limit(id("E"), Side.BUY, "0.1", "10.001"));
+        final Message offScale = report(alice, ExecType.REJECTED, OrdStatus.REJECTED);
+        assertTrue(offScale.getString(Text.FIELD).startsWith("Price must be positive"), offScale.toString());
+
+        final NewOrderSingle unknownSymbol = limit(id("E"), Side.BUY, "0.1", "10.00");
+        unknownSymbol.set(new Symbol("ETH-USD"));
+        alice.send(unknownSymbol);
+        assertEquals(OrdRejReason.UNKNOWN_SYMBOL,
+            report(alice, ExecType.REJECTED, OrdStatus.REJECTED).getInt(OrdRejReason.FIELD));
+
+        // More than the account can pay for: refused by the engine's risk check.
+        alice.send(limit(id("E"), Side.BUY, "90", "100000000.00"));
+        final Message tooBig = report(alice, ExecType.REJECTED, OrdStatus.REJECTED);
+        assertEquals(OrdRejReason.ORDER_EXCEEDS_LIMIT, tooBig.getInt(OrdRejReason.FIELD));
+        assertTrue(tooBig.getString(Text.FIELD).contains("INSUFFICIENT_BALANCE"), tooBig.toString());
+
+        final String duplicate = id("E");
+        alice.send(limit(duplicate, Side.BUY, "0.1", "20.00"));
+        report(alice, ExecType.NEW, OrdStatus.NEW);
+        alice.send(limit(duplicate, Side.BUY, "0.1", "20.00"));
+        assertEquals(OrdRejReason.DUPLICATE_ORDER,
+            report(alice, ExecType.REJECTED, OrdStatus.REJECTED).getInt(OrdRejReason.FIELD));
+        alice.send(cancel(id("X"), duplicate, Side.BUY));
+        report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+    }
+
+    @Test
+    void wrongPasswordGetsALogoutWithTheReasonAndRepeatedFailuresLockTheCompIdOut() throws Exception
+    {
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            final QfjClient intruder = new QfjClient(exchange.fixPort, "MALLORY", "wrong");
+            try
+            {
+                final String text = intruder.logoutTexts.poll(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertTrue(text != null && text.startsWith("Invalid password"), "attempt " + attempt + ": " + text);
+                assertFalse(intruder.isLoggedOn());
+            }
+            finally
+            {
+                intruder.close();
+            }
+        }
+        final QfjClient rightPassword = new QfjClient(exchange.fixPort, "MALLORY", "mallory-pw");
+        try
+        {
+            final String text = rightPassword.logoutTexts.poll(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(text != null && text.contains("locked out"), text);
+            assertFalse(rightPassword.isLoggedOn());
+        }
+        finally
+        {
+            rightPassword.close();
+        }
+    }
+
+    @Test
+    void cancelOnDisconnectCancelsTheSessionsOrdersAfterTheGracePeriod() throws Exception
+    {
+        assertCanceledOnDisconnect("CAROL", "carol-pw", "150.00");
+    }
+
+    @Test
+    void cancelOnDisconnectOfTheAccountCancelsItsOrdersAfterTheGracePeriod() throws Exception
+    {
+        assertCanceledOnDisconnect("GRACE", "grace-pw", "160.00");
+    }
+
+    private static void assertCanceledOnDisconnect(final String compId, final String password, final String price)
+        throws Exception
+    {
+        final String resting = id("D");
+        final QfjClient client = new QfjClient(exchange.fixPort, compId, password).awaitLogon();
+        try
+        {
+            client.send(limit(resting, Side.SELL, "0.3", price));
+            report(client, ExecType.NEW, OrdStatus.NEW);
+            client.session().logout("going away");
+            FixTestExchange.await(compId + " logged out", () -> !client.isLoggedOn());
+
+            // After the grace period the order is gone: a crossing buy rests instead of trading.
+            Thread.sleep(500);
+            final String crossing = id("B");
+            bob.send(limit(crossing, Side.BUY, "0.3", price));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            assertNull(bob.poll(300), "nothing traded with the canceled order");
+
+            // Logged on again (sequence numbers continue): the order is unknown.
+            client.session().logon();
+            client.awaitLogon();
+            final OrderStatusRequest status = new OrderStatusRequest();
+            status.set(new ClOrdID(resting));
+            status.set(new Symbol("BTC-USD"));
+            status.set(new Side(Side.SELL));
+            client.send(status);
+            assertEquals("Unknown order",
+                report(client, ExecType.ORDER_STATUS, OrdStatus.REJECTED).getString(Text.FIELD));
+        }
+        finally
+        {
+            client.close();
+        }
+    }
+
+    /**
+     * ExecIDs are unique per exchange (per log): a test that starts an exchange of its own starts a new set.
+     */
+    static void forgetExecIds()
+    {
+        synchronized (EXEC_IDS)
+        {
+            EXEC_IDS.clear();
+        }
+    }
+
+    static String id(final String prefix)
+    {
+        return prefix + "-" + IDS.incrementAndGet();
+    }
+
+    static NewOrderSingle limit(final String clOrdId, final char side, final String quantity, final String price)
+    {
+        final NewOrderSingle order = new NewOrderSingle(
+            new ClOrdID(clOrdId), new Side(side), new TransactTime(LocalDateTime.now()), new OrdType(OrdType.LIMIT));
+        order.set(new Symbol("BTC-USD"));
+        order.set(new OrderQty(Double.parseDouble(quantity)));
+        order.set(new Price(Double.parseDouble(price)));
+        order.set(new TimeInForce(TimeInForce.GOOD_TILL_CANCEL));
+        return order;
+    }
+
+    static OrderCancelRequest cancel(final String clOrdId, final String origClOrdId, final char side)
+    {
+        final OrderCancelRequest cancel = new OrderCancelRequest(
+            new OrigClOrdID(origClOrdId), new ClOrdID(clOrdId), new Side(side), new TransactTime(LocalDateTime.now()));
+        cancel.set(new Symbol("BTC-USD"));
+        return cancel;
+    }
+
+    static OrderCancelReplaceRequest replace(
+        final String clOrdId, final String origClOrdId, final char side, final String quantity, final String price)
+    {
+        final OrderCancelReplaceRequest replace = new OrderCancelReplaceRequest(new OrigClOrdID(origClOrdId),
+            new ClOrdID(clOrdId), new Side(side), new TransactTime(LocalDateTime.now()), new OrdType(OrdType.LIMIT));
+        replace.set(new Symbol("BTC-USD"));
+        replace.set(new OrderQty(Double.parseDouble(quantity)));
+        replace.set(new Price(Double.parseDouble(price)));
+        return replace;
+    }
+
+    /**
+     * The next message of a session: an ExecutionReport of the given type and status, with an ExecID never seen
+     * before in this run.
+     */
+    static Message report(final QfjClient client, final char execType, final char ordStatus) throws FieldNotFound
+    {
+        final Message report = client.next("8");
+        assertEquals(execType, report.getChar(ExecType.FIELD), report.toString());
+        assertEquals(ordStatus, report.getChar(OrdStatus.FIELD), report.toString());
+        final String execId = report.getString(ExecID.FIELD);
+        synchronized (EXEC_IDS)
+        {
+            assertTrue(EXEC_IDS.add(execId), "ExecID " + execId + " used twice: " + report);
+        }
+        assertNotEquals("", report.getString(OrderID.FIELD));
+        return report;
+    }
+}

@@ -1,0 +1,608 @@
+package io.bourse.gateway.fix;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import quickfix.field.ClOrdID;
+import quickfix.field.ExecType;
+import quickfix.field.OrdStatus;
+import quickfix.field.Side;
+import quickfix.field.Symbol;
+import quickfix.fix44.OrderStatusRequest;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Malformed and hostile input on raw sockets, one case per test, each checked for the exact answer: what the
+ * gateway sends (MsgType and the fields that say why) or that it sends nothing, or closes the connection. After every
+ * case a QuickFIX/J session that has been logged on all along still works (the gateway stays up, other sessions are
+ * unaffected).
+ */
+class FixHostileInputTest
+{
+    private static final String ORDER_FIELDS = "21=1|55=BTC-USD|54=1|60=20261122-01:00:00|38=0.1|40=2|44=10.00|";
+    private static FixTestExchange exchange;
+    private static QfjClient bystander;
+    private static int ids;
+
+    @BeforeAll
+    static void start() throws Exception
+    {
+        exchange = new FixTestExchange(context -> context
+            .session(new FixSessionSpec("EVE", "eve-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("MAL", "mal-pw", 3, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .sendingTimeWindowMs(60_000)).start();
+        bystander = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
+        bystander.send(FixGatewayTest.limit("RESTING", Side.BUY, "0.1", "1.00"));
+        FixGatewayTest.forgetExecIds();
+        FixGatewayTest.report(bystander, ExecType.NEW, OrdStatus.NEW);
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        if (bystander != null)
+        {
+            bystander.close();
+        }
+        if (exchange != null)
+        {
+            exchange.close();
+        }
+    }
+
+    @AfterEach
+    void otherSessionStillServed() throws Exception
+    {
+        assertTrue(bystander.isLoggedOn(), "the bystander session stays logged on");
+        final OrderStatusRequest status = new OrderStatusRequest();
+        status.set(new ClOrdID("RESTING"));
+        status.set(new Symbol("BTC-USD"));
+        status.set(new Side(Side.BUY));
+        bystander.send(status);
+        FixGatewayTest.report(bystander, ExecType.ORDER_STATUS, OrdStatus.NEW);
+        assertTrue(bystander.logoutTexts.isEmpty(), "no Logout to the bystander: " + bystander.logoutTexts);
+    }
+
+    // ------------------------------------------------------------------------------------------------ framing
+
+    @Test
+    void badChecksumIsIgnoredAndItsSequenceNumberNotUsed()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendRaw("8=FIX.4.4|9=49|35=0|34=2|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|10=000|");
+            assertNull(eve.read(500));
+            assertTestRequestAnswered(eve, 2);
+        }
+    }
+
+    @Test
+    void wrongBodyLengthIsIgnored()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            final String body = "35=0|34=2|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|";
+            final String framed = "8=FIX.4.4|9=" + (body.length() - 5) + "|" + body;
+            eve.sendRaw(framed + "10=" + RawFixClient.checksum(framed.replace('|', '\001')) + "|");
+            assertNull(eve.read(500));
+            assertTestRequestAnswered(eve, 2);
+        }
+    }
+
+    @Test
+    void garbageBytesInASessionAreIgnored()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendRaw("\u0000\u00ff garbage 8=FIX.4.4 not a message |||");
+            assertNull(eve.read(500));
+            assertTestRequestAnswered(eve, 2);
+        }
+    }
+
+    @Test
+    void messageWithoutMsgTypeIsIgnored()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.send("34=2|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|");
+            assertNull(eve.read(500));
+            assertTestRequestAnswered(eve, 2);
+        }
+    }
+
+    @Test
+    void hugeFieldClosesTheConnection()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("D", "11=" + id() + "|" + ORDER_FIELDS + "58=" + "x".repeat(100_000) + "|");
+            assertTrue(eve.awaitDisconnect(10_000), "a message larger than the receive buffer ends the connection");
+        }
+        catch (final IllegalStateException ex)
+        {
+            // The gateway closed the socket while the 100 KB were still being written.
+            assertTrue(ex.getMessage().contains("Broken pipe") || ex.getMessage().contains("reset"), ex.getMessage());
+        }
+        try (RawFixClient eve = loggedOn())
+        {
+            assertTestRequestAnswered(eve, 2);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ session rejects
+
+    @Test
+    void missingRequiredTag()
+    {
+        assertSessionReject("D", "11=" + id() + "|21=1|55=BTC-USD|60=20261122-01:00:00|38=0.1|40=2|44=10.00|",
+            "54", "1", "Required tag missing");
+    }
+
+    @Test
+    void wrongDataType()
+    {
+        assertSessionReject("D", "11=" + id() + "|21=1|55=BTC-USD|54=1|60=20261122-01:00:00|38=abc|40=2|44=10.00|",
+            "38", "6", "Incorrect data format for value");
+    }
+
+    @Test
+    void tagWithoutValue()
+    {
+        assertSessionReject("D", "11=" + id() + "|21=1|55=|54=1|60=20261122-01:00:00|38=0.1|40=2|44=10.00|",
+            "55", "4", "Tag specified without a value");
+    }
+
+    @Test
+    void repeatedTag()
+    {
+        assertSessionReject("D", "11=" + id() + "|21=1|55=BTC-USD|55=BTC-USD|54=1|60=20261122-01:00:00|38=0.1|40=2|" +
+            "44=10.00|", "55", "13", "Tag appears more than once");
+    }
+
+    @Test
+    void undefinedTag()
+    {
+        assertSessionReject("D", "11=" + id() + "|" + ORDER_FIELDS + "9999=x|", "9999", "0", "Invalid tag number");
+    }
+
+    @Test
+    void enumValueOutOfRange()
+    {
+        assertSessionReject("D", "11=" + id() + "|21=4|55=BTC-USD|54=1|60=20261122-01:00:00|38=0.1|40=2|44=10.00|",
+            "21", "5", "Value is incorrect (out of range) for this tag");
+    }
+
+    @Test
+    void tagNotDefinedForAnAdminMessage()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("0", "55=X|");
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "3");
+            assertEquals("55", reject.get("371"));
+            assertEquals("2", reject.get("373"));
+            assertEquals("0", reject.get("372"));
+        }
+    }
+
+    @Test
+    void unknownMsgType()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("ZZ", "");
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "3");
+            assertEquals("ZZ", reject.get("372"));
+            assertEquals("11", reject.get("373"));
+            assertEquals("2", reject.get("45"));
+            assertTestRequestAnswered(eve, 3);
+        }
+    }
+
+    @Test
+    void unsupportedApplicationMessageGetsBusinessMessageReject()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("V", "262=1|263=0|264=0|");
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "j");
+            assertEquals("V", reject.get("372"));
+            assertEquals("3", reject.get("380"));
+            assertEquals("2", reject.get("45"));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ sequence numbers
+
+    @Test
+    void sequenceNumberTooHighAsksForAResend()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.nextSeqNum = 10;
+            eve.sendApp("0", "");
+            final Map<String, String> resend = eve.read(2_000);
+            assertMessage(resend, "2");
+            assertEquals("2", resend.get("7"));
+            assertEquals("0", resend.get("16"));
+        }
+    }
+
+    @Test
+    void sequenceNumberTooLowLogsOutAndDisconnects()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("0", "");
+            eve.nextSeqNum = 2;
+            eve.sendApp("0", "");
+            final Map<String, String> logout = eve.read(2_000);
+            assertMessage(logout, "5");
+            assertEquals("MsgSeqNum too low, expecting 3 but received 2", logout.get("58"));
+            assertTrue(eve.awaitDisconnect(5_000));
+        }
+    }
+
+    @Test
+    void possDupResendWithALowSequenceNumberIsIgnored()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("0", "");
+            eve.send("35=0|34=2|43=Y|122=" + RawFixClient.now() + "|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|");
+            assertNull(eve.read(500));
+            assertTestRequestAnswered(eve, 3);
+        }
+    }
+
+    @Test
+    void possDupResendOfAnOrderAlreadyTakenIsNotExecutedAgain()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            final String clOrdId = id();
+            eve.sendApp("D", "11=" + clOrdId + "|" + ORDER_FIELDS);
+            final Map<String, String> accepted = eve.read(2_000);
+            assertMessage(accepted, "8");
+            assertEquals("0", accepted.get("150"));
+            eve.send("35=D|34=3|43=Y|122=" + RawFixClient.now() + "|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|" +
+                "11=" + clOrdId + "|" + ORDER_FIELDS);
+            eve.nextSeqNum = 4;
+            assertNull(eve.read(500), "no second order");
+            assertTestRequestAnswered(eve, 4);
+            cancelAll(eve);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ header faults
+
+    @Test
+    void wrongSenderCompIdInASessionIsRejectedAndLoggedOut()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.send("35=0|34=2|49=MAL|52=" + RawFixClient.now() + "|56=BOURSE|");
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "3");
+            assertEquals("49", reject.get("371"));
+            assertEquals("9", reject.get("373"));
+            final Map<String, String> logout = eve.read(2_000);
+            assertMessage(logout, "5");
+            assertEquals("CompID problem", logout.get("58"));
+        }
+    }
+
+    @Test
+    void sendingTimeOutsideTheWindowIsRejectedAndLoggedOut()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.send("35=0|34=2|49=EVE|52=20200101-00:00:00|56=BOURSE|");
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "3");
+            assertEquals("52", reject.get("371"));
+            assertEquals("10", reject.get("373"));
+            assertMessage(eve.read(2_000), "5");
+            assertTrue(eve.awaitDisconnect(5_000));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ logon
+
+    @Test
+    void messageBeforeLogonClosesTheConnection()
+    {
+        try (RawFixClient eve = new RawFixClient(exchange.fixPort, "EVE"))
+        {
+            eve.sendApp("0", "");
+            assertTrue(eve.awaitDisconnect(5_000));
+        }
+    }
+
+    @Test
+    void orderBeforeLogonClosesTheConnectionWithoutExecuting()
+    {
+        try (RawFixClient eve = new RawFixClient(exchange.fixPort, "EVE"))
+        {
+            eve.sendApp("D", "11=" + id() + "|" + ORDER_FIELDS);
+            assertTrue(eve.awaitDisconnect(5_000));
+        }
+    }
+
+    @Test
+    void wrongPasswordGetsLogoutWithReason()
+    {
+        assertLogonRefused("EVE", "BOURSE", "nope", "Invalid password");
+    }
+
+    @Test
+    void unknownSenderCompIdGetsLogoutWithReason()
+    {
+        assertLogonRefused("NOBODY", "BOURSE", "x", "Unknown SenderCompID NOBODY");
+    }
+
+    @Test
+    void wrongTargetCompIdGetsLogoutWithReason()
+    {
+        assertLogonRefused("MAL", "ELSEWHERE", "mal-pw", "TargetCompID must be BOURSE");
+    }
+
+    @Test
+    void secondLogonOfALoggedOnCompIdIsDisconnectedAndTheFirstKeepsWorking()
+    {
+        try (RawFixClient first = loggedOn(); RawFixClient second = new RawFixClient(exchange.fixPort, "EVE"))
+        {
+            second.send("35=A|34=1|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|98=0|108=30|141=Y|554=eve-pw|");
+            assertTrue(second.awaitDisconnect(5_000));
+            assertTestRequestAnswered(first, 2);
+        }
+    }
+
+    @Test
+    void logonWithAnotherBeginStringIsNotAccepted()
+    {
+        try (RawFixClient eve = new RawFixClient(exchange.fixPort, "EVE"))
+        {
+            final String body = "35=A|34=1|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|98=0|108=30|141=Y|554=eve-pw|";
+            final String framed = "8=FIX.4.2|9=" + body.length() + "|" + body;
+            eve.sendRaw(framed + "10=" + RawFixClient.checksum(framed.replace('|', '\001')) + "|");
+            final Map<String, String> answer = eve.read(1_000);
+            assertTrue(answer == null || "5".equals(answer.get("35")), "no Logon acknowledgement: " + answer);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ orders
+
+    @Test
+    void priceFinerThanTheTick()
+    {
+        assertOrderRejected("44=10.001|", "99", "Price must be positive with at most the instrument's price decimals");
+    }
+
+    @Test
+    void unknownSymbol()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("D", "11=" + id() + "|21=1|55=DOGE-USD|54=1|60=20261122-01:00:00|38=0.1|40=2|44=10.00|");
+            final Map<String, String> report = eve.read(2_000);
+            assertRejectedReport(report, "1", "Unknown Symbol");
+        }
+    }
+
+    @Test
+    void negativeQuantity()
+    {
+        assertOrderRejected("38=-1|", "13", "OrderQty must be positive with at most the instrument's quantity decimals");
+    }
+
+    @Test
+    void zeroQuantity()
+    {
+        assertOrderRejected("38=0|", "13", "OrderQty must be positive with at most the instrument's quantity decimals");
+    }
+
+    @Test
+    void marketOrderWithAPrice()
+    {
+        assertOrderRejected("40=1|59=3|", "99", "Price not allowed on a market order");
+    }
+
+    @Test
+    void unsupportedOrderType()
+    {
+        assertOrderRejected("40=3|", "11", "OrdType must be 1 (Market) or 2 (Limit)");
+    }
+
+    @Test
+    void unsupportedTimeInForce()
+    {
+        assertOrderRejected("59=0|", "11", "TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK); market orders IOC or FOK");
+    }
+
+    @Test
+    void accountOfAnotherSession()
+    {
+        assertOrderRejected("1=1|", "15", "Account does not belong to this session");
+    }
+
+    @Test
+    void clOrdIdTooLong()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("D", "11=" + "x".repeat(65) + "|" + ORDER_FIELDS);
+            assertRejectedReport(eve.read(2_000), "99", "ClOrdID longer than 64 characters");
+        }
+    }
+
+    @Test
+    void cancelOfAnUnknownOrder()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("F", "41=never-sent|11=" + id() + "|55=BTC-USD|54=1|60=20261122-01:00:00|");
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "9");
+            assertEquals("1", reject.get("102"));
+            assertEquals("1", reject.get("434"));
+            assertEquals("never-sent", reject.get("41"));
+        }
+    }
+
+    @Test
+    void replaceThatChangesTheSide()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            final String clOrdId = id();
+            eve.sendApp("D", "11=" + clOrdId + "|" + ORDER_FIELDS);
+            assertEquals("0", eve.read(2_000).get("150"));
+            eve.sendApp("G", "41=" + clOrdId + "|11=" + id() + "|55=BTC-USD|54=2|60=20261122-01:00:00|38=0.1|40=2|" +
+                "44=10.00|");
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "9");
+            assertEquals("2", reject.get("434"));
+            assertEquals("99", reject.get("102"));
+            assertEquals("Side or Symbol does not match the order", reject.get("58"));
+            cancelAll(eve);
+        }
+    }
+
+    @Test
+    void massCancelOfAnUnsupportedScope()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("q", "11=" + id() + "|530=3|60=20261122-01:00:00|");
+            final Map<String, String> report = eve.read(2_000);
+            assertMessage(report, "r");
+            assertEquals("0", report.get("531"));
+            assertEquals("MassCancelRequestType must be 1 (by Symbol) or 7 (all orders)", report.get("58"));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    private static String id()
+    {
+        return "H" + (++ids);
+    }
+
+    private static RawFixClient loggedOn()
+    {
+        final RawFixClient eve = new RawFixClient(exchange.fixPort, "EVE");
+        final Map<String, String> logon = eve.logon("eve-pw");
+        assertMessage(logon, "A");
+        return eve;
+    }
+
+    private static void assertMessage(final Map<String, String> message, final String msgType)
+    {
+        assertNotNull(message, "expected a message of type " + msgType + ", got nothing");
+        assertEquals(msgType, message.get("35"), message.get("raw"));
+    }
+
+    private static void assertTestRequestAnswered(final RawFixClient client, final int seqNum)
+    {
+        client.nextSeqNum = seqNum;
+        client.sendApp("1", "112=PING" + seqNum + "|");
+        final Map<String, String> heartbeat = client.read(2_000);
+        assertMessage(heartbeat, "0");
+        assertEquals("PING" + seqNum, heartbeat.get("112"), "the TestRequest with MsgSeqNum " + seqNum +
+            " was taken in sequence");
+    }
+
+    private static void assertSessionReject(
+        final String msgType, final String fields, final String refTag, final String reason, final String text)
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp(msgType, fields);
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "3");
+            assertEquals("2", reject.get("45"));
+            assertEquals(refTag, reject.get("371"), reject.get("raw"));
+            assertEquals(msgType, reject.get("372"));
+            assertEquals(reason, reject.get("373"), reject.get("raw"));
+            assertEquals(text, reject.get("58"));
+            assertNull(eve.read(300), "no order report after a reject");
+            assertTestRequestAnswered(eve, 3);
+        }
+    }
+
+    private static void assertOrderRejected(final String override, final String ordRejReason, final String text)
+    {
+        final StringBuilder fields = new StringBuilder();
+        final Map<String, String> overrides = new java.util.LinkedHashMap<>();
+        for (final String field : override.split("\\|"))
+        {
+            overrides.put(field.substring(0, field.indexOf('=')), field);
+        }
+        for (final String field : ORDER_FIELDS.split("\\|"))
+        {
+            final String tag = field.substring(0, field.indexOf('='));
+            final String replacement = overrides.remove(tag);
+            fields.append(replacement != null ? replacement : field).append('|');
+        }
+        for (final String extra : overrides.values())
+        {
+            fields.append(extra).append('|');
+        }
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("D", "11=" + id() + "|" + fields);
+            assertRejectedReport(eve.read(2_000), ordRejReason, text);
+        }
+    }
+
+    private static void assertRejectedReport(final Map<String, String> report, final String ordRejReason, final String text)
+    {
+        assertMessage(report, "8");
+        assertEquals("8", report.get("150"));
+        assertEquals("8", report.get("39"));
+        assertEquals(ordRejReason, report.get("103"), report.get("raw"));
+        assertEquals(text, report.get("58"));
+        assertEquals("NONE", report.get("37"));
+    }
+
+    private static void assertLogonRefused(
+        final String senderCompId, final String targetCompId, final String password, final String text)
+    {
+        try (RawFixClient client = new RawFixClient(exchange.fixPort, senderCompId))
+        {
+            client.send("35=A|34=1|49=" + senderCompId + "|52=" + RawFixClient.now() + "|56=" + targetCompId +
+                "|98=0|108=30|141=Y|554=" + password + "|");
+            final Map<String, String> logout = client.read(2_000);
+            assertMessage(logout, "5");
+            assertEquals(text, logout.get("58"));
+            assertTrue(client.awaitDisconnect(5_000));
+        }
+    }
+
+    private static void cancelAll(final RawFixClient eve)
+    {
+        eve.sendApp("q", "11=" + id() + "|530=7|60=20261122-01:00:00|");
+        Map<String, String> message;
+        do
+        {
+            message = eve.read(2_000);
+            assertNotNull(message, "no OrderMassCancelReport");
+        }
+        while (!"r".equals(message.get("35")));
+        assertFalse(message.get("531").equals("0"), message.get("raw"));
+    }
+}

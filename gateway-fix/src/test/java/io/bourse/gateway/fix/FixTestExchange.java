@@ -1,0 +1,239 @@
+package io.bourse.gateway.fix;
+
+import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.cluster.client.ExchangeClientListener;
+import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.TradingState;
+import io.aeron.cluster.service.Cluster;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.IoUtil;
+
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Test harness: a single embedded exchange node with one instrument (BTC-USD, price scale 2, quantity scale 4)
+ * and funded accounts 1 to 4, plus a FIX gateway in front of it, all in a temporary directory on free ports.
+ * Node and gateway can be stopped and started again on the same directories.
+ */
+final class FixTestExchange implements AutoCloseable
+{
+    static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(30);
+    static final String GATEWAY_COMP_ID = "BOURSE";
+    static final FixInstrument BTC_USD = new FixInstrument("BTC-USD", 1, 2, 4, 6);
+
+    final File baseDir;
+    final int portBase;
+    final int fixPort;
+    private final java.util.function.UnaryOperator<FixGateway.Context> customiser;
+    private ClusterNode node;
+    private FixGateway gateway;
+    private final ByteArrayOutputStream log = new ByteArrayOutputStream();
+
+    FixTestExchange(final java.util.function.UnaryOperator<FixGateway.Context> customiser)
+    {
+        try
+        {
+            baseDir = Files.createTempDirectory("bourse-fix-test").toFile();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+        this.portBase = freePortBase();
+        this.fixPort = freeTcpPort();
+        this.customiser = customiser;
+    }
+
+    FixTestExchange start()
+    {
+        startNode();
+        setUpReferenceData();
+        startGateway();
+        return this;
+    }
+
+    void startNode()
+    {
+        node = ClusterNode.launch(new ClusterNode.Context()
+            .dataDir(new File(baseDir, "node"))
+            .memberId(0)
+            .memberHosts(java.util.List.of("localhost"))
+            .portBase(portBase)
+            .aeronDirectoryName(new File(System.getProperty("java.io.tmpdir"),
+                "bourse-fix-test-" + ProcessHandle.current().pid() + "-" + portBase).getPath())
+            .log(new PrintStream(log, true)));
+        await("a leader", () -> node.role() == Cluster.Role.LEADER);
+    }
+
+    void startGateway()
+    {
+        gateway = FixGateway.launch(customiser.apply(new FixGateway.Context()
+            .dataDir(new File(baseDir, "fix"))
+            .port(fixPort)
+            .compId(GATEWAY_COMP_ID)
+            .instrument(BTC_USD)
+            .exchangeClient(node.clientContext())
+            .log(new PrintStream(log, true))));
+    }
+
+    FixGateway gateway()
+    {
+        return gateway;
+    }
+
+    ClusterNode node()
+    {
+        return node;
+    }
+
+    void stopGateway()
+    {
+        CloseHelper.close(gateway);
+        gateway = null;
+    }
+
+    void stopNode()
+    {
+        CloseHelper.close(node);
+        node = null;
+    }
+
+    public void close()
+    {
+        CloseHelper.closeAll(gateway, node);
+        IoUtil.delete(baseDir, true);
+    }
+
+    private void setUpReferenceData()
+    {
+        setUpReferenceData(node.clientContext());
+    }
+
+    /**
+     * Assets, the instrument and four accounts with money, sent through a client of its own.
+     */
+    static void setUpReferenceData(final ExchangeClient.Context clientContext)
+    {
+        final long[] answered = new long[1];
+        final ExchangeClient admin = new ExchangeClient(clientContext.listener(new ExchangeClientListener()
+        {
+            public void onEventBatch(
+                final long batchSequence, final long logPosition, final long timestampNs, final long clientId,
+                final long requestSequence, final DirectBuffer buffer, final int offset, final int length,
+                final int eventCount)
+            {
+                answered[0] = Math.max(answered[0], requestSequence);
+            }
+        }));
+        try
+        {
+            final CommandEncoder encoder = new CommandEncoder();
+            final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
+            long last = admin.trySend(buffer, 0, encoder.defineAsset(buffer, 0, 1, 8, "BTC"));
+            last = Math.max(last, admin.trySend(buffer, 0, encoder.defineAsset(buffer, 0, 2, 6, "USD")));
+            last = Math.max(last, admin.trySend(buffer, 0, encoder.defineInstrument(buffer, 0, 1, "BTC-USD", 1, 2,
+                2, 1, 4, 1, 1, 1_000_000, 0, 0, 0, 0, TradingState.OPEN)));
+            for (int account = 1; account <= 4; account++)
+            {
+                last = Math.max(last, admin.trySend(buffer, 0, encoder.deposit(buffer, 0, account * 10L + 1, account,
+                    1, 100_000_000_000L)));
+                last = Math.max(last, admin.trySend(buffer, 0, encoder.deposit(buffer, 0, account * 10L + 2, account,
+                    2, 100_000_000_000_000L)));
+                last = Math.max(last, admin.trySend(buffer, 0, encoder.setAccountLimits(buffer, 0, account, 0, 0,
+                    10_000, SelfTradePrevention.CANCEL_AGGRESSOR)));
+            }
+            final long expected = last;
+            await("reference data applied", () ->
+            {
+                admin.doWork();
+                return answered[0] >= expected;
+            });
+        }
+        finally
+        {
+            admin.close();
+        }
+    }
+
+    String log()
+    {
+        return log.toString();
+    }
+
+    static void await(final String what, final BooleanSupplier condition)
+    {
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+    }
+
+    static int freeTcpPort()
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static int freePortBase()
+    {
+        // 12000-16990: below the ephemeral range and apart from the cluster module's tests (20000-39990).
+        for (int attempt = 0; attempt < 100; attempt++)
+        {
+            final int base = 12_000 + ThreadLocalRandom.current().nextInt(500) * 10;
+            if (allFree(base))
+            {
+                return base;
+            }
+        }
+        throw new IllegalStateException("no free port range found");
+    }
+
+    private static boolean allFree(final int base)
+    {
+        for (int port = base; port < base + ClusterNode.PORTS_PER_MEMBER; port++)
+        {
+            try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
+            {
+                socket.getLocalPort();
+            }
+            catch (final IOException ex)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}
