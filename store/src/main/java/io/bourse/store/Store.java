@@ -1,6 +1,7 @@
 package io.bourse.store;
 
 import io.bourse.cluster.LogRetention;
+import io.bourse.engine.Engine;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -296,7 +297,7 @@ public final class Store implements AutoCloseable
     /**
      * The store's engine, for tests: read it only while the store is idle.
      */
-    io.bourse.engine.Engine engine()
+    Engine engine()
     {
         return agent.engine();
     }

@@ -14,6 +14,7 @@ import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
 import io.bourse.cluster.ClusterNode;
 import io.bourse.cluster.LogRetention;
+import io.bourse.engine.Engine;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -355,7 +356,7 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         return applier.engineStateHash();
     }
 
-    io.bourse.engine.Engine engine()
+    Engine engine()
     {
         return applier.engine();
     }
