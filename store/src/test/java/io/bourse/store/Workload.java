@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A seeded stream of exchange commands sent to a node: limit orders around 100.00 (a third crossing), cancels,
- * replaces, GTD orders that expire on the cluster's timer a few milliseconds later, deposits, withdrawals and repeated
+ * replaces, GTD orders that expire on the cluster's timer a few hundred milliseconds later, deposits, withdrawals and repeated
  * deposits. Independently of the store, it keeps the trades the node reported on its egress: their count and a
  * checksum over (trade id, price, quantity), the oracle the store's database is checked against.
  */
@@ -42,6 +42,7 @@ final class Workload implements ExchangeClientListener, AutoCloseable
     private long trades;
     private long tradeChecksum;
     private long maxTradeId;
+    private long latestExpiryMs;
 
     Workload(final TestNode node, final long seed)
     {
@@ -85,8 +86,10 @@ final class Workload implements ExchangeClientListener, AutoCloseable
             else if (kind < 18)
             {
                 final Side side = random.nextBoolean() ? Side.BUY : Side.SELL;
-                final long expiryNs = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis()) +
-                    TimeUnit.MILLISECONDS.toNanos(5 + random.nextInt(50));
+                // Far enough ahead that a loaded machine still accepts the order before its expiry.
+                final long expiryMs = System.currentTimeMillis() + 200 + random.nextInt(300);
+                latestExpiryMs = Math.max(latestExpiryMs, expiryMs);
+                final long expiryNs = TimeUnit.MILLISECONDS.toNanos(expiryMs);
                 send(encoder.newOrder(buffer, 0, account, nextClientOrderId++, BTC_USD, side, OrderType.LIMIT,
                     TimeInForce.GTD, false, SelfTradePrevention.ACCOUNT_DEFAULT,
                     10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(40) + 5), 1 + random.nextInt(20), 0, expiryNs));
@@ -133,6 +136,8 @@ final class Workload implements ExchangeClientListener, AutoCloseable
      */
     void awaitAllAnswered()
     {
+        // The GTD orders sent expire on the cluster's timer: let their time pass so that the expiries are in the log.
+        TestNode.sleepMs(Math.max(0, latestExpiryMs + 50 - System.currentTimeMillis()));
         TestNode.await(() -> "all commands answered, " + client.unansweredCount() + " left", () ->
         {
             client.doWork();
