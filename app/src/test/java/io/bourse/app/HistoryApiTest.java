@@ -10,7 +10,10 @@ import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -42,13 +45,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The embedded HTTP gateway wired to the post-trade store (SQLite) as {@code run} wires it
  * ({@link Bourse#embeddedHttpContext}): history endpoints over real trades placed through the API, paging, time
  * filters, accounts kept apart, bad parameters; the store's lag and the FIX session figures on {@code /metrics} and
  * the monitor.
+ * <p>
+ * The fuzzing runs last: its admin requests (kill switch, mass cancel, trading state) change what the others read.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HistoryApiTest
 {
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
@@ -267,6 +274,42 @@ class HistoryApiTest
         assertEquals(0.0, storeFigures.get("lagSeconds").asDouble());
         assertEquals(0, monitor.get("sessions").get("webSocket").asInt());
         assertEquals(0, monitor.get("sessions").get("fix").get("loggedOn").asInt());
+    }
+
+    /**
+     * The API fuzzing of gateway-http ({@code gateway-http/e2e/test_api_fuzz.py}, schemathesis) against this gateway,
+     * whose history endpoints answer from the store with rows: no 5xx, every response as the OpenAPI document says.
+     * Skipped when {@code .ci/run} has not installed schemathesis, failed then under {@code BOURSE_REQUIRE_E2E=1}.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void fuzzingTheDocumentWithTheStoreFindsNoServerErrorsOrSchemaViolations() throws Exception
+    {
+        final File root = new File(System.getenv().getOrDefault("BOURSE_REPO_ROOT", "..")).getAbsoluteFile();
+        final File python = new File(root, ".tools/venv/bin/python");
+        final boolean present = python.canExecute() && new File(root, ".tools/venv/bin/schemathesis").exists();
+        if (!present && "1".equals(System.getenv("BOURSE_REQUIRE_E2E")))
+        {
+            fail("schemathesis is missing, and BOURSE_REQUIRE_E2E=1: run .ci/run's install step");
+        }
+        assumeTrue(present, "schemathesis is missing: .ci/run installs it");
+        final File log = new File(root, "app/target/history-api-fuzz.log");
+        final ProcessBuilder builder = new ProcessBuilder(python.getPath(), "-m", "pytest", "-q", "-p",
+            "no:cacheprovider", "gateway-http/e2e/test_api_fuzz.py").directory(root).redirectErrorStream(true)
+            .redirectOutput(log);
+        builder.environment().putAll(Map.of("BOURSE_URL", baseUrl, "BOURSE_TRADER_KEY", SELLER[0],
+            "BOURSE_TRADER_SECRET", SELLER[1], "BOURSE_ADMIN_KEY", ADMIN[0], "BOURSE_ADMIN_SECRET", ADMIN[1]));
+        final Process process = builder.start();
+        if (!process.waitFor(600, TimeUnit.SECONDS))
+        {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+            fail("schemathesis did not finish within 600 s; output in " + log);
+        }
+        final String output = Files.readString(log.toPath());
+        System.out.println(output);
+        assertEquals(0, process.exitValue(), () -> "schemathesis failed:\n" + output);
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

@@ -151,7 +151,7 @@ public final class HttpGateway implements AutoCloseable
         }
 
         /**
-         * The post-trade store's history for {@code /api/v1/history/*}; without one those endpoints answer 503
+         * The post-trade store's history for {@code /api/v1/history/*}; without one those endpoints answer 404
          * {@code NO_HISTORY}.
          */
         public Context history(final HistorySource history)
@@ -587,7 +587,8 @@ public final class HttpGateway implements AutoCloseable
         final HistorySource source = context.history;
         if (source == null)
         {
-            throw new ApiException(503, "NO_HISTORY", "no post-trade store runs with this gateway: history is " +
+            // Not a server fault and not worth retrying: this gateway has no history to serve (a 4xx, not a 503).
+            throw new ApiException(404, "NO_HISTORY", "no post-trade store runs with this gateway: history is " +
                 "served by a gateway started with the store (bourse run)", null);
         }
         final long fromNs = fromMs * 1_000_000;
