@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aeron.cluster.service.Cluster;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.gateway.fix.FixGateway;
 import io.bourse.gateway.http.HttpGateway;
 import io.bourse.store.Store;
 import org.agrona.CloseHelper;
@@ -23,6 +24,7 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,9 +51,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The embedded HTTP gateway wired to the post-trade store (SQLite) as {@code run} wires it
- * ({@link Bourse#embeddedHttpContext}): history endpoints over real trades placed through the API, paging, time
- * filters, accounts kept apart, bad parameters; the store's lag and the FIX session figures on {@code /metrics} and
- * the monitor.
+ * ({@link Bourse#embeddedHttpContext}), with the FIX gateway beside it: history endpoints over real trades placed
+ * through the API, paging, time filters, accounts kept apart, bad parameters; the store's lag and the FIX gateway's
+ * session figures on {@code /metrics} and the monitor. (Logging a FIX session on and off is counted in gateway-fix's
+ * FixGatewayTest, which has a FIX client.)
  * <p>
  * The fuzzing runs last: its admin requests (kill switch, mass cancel, trading state) change what the others read.
  */
@@ -72,6 +75,8 @@ class HistoryApiTest
     private static Store store;
     private static StoreHistory history;
     private static HttpGateway gateway;
+    private static FixGateway fixGateway;
+    private static int fixSessionsConfigured;
     private static String baseUrl;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final List<String> SELLER_ORDER_IDS = new ArrayList<>();
@@ -88,7 +93,7 @@ class HistoryApiTest
             "aeron.dir", new File(System.getProperty("java.io.tmpdir"),
                 "bourse-history-test-" + ProcessHandle.current().pid() + "-" + portBase).getPath(),
             "http.port", "0",
-            "fix.enabled", "false"));
+            "fix.port", Integer.toString(freeTcpPort())));
         final PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         final ClusterNode.Context nodeContext = config.nodeContext().log(quiet);
         // As in run: the store's database opens before the node.
@@ -105,9 +110,13 @@ class HistoryApiTest
             nodeContext.aeronDirectoryName(), TIMEOUT_NS);
         assertTrue(result.rejections().isEmpty(), result.rejections().toString());
         history = StoreHistory.open(config.storeContext(), store.metrics());
-        gateway = HttpGateway.launch(Bourse.embeddedHttpContext(new HttpConfig(config), node, history,
-            new FixSessionCounts()));
+        // As in run: the FIX gateway starts after the HTTP gateway, which reads its sessions once it runs.
+        final FixSessionCounts fixSessions = new FixSessionCounts();
+        gateway = HttpGateway.launch(Bourse.embeddedHttpContext(new HttpConfig(config), node, history, fixSessions));
         gateway.awaitReady(TIMEOUT_NS);
+        fixGateway = FixGateway.launch(config.fixContext().exchangeClient(node.clientContext()).log(quiet));
+        fixSessions.gateway(fixGateway);
+        fixSessionsConfigured = fixGateway.configuredSessions();
         baseUrl = "http://127.0.0.1:" + gateway.port();
 
         for (int i = 0; i < TRADES; i++)
@@ -131,7 +140,7 @@ class HistoryApiTest
     @AfterAll
     static void stop()
     {
-        CloseHelper.quietCloseAll(gateway, history, store, node);
+        CloseHelper.quietCloseAll(fixGateway, gateway, history, store, node);
         if (dataDir != null)
         {
             IoUtil.delete(dataDir, true);
@@ -252,6 +261,8 @@ class HistoryApiTest
         assertTrue(text.contains("\nbourse_store_fence_log_position "), text);
         assertTrue(text.contains("\nbourse_store_committed_log_position "), text);
         assertTrue(text.contains("\nbourse_sessions_logged_on{gateway=\"fix\"} 0\n"), text);
+        assertTrue(fixSessionsConfigured > 0, "the packaged configuration has FIX sessions");
+        assertTrue(text.contains("\nbourse_sessions_configured{gateway=\"fix\"} " + fixSessionsConfigured + "\n"), text);
 
         // No more load: the store's lag reaches zero, and the monitor shows it.
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
@@ -274,6 +285,7 @@ class HistoryApiTest
         assertEquals(0.0, storeFigures.get("lagSeconds").asDouble());
         assertEquals(0, monitor.get("sessions").get("webSocket").asInt());
         assertEquals(0, monitor.get("sessions").get("fix").get("loggedOn").asInt());
+        assertEquals(fixSessionsConfigured, monitor.get("sessions").get("fix").get("configured").asInt());
     }
 
     /**
@@ -402,6 +414,14 @@ class HistoryApiTest
         node.put("contentType", response.headers().firstValue("Content-Type").orElse(""));
         node.set("body", response.body().isEmpty() ? null : JSON.readTree(response.body()));
         return node;
+    }
+
+    private static int freeTcpPort() throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
     }
 
     private static int freePortBase()
