@@ -11,6 +11,7 @@ import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.gateway.http.ApiKey;
 import io.bourse.gateway.http.DemoTraders;
 import io.bourse.gateway.http.HttpGateway;
+import io.bourse.gateway.http.SessionCounts;
 import io.bourse.gateway.fix.FixGateway;
 import org.agrona.CloseHelper;
 import sun.misc.Signal;
@@ -212,6 +213,7 @@ public final class Bourse
         final ClusterNode node;
         AutoCloseable http = null;
         FixGateway fixGateway = null;
+        final FixSessionCounts fixSessions = config.fixEnabled() ? new FixSessionCounts() : null;
         try
         {
             node = ClusterNode.launch(context);
@@ -241,11 +243,12 @@ public final class Bourse
             }
             if (!member && stop.getCount() > 0)
             {
-                http = startHttp(config, node, options.toolOptions().containsKey("demo-traders"));
+                http = startHttp(config, node, store, fixSessions, options.toolOptions().containsKey("demo-traders"));
             }
             if (stop.getCount() > 0 && !member && config.fixEnabled())
             {
                 fixGateway = FixGateway.launch(config.fixContext().exchangeClient(node.clientContext()).log(out));
+                fixSessions.gateway(fixGateway);
             }
             out.printf("bourse: data directory %s%n", context.dataDir().getAbsolutePath());
             out.printf("bourse: cluster ingress %s (Aeron Cluster clients: aeron.cluster.ingress.endpoints)%n",
@@ -336,14 +339,45 @@ public final class Bourse
     }
 
     /**
+     * The embedded HTTP gateway's configuration: the node over IPC, the post-trade store's history and lag when the
+     * store runs, and the FIX gateway's sessions when it runs.
+     */
+    static HttpGateway.Context embeddedHttpContext(
+        final HttpConfig httpConfig, final ClusterNode node, final StoreHistory history, final SessionCounts fixSessions)
+    {
+        final HttpGateway.Context context = httpConfig.context()
+            .clientContext(node.clientContext())
+            .nodeStatus(new EmbeddedNodeStatus(node));
+        if (history != null)
+        {
+            context.history(history).storeStatus(history);
+        }
+        if (fixSessions != null)
+        {
+            context.sessionCounts(fixSessions);
+        }
+        return context;
+    }
+
+    /**
      * The HTTP gateway in the node's JVM (over IPC), and the demo traders when asked for.
      */
-    private AutoCloseable startHttp(final BourseConfig config, final ClusterNode node, final boolean demoTraders)
+    private AutoCloseable startHttp(
+        final BourseConfig config, final ClusterNode node, final Store store, final SessionCounts fixSessions,
+        final boolean demoTraders)
     {
         final HttpConfig httpConfig = new HttpConfig(config);
-        final HttpGateway gateway = HttpGateway.launch(httpConfig.context()
-            .clientContext(node.clientContext())
-            .nodeStatus(new EmbeddedNodeStatus(node)));
+        final StoreHistory history = store == null ? null : StoreHistory.open(config.storeContext(), store.metrics());
+        final HttpGateway gateway;
+        try
+        {
+            gateway = HttpGateway.launch(embeddedHttpContext(httpConfig, node, history, fixSessions));
+        }
+        catch (final RuntimeException ex)
+        {
+            CloseHelper.quietClose(history);
+            throw ex;
+        }
         DemoTraders traders = null;
         try
         {
@@ -377,6 +411,7 @@ public final class Bourse
         catch (final RuntimeException ex)
         {
             CloseHelper.quietClose(gateway);
+            CloseHelper.quietClose(history);
             throw ex;
         }
         final DemoTraders startedTraders = traders;
@@ -384,6 +419,7 @@ public final class Bourse
         {
             CloseHelper.quietClose(startedTraders);
             gateway.close();
+            CloseHelper.quietClose(history);
         };
     }
 

@@ -335,6 +335,9 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         row.timeInForce = timeInForce.name();
         row.price = price;
         row.quantity = quantity;
+        // Rows are pooled: a new order must not inherit the fills of the order its row last held.
+        row.filledQuantity = 0;
+        row.executedNotional = 0;
         row.remainingQuantity = quantity;
         row.status = OrderStatus.NEW.name();
         row.createdNs = timestampNs;

@@ -89,10 +89,20 @@ public final class Store implements AutoCloseable
             return this;
         }
 
+        public String user()
+        {
+            return user;
+        }
+
         public Context password(final String password)
         {
             this.password = password;
             return this;
+        }
+
+        public String password()
+        {
+            return password;
         }
 
         /**

@@ -72,6 +72,10 @@ abstract class StoreTestBase
                     "a fill per side of each trade");
                 assertEquals(StoreChecks.count(database, "SELECT COUNT(*) FROM orders"),
                     StoreChecks.count(database, "SELECT COUNT(*) FROM order_events WHERE kind = 'ACCEPTED'"));
+                assertEquals(0, StoreChecks.count(database, "SELECT COUNT(*) FROM orders o LEFT JOIN " +
+                    "(SELECT order_id, SUM(quantity) AS filled FROM fills GROUP BY order_id) f " +
+                    "ON f.order_id = o.order_id WHERE o.filled_quantity <> COALESCE(f.filled, 0)"),
+                    "seed " + seed + ": every order's filled quantity is the sum of its fills");
                 assertEquals(store.engine().openOrderCount(), StoreChecks.count(database,
                     "SELECT COUNT(*) FROM orders WHERE status IN ('NEW', 'PARTIALLY_FILLED')"), "open orders");
                 assertTrue(StoreChecks.count(database, "SELECT COUNT(*) FROM orders WHERE status = 'EXPIRED'") > 0,

@@ -381,6 +381,22 @@ public final class FixGateway implements AutoCloseable
     }
 
     /**
+     * @return FIX sessions logged on now (for monitoring; readable from any thread).
+     */
+    public int loggedOnSessions()
+    {
+        return agent.loggedOnSessions();
+    }
+
+    /**
+     * @return FIX sessions configured (that may log on).
+     */
+    public int configuredSessions()
+    {
+        return agent.configuredSessions();
+    }
+
+    /**
      * @return ExecutionReports that could not be delivered because their session was logged out (or Artio's stream
      * stayed back-pressured).
      */

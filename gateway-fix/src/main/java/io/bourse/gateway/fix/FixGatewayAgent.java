@@ -156,6 +156,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private long logPosition;
     private int eventIndex;
+    // Written by this agent's thread on logon and disconnect, read by monitoring threads.
+    private volatile int loggedOnSessions;
     private boolean makerLeg;
     private long timestampNs;
     private boolean restoreQueued;
@@ -256,6 +258,22 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     // ------------------------------------------------------------------------------------------------ sessions
 
+    /**
+     * @return sessions logged on now (acquired by this library and not yet disconnected); any thread.
+     */
+    int loggedOnSessions()
+    {
+        return loggedOnSessions;
+    }
+
+    /**
+     * @return sessions configured.
+     */
+    int configuredSessions()
+    {
+        return sessionsByCompId.size();
+    }
+
     public SessionHandler onSessionAcquired(final Session session, final SessionAcquiredInfo acquiredInfo)
     {
         final FixSessionState state = sessionsByCompId.get(session.compositeKey().remoteCompId());
@@ -264,6 +282,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             state.session = session;
             state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
             sessionsById.put(session.id(), state);
+            loggedOnSessions = sessionsById.size();
         }
         return this;
     }
@@ -275,6 +294,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     public Action onDisconnect(final int libraryId, final Session session, final DisconnectReason reason)
     {
         final FixSessionState state = sessionsById.remove(session.id());
+        loggedOnSessions = sessionsById.size();
         if (state != null && state.session == session)
         {
             state.session = null;

@@ -40,6 +40,7 @@ import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -268,6 +269,36 @@ class FixGatewayTest
         finally
         {
             dave.close();
+        }
+    }
+
+    @Test
+    void loggedOnSessionsAreCountedForMonitoring() throws Exception
+    {
+        final FixGateway gateway = exchange.gateway();
+        assertEquals(6, gateway.configuredSessions());
+        // ALICE and BOB stay logged on; sessions other tests closed may still be going.
+        awaitLoggedOn(gateway, 2);
+        final QfjClient dave = new QfjClient(exchange.fixPort, "DAVE", "dave-pw").awaitLogon();
+        try
+        {
+            awaitLoggedOn(gateway, 3);
+        }
+        finally
+        {
+            dave.close();
+        }
+        awaitLoggedOn(gateway, 2);
+    }
+
+    private static void awaitLoggedOn(final FixGateway gateway, final int expected) throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (gateway.loggedOnSessions() != expected)
+        {
+            assertTrue(System.nanoTime() < deadlineNs,
+                "logged-on sessions stayed " + gateway.loggedOnSessions() + ", expected " + expected);
+            Thread.sleep(10);
         }
     }
 

@@ -64,6 +64,9 @@ public final class HttpGateway implements AutoCloseable
         private ExchangeClient.Context clientContext;
         private NodeStatus nodeStatus = NodeStatus.UNKNOWN;
         private final List<MonitorSection> monitorSections = new ArrayList<>();
+        private final List<SessionCounts> sessionCounts = new ArrayList<>();
+        private HistorySource history;
+        private StoreStatus storeStatus;
 
         public Context host(final String host)
         {
@@ -146,10 +149,42 @@ public final class HttpGateway implements AutoCloseable
             this.monitorSections.add(section);
             return this;
         }
+
+        /**
+         * The post-trade store's history for {@code /api/v1/history/*}; without one those endpoints answer 404
+         * {@code NO_HISTORY}.
+         */
+        public Context history(final HistorySource history)
+        {
+            this.history = history;
+            return this;
+        }
+
+        /**
+         * The post-trade store's lag for {@code /metrics} and the monitor page; without one both say there is no
+         * store.
+         */
+        public Context storeStatus(final StoreStatus storeStatus)
+        {
+            this.storeStatus = storeStatus;
+            return this;
+        }
+
+        /**
+         * Another gateway's sessions (FIX) to show beside the WebSocket sessions.
+         */
+        public Context sessionCounts(final SessionCounts counts)
+        {
+            this.sessionCounts.add(counts);
+            return this;
+        }
     }
 
     private static final Pattern SYMBOL = Pattern.compile("[A-Za-z0-9._-]{1,16}");
     private static final Pattern ID = Pattern.compile("[0-9]{1,18}");
+    /** Latest time a history filter takes, in epoch milliseconds: the store keeps epoch nanoseconds in a long. */
+    private static final long MAX_TIME_MS = Long.MAX_VALUE / 1_000_000 - 1;
+    private static final long MAX_CURSOR = 999_999_999_999_999_999L;
     private static final Pattern SMALL_INTEGER = Pattern.compile("[0-9]{1,9}");
     private static final Map<String, String> CONTENT_TYPES = Map.of(
         "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8",
@@ -182,7 +217,8 @@ public final class HttpGateway implements AutoCloseable
         this.agent = new GatewayAgent(context.clientContext, metrics, context.queueCapacity,
             TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs));
         this.openApi = resource("openapi.json");
-        this.operations = new Operations(context.nodeStatus, context.monitorSections, metrics, agent, this::isReady);
+        this.operations = new Operations(context.nodeStatus, context.monitorSections, context.storeStatus,
+            context.sessionCounts, metrics, agent, this::isReady);
         for (final String name : List.of("index.html", "monitor.html", "app.js", "monitor.js", "api.js", "style.css"))
         {
             staticFiles.put(name, resource("web/" + name));
@@ -518,8 +554,130 @@ public final class HttpGateway implements AutoCloseable
                 query(ex, model -> Views.balances(model, accountId));
             }
             case "admin" -> admin(ex, parts, method);
+            case "history" -> history(ex, parts, method);
             default -> throw notFound(path);
         }
+    }
+
+    /**
+     * {@code GET /api/v1/history/trades} and {@code /history/orders}: the asking account's history from the post-trade
+     * store, newest first, in [from, to) epoch milliseconds, paged by cursor. The query blocks on the database, so it
+     * runs on a worker thread; the answer goes back to the request's event loop.
+     */
+    private void history(final Exchange ex, final String[] parts, final HttpMethod method)
+    {
+        final String path = ex.request.path();
+        only(parts.length, 4, path);
+        final boolean trades = switch (parts[3])
+        {
+            case "trades" -> true;
+            case "orders" -> false;
+            default -> throw notFound(path);
+        };
+        get(method);
+        final long accountId = trader(ex).accountId();
+        final long fromMs = queryLong(ex, "from", 0, 0, MAX_TIME_MS);
+        final long toMs = queryLong(ex, "to", -1, 1, MAX_TIME_MS);
+        if (toMs >= 0 && toMs <= fromMs)
+        {
+            throw ApiException.badRequest("INVALID_PARAMETER", "to: must be after from (the range is [from, to))", "to");
+        }
+        final long cursor = queryLong(ex, "cursor", 0, 1, MAX_CURSOR);
+        final int limit = (int)queryInt(ex, "limit", 100, 1, HistorySource.MAX_LIMIT);
+        final HistorySource source = context.history;
+        if (source == null)
+        {
+            // Not a server fault and not worth retrying: this gateway has no history to serve (a 4xx, not a 503).
+            throw new ApiException(404, "NO_HISTORY", "no post-trade store runs with this gateway: history is " +
+                "served by a gateway started with the store (bourse run)", null);
+        }
+        final long fromNs = fromMs * 1_000_000;
+        final long toNs = toMs < 0 ? Long.MAX_VALUE : toMs * 1_000_000;
+        vertx.<Object>executeBlocking(() -> trades ?
+            historyTrades(source.trades(accountId, fromNs, toNs, cursor, limit)) :
+            historyOrders(source.orders(accountId, fromNs, toNs, cursor, limit)))
+            .onComplete(result ->
+            {
+                if (result.succeeded())
+                {
+                    json(ex, 200, result.result());
+                }
+                else if (result.cause() instanceof ApiException error)
+                {
+                    problem(ex, error);
+                }
+                else
+                {
+                    problem(ex, new ApiException(503, "HISTORY_UNAVAILABLE", "the history database cannot answer: " +
+                        result.cause().getMessage(), null));
+                }
+            });
+    }
+
+    private ObjectNode historyTrades(final HistorySource.Page<HistorySource.Trade> page)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        final ArrayNode rows = node.putArray("trades");
+        for (final HistorySource.Trade trade : page.rows())
+        {
+            final InstrumentView i = historyInstrument(trade.instrumentId());
+            final ObjectNode row = rows.addObject();
+            row.put("tradeId", Long.toString(trade.tradeId()));
+            row.put("orderId", Long.toString(trade.orderId()));
+            row.put("symbol", i.symbol());
+            row.put("side", trade.side());
+            row.put("liquidity", trade.liquidity());
+            row.put("price", i.price(trade.price()));
+            row.put("quantity", i.quantity(trade.quantity()));
+            row.put("fee", i.quote(trade.fee()));
+            row.put("feeAsset", i.quoteAsset());
+            row.put("time", trade.timestampNs() / 1_000_000);
+            row.put("timeNs", Long.toString(trade.timestampNs()));
+        }
+        node.put("nextCursor", page.nextCursor() == 0 ? null : Long.toString(page.nextCursor()));
+        return node;
+    }
+
+    private ObjectNode historyOrders(final HistorySource.Page<HistorySource.Order> page)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        final ArrayNode rows = node.putArray("orders");
+        for (final HistorySource.Order order : page.rows())
+        {
+            final InstrumentView i = historyInstrument(order.instrumentId());
+            final ObjectNode row = rows.addObject();
+            row.put("orderId", Long.toString(order.orderId()));
+            row.put("clientOrderId", ClientOrderIds.decode(order.clientOrderId()));
+            row.put("symbol", i.symbol());
+            row.put("side", order.side());
+            row.put("type", order.type());
+            row.put("timeInForce", order.timeInForce());
+            row.put("price", i.price(order.price()));
+            row.put("quantity", i.quantity(order.quantity()));
+            row.put("filledQuantity", i.quantity(order.filledQuantity()));
+            row.put("remainingQuantity", i.quantity(order.remainingQuantity()));
+            row.put("executedNotional", i.quote(order.executedNotional()));
+            row.put("status", order.status());
+            row.put("createdTime", order.createdNs() / 1_000_000);
+            row.put("updatedTime", order.updatedNs() / 1_000_000);
+        }
+        node.put("nextCursor", page.nextCursor() == 0 ? null : Long.toString(page.nextCursor()));
+        return node;
+    }
+
+    private InstrumentView historyInstrument(final int instrumentId)
+    {
+        // The map is by symbol, read-safe from any thread, and small.
+        for (final InstrumentView instrument : agent.instruments().values())
+        {
+            if (instrument.id() == instrumentId)
+            {
+                return instrument;
+            }
+        }
+        // The store can be ahead of a gateway still loading the exchange state.
+        throw new ApiException(503, "NOT_READY", "the gateway does not know instrument " + instrumentId +
+            " yet; retry shortly", null, 1);
     }
 
     private void orders(final Exchange ex, final String[] parts, final HttpMethod method)
@@ -1200,6 +1358,21 @@ public final class HttpGateway implements AutoCloseable
         {
             throw ApiException.badRequest("INVALID_ID", field + ": expected a positive integer, got \"" +
                 (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", field);
+        }
+        return Long.parseLong(text);
+    }
+
+    private static long queryLong(final Exchange ex, final String name, final long defaultValue, final long min, final long max)
+    {
+        final String text = ex.request.getParam(name);
+        if (text == null)
+        {
+            return defaultValue;
+        }
+        if (!ID.matcher(text).matches() || Long.parseLong(text) < min || Long.parseLong(text) > max)
+        {
+            throw ApiException.badRequest("INVALID_PARAMETER", name + ": expected an integer from " + min + " to " + max,
+                name);
         }
         return Long.parseLong(text);
     }

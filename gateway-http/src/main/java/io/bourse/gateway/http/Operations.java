@@ -15,17 +15,22 @@ final class Operations
 {
     private final NodeStatus nodeStatus;
     private final List<MonitorSection> monitorSections;
+    private final StoreStatus storeStatus;
+    private final List<SessionCounts> sessionCounts;
     private final GatewayMetrics metrics;
     private final GatewayAgent agent;
     private final BooleanSupplier isReady;
     private final long startedMs = System.currentTimeMillis();
 
     Operations(
-        final NodeStatus nodeStatus, final List<MonitorSection> monitorSections, final GatewayMetrics metrics,
-        final GatewayAgent agent, final BooleanSupplier isReady)
+        final NodeStatus nodeStatus, final List<MonitorSection> monitorSections, final StoreStatus storeStatus,
+        final List<SessionCounts> sessionCounts, final GatewayMetrics metrics, final GatewayAgent agent,
+        final BooleanSupplier isReady)
     {
         this.nodeStatus = nodeStatus;
         this.monitorSections = monitorSections;
+        this.storeStatus = storeStatus;
+        this.sessionCounts = List.copyOf(sessionCounts);
         this.metrics = metrics;
         this.agent = agent;
         this.isReady = isReady;
@@ -68,6 +73,28 @@ final class Operations
         gateway.put("webSocketSessions", agent.wsSessionCount());
         gateway.put("webSocketMessages", metrics.wsMessages.sum());
         gateway.put("webSocketDropped", metrics.wsDropped.sum());
+        final ObjectNode sessions = node.putObject("sessions");
+        sessions.put("webSocket", agent.wsSessionCount());
+        for (final SessionCounts counts : sessionCounts)
+        {
+            final ObjectNode other = sessions.putObject(counts.gateway());
+            other.put("loggedOn", counts.loggedOn());
+            other.put("configured", counts.configured());
+        }
+        final ObjectNode store = node.putObject("store");
+        store.put("available", storeStatus != null);
+        if (storeStatus == null)
+        {
+            store.put("note", "no post-trade store in this process: history and store lag are not available here");
+        }
+        else
+        {
+            store.put("state", storeStatus.state());
+            store.put("fenceLogPosition", storeStatus.fenceLogPosition());
+            store.put("committedLogPosition", storeStatus.committedLogPosition());
+            store.put("lagBytes", storeStatus.lagBytes());
+            store.put("lagSeconds", Math.round(storeStatus.lagSeconds() * 1000) / 1000.0);
+        }
         node.put("latencyNote", "to_sequenced and sequenced_to_answer split the cluster round trip at the cluster's " +
             "timestamp of the command: comparable when gateway and node share a clock");
         final ObjectNode latency = node.putObject("latencyUs");
@@ -146,6 +173,38 @@ final class Operations
         counter(out, "bourse_websocket_messages_total", "WebSocket messages sent", metrics.wsMessages.sum());
         counter(out, "bourse_websocket_dropped_total", "WebSocket messages not sent to slow subscribers",
             metrics.wsDropped.sum());
+        if (!sessionCounts.isEmpty())
+        {
+            out.append("# HELP bourse_sessions_logged_on sessions logged on now, by gateway\n")
+                .append("# TYPE bourse_sessions_logged_on gauge\n");
+            for (final SessionCounts counts : sessionCounts)
+            {
+                out.append("bourse_sessions_logged_on{gateway=\"").append(counts.gateway()).append("\"} ")
+                    .append(counts.loggedOn()).append('\n');
+            }
+            out.append("# HELP bourse_sessions_configured sessions configured, by gateway\n")
+                .append("# TYPE bourse_sessions_configured gauge\n");
+            for (final SessionCounts counts : sessionCounts)
+            {
+                out.append("bourse_sessions_configured{gateway=\"").append(counts.gateway()).append("\"} ")
+                    .append(counts.configured()).append('\n');
+            }
+        }
+        gauge(out, "bourse_store_available", "1 when this process runs the post-trade store (history, lag), else 0",
+            storeStatus == null ? 0 : 1);
+        if (storeStatus != null)
+        {
+            out.append("# HELP bourse_store_state the post-trade store's state\n# TYPE bourse_store_state gauge\n")
+                .append("bourse_store_state{state=\"").append(storeStatus.state()).append("\"} 1\n");
+            gauge(out, "bourse_store_fence_log_position", "log position up to which the store's database is committed",
+                storeStatus.fenceLogPosition());
+            gauge(out, "bourse_store_committed_log_position", "the cluster's commit position as the store last saw it",
+                storeStatus.committedLogPosition());
+            gauge(out, "bourse_store_lag_bytes", "bytes of committed log not yet in the store's database",
+                storeStatus.lagBytes());
+            gauge(out, "bourse_store_lag_seconds", "seconds the store's database is behind the cluster",
+                storeStatus.lagSeconds());
+        }
         for (final MonitorSection section : monitorSections)
         {
             for (final Map.Entry<String, Object> entry : section.values().entrySet())

@@ -16,6 +16,7 @@ import static io.bourse.gateway.http.GatewayHarness.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -360,6 +361,25 @@ class RestApiTest
             java.net.URI.create(harness.baseUrl() + "/")).GET());
         assertEquals(200, ui.status());
         assertTrue(ui.text().contains("<title>Bourse"), "the UI is served at /");
+    }
+
+    @Test
+    void withoutAStoreHistoryIsNotServedAndMetricsAndMonitorSaySo()
+    {
+        // The harness runs the gateway alone, as 'bourse gateway-http' does: no post-trade store in the process.
+        expectProblem(404, "NO_HISTORY", null, harness.call(ALICE, "GET", "/api/v1/history/trades", null));
+        expectProblem(404, "NO_HISTORY", null, harness.call(ALICE, "GET", "/api/v1/history/orders?limit=10", null));
+        // Parameters are checked first: a bad request is a 400 whether or not a store answers.
+        expectProblem(400, "INVALID_PARAMETER", "limit", harness.call(ALICE, "GET", "/api/v1/history/orders?limit=0", null));
+        expectProblem(401, "MISSING_CREDENTIALS", null, harness.get("/api/v1/history/trades"));
+        final GatewayHarness.Response metrics = expect(200, harness.get("/metrics"));
+        assertTrue(metrics.text().contains("\nbourse_store_available 0.0\n"), metrics.text());
+        assertFalse(metrics.text().contains("bourse_store_lag_bytes"), metrics.text());
+        final JsonNode monitor = expect(200, harness.get("/api/v1/monitor")).json();
+        assertFalse(monitor.get("store").get("available").asBoolean());
+        assertTrue(monitor.get("store").get("note").asText().contains("no post-trade store"));
+        assertTrue(monitor.get("sessions").get("webSocket").asInt() >= 0);
+        assertNull(monitor.get("sessions").get("fix"), "no FIX gateway in this process");
     }
 
     static void expectProblem(final int status, final String code, final String field, final GatewayHarness.Response response)

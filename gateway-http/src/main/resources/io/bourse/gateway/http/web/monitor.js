@@ -1,5 +1,6 @@
-// The monitor page: polls /api/v1/monitor once a second. Sections added by other components (FIX sessions,
-// post-trade store) arrive under "sections" and are shown as tables without changes here.
+// The monitor page: polls /api/v1/monitor once a second. Other gateways' sessions (FIX) arrive under "sessions",
+// the post-trade store's lag under "store" (available: false when this process runs no store); further sections
+// added by other components arrive under "sections" and are shown as tables without changes here.
 const $ = (id) => document.getElementById(id);
 const history = [];
 
@@ -64,6 +65,10 @@ async function refresh() {
       card('Journal size', bytes(c.journalBytes), 'journal'),
       card('Last snapshot', age(c.lastSnapshotAgeMs), 'snapshot-age'),
       card('WebSocket sessions', h.webSocketSessions, 'sessions'),
+      ...Object.entries(m.sessions).filter(([gateway]) => gateway !== 'webSocket').map(([gateway, s]) =>
+        card(`${gateway.toUpperCase()} sessions logged on`, `${s.loggedOn} of ${s.configured}`, `${gateway}-sessions`)),
+      card('Post-trade store', m.store.available ? m.store.state : 'none in this process', 'store-state'),
+      card('Store lag', m.store.available ? `${bytes(m.store.lagBytes)}, ${m.store.lagSeconds} s` : 'n/a', 'store-lag'),
       card('HTTP requests', h.httpRequests, 'http-requests'),
       card('HTTP errors', h.httpErrors, 'http-errors'),
       card('Rate limited', h.rateLimited, 'rate-limited'),

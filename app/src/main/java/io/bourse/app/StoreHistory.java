@@ -1,0 +1,83 @@
+package io.bourse.app;
+
+import io.bourse.gateway.http.HistorySource;
+import io.bourse.gateway.http.StoreStatus;
+import io.bourse.store.HistoryQueries;
+import io.bourse.store.Store;
+import io.bourse.store.StoreMetrics;
+
+import java.util.List;
+
+/**
+ * The post-trade store as the HTTP gateway sees it: its database's history queries for {@code /api/v1/history/*} and
+ * its lag for {@code /metrics} and the monitor. Adapts the store's types to the gateway's, so that neither module
+ * depends on the other.
+ */
+final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
+{
+    private final HistoryQueries queries;
+    private final StoreMetrics metrics;
+
+    private StoreHistory(final HistoryQueries queries, final StoreMetrics metrics)
+    {
+        this.queries = queries;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Open a query connection to the store's database (its own, so that requests never wait on the writer's
+     * transaction).
+     */
+    static StoreHistory open(final Store.Context context, final StoreMetrics metrics)
+    {
+        return new StoreHistory(HistoryQueries.open(context.jdbcUrl(), context.sqliteFile(), context.user(),
+            context.password()), metrics);
+    }
+
+    public Page<Trade> trades(final long accountId, final long fromNs, final long toNs, final long cursor, final int limit)
+    {
+        final HistoryQueries.Page<HistoryQueries.Trade> page = queries.trades(accountId, fromNs, toNs, cursor, limit);
+        final List<Trade> rows = page.rows().stream().map(t -> new Trade(t.tradeId(), t.instrumentId(), t.orderId(),
+            t.side(), t.liquidity(), t.price(), t.quantity(), t.fee(), t.timestampNs())).toList();
+        return new Page<>(rows, page.nextCursor());
+    }
+
+    public Page<Order> orders(final long accountId, final long fromNs, final long toNs, final long cursor, final int limit)
+    {
+        final HistoryQueries.Page<HistoryQueries.Order> page = queries.orders(accountId, fromNs, toNs, cursor, limit);
+        final List<Order> rows = page.rows().stream().map(o -> new Order(o.orderId(), o.clientOrderId(),
+            o.instrumentId(), o.side(), o.orderType(), o.timeInForce(), o.price(), o.quantity(), o.filledQuantity(),
+            o.remainingQuantity(), o.executedNotional(), o.status(), o.createdNs(), o.updatedNs())).toList();
+        return new Page<>(rows, page.nextCursor());
+    }
+
+    public String state()
+    {
+        return metrics.state().name();
+    }
+
+    public long fenceLogPosition()
+    {
+        return metrics.fenceLogPosition();
+    }
+
+    public long committedLogPosition()
+    {
+        return metrics.committedLogPosition();
+    }
+
+    public long lagBytes()
+    {
+        return metrics.lagBytes();
+    }
+
+    public double lagSeconds()
+    {
+        return metrics.lagSeconds();
+    }
+
+    public void close()
+    {
+        queries.close();
+    }
+}

@@ -1,0 +1,63 @@
+package io.bourse.gateway.http;
+
+import java.util.List;
+
+/**
+ * Where the history endpoints ({@code /api/v1/history/trades}, {@code /api/v1/history/orders}) read an account's
+ * past trades and orders: the post-trade store's database, adapted by whoever starts the gateway. The gateway calls
+ * it from a worker thread (never an event loop or the gateway thread), because a database query blocks.
+ * <p>
+ * Rows come newest first. Paging is by cursor: the id of the last row of the previous page, 0 for the first page.
+ * Times are the cluster's timestamps in epoch nanoseconds; the range is [fromNs, toNs).
+ */
+public interface HistorySource
+{
+    /**
+     * Most rows one page may hold.
+     */
+    int MAX_LIMIT = 1000;
+
+    /**
+     * One trade as the asking account saw it.
+     *
+     * @param side      the account's side: BUY or SELL.
+     * @param liquidity MAKER or TAKER.
+     * @param fee       the fee the account paid, in quote minor units.
+     */
+    record Trade(long tradeId, int instrumentId, long orderId, String side, String liquidity, long price,
+        long quantity, long fee, long timestampNs)
+    {
+    }
+
+    /**
+     * An order in its current or final state, in engine units.
+     */
+    record Order(long orderId, long clientOrderId, int instrumentId, String side, String type, String timeInForce,
+        long price, long quantity, long filledQuantity, long remainingQuantity, long executedNotional, String status,
+        long createdNs, long updatedNs)
+    {
+    }
+
+    /**
+     * A page of rows, newest first.
+     *
+     * @param nextCursor the cursor of the next (older) page, or 0 when this is the last one.
+     */
+    record Page<T>(List<T> rows, long nextCursor)
+    {
+    }
+
+    /**
+     * An account's trades with a time in [fromNs, toNs) and a trade id below the cursor (any when 0).
+     *
+     * @param limit 1 to {@link #MAX_LIMIT}.
+     */
+    Page<Trade> trades(long accountId, long fromNs, long toNs, long cursor, int limit);
+
+    /**
+     * An account's orders created in [fromNs, toNs) with an order id below the cursor (any when 0).
+     *
+     * @param limit 1 to {@link #MAX_LIMIT}.
+     */
+    Page<Order> orders(long accountId, long fromNs, long toNs, long cursor, int limit);
+}
