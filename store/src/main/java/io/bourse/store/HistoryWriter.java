@@ -335,7 +335,10 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         row.timeInForce = timeInForce.name();
         row.price = price;
         row.quantity = quantity;
+        // Rows are pooled: every column of a new order is set here, none is left from the row's previous order.
+        row.filledQuantity = 0;
         row.remainingQuantity = quantity;
+        row.executedNotional = 0;
         row.status = OrderStatus.NEW.name();
         row.createdNs = timestampNs;
         row.updatedNs = timestampNs;
