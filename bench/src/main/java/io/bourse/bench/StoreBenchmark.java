@@ -7,11 +7,15 @@ import io.bourse.store.StoreState;
 import org.agrona.IoUtil;
 
 import java.io.File;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Post-trade store benchmarks, on an embedded node driven by {@link ClusterBenchmark.Driver} with {@link OrderFlow}:
@@ -27,6 +31,10 @@ import java.util.concurrent.TimeUnit;
 public final class StoreBenchmark
 {
     private static final long TIMEOUT_NS = TimeUnit.MINUTES.toNanos(10);
+    /**
+     * The store's agent thread (its role name).
+     */
+    private static final String STORE_THREAD = "bourse-store";
 
     private StoreBenchmark()
     {
@@ -79,13 +87,13 @@ public final class StoreBenchmark
                 .threadNice(0);
             if (!databases.equals("postgresql"))
             {
-                ingestInto("SQLite", context.sqliteFile(new File(dir, "bench-history.db")));
+                ingestInto("SQLite", context.sqliteFile(new File(dir, "bench-history.db")), -1);
             }
             if (!databases.equals("sqlite"))
             {
                 try (PostgresServer postgres = PostgresServer.start())
                 {
-                    ingestInto("PostgreSQL", context.jdbcUrl(postgres.jdbcUrl()));
+                    ingestInto("PostgreSQL", context.jdbcUrl(postgres.jdbcUrl()), postgres.serverPid());
                 }
             }
         }
@@ -95,12 +103,14 @@ public final class StoreBenchmark
         }
     }
 
-    private static void ingestInto(final String name, final Store.Context context) throws InterruptedException
+    private static void ingestInto(final String name, final Store.Context context, final long serverPid)
+        throws InterruptedException
     {
         try (Store store = Store.open(context))
         {
             final StoreMetrics metrics = store.metrics();
             final List<Long> perSecond = new ArrayList<>();
+            final long serverCpuStartNs = serverPid < 0 ? 0 : processTreeCpuNs(serverPid);
             final long startNs = System.nanoTime();
             store.start();
             long lastTrades = 0;
@@ -126,6 +136,8 @@ public final class StoreBenchmark
                 Thread.sleep(1);
             }
             final double seconds = (System.nanoTime() - startNs) / 1e9;
+            final double storeCpuSeconds = threadCpuNs(STORE_THREAD) / 1e9;
+            final double serverCpuSeconds = serverPid < 0 ? 0 : (processTreeCpuNs(serverPid) - serverCpuStartNs) / 1e9;
             final long[] rates = perSecond.stream().mapToLong(Long::longValue).sorted().toArray();
             System.out.printf("%s: %,d trades and %,d rows (%,d transactions) in %.2f s: %,.0f trades/s, %,.0f rows/s; " +
                 "per full second: min %,d, median %,d, max %,d trades/s (%d samples)%n",
@@ -133,7 +145,37 @@ public final class StoreBenchmark
                 metrics.tradesWritten() / seconds, metrics.rowsWritten() / seconds,
                 rates.length > 0 ? rates[0] : 0, rates.length > 0 ? rates[rates.length / 2] : 0,
                 rates.length > 0 ? rates[rates.length - 1] : 0, rates.length);
+            // On a machine shared with other work the wall-clock rate says as much about the load as about the store:
+            // the CPU time spent gives the cost per trade, whatever share of the machine the run got.
+            System.out.printf("%s: CPU %.2f s in the store thread%s: %,.0f trades per CPU second%n", name,
+                storeCpuSeconds, serverPid < 0 ? "" : String.format(" + %.2f s in the server", serverCpuSeconds),
+                metrics.tradesWritten() / (storeCpuSeconds + serverCpuSeconds));
         }
+    }
+
+    private static long threadCpuNs(final String threadName)
+    {
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        for (final Thread thread : Thread.getAllStackTraces().keySet())
+        {
+            if (thread.getName().equals(threadName))
+            {
+                return threads.getThreadCpuTime(thread.threadId());
+            }
+        }
+        throw new IllegalStateException("no thread " + threadName);
+    }
+
+    /**
+     * CPU time of a process and its live descendants (the PostgreSQL server's backends and workers), from /proc.
+     */
+    private static long processTreeCpuNs(final long pid)
+    {
+        final ProcessHandle server = ProcessHandle.of(pid)
+            .orElseThrow(() -> new IllegalStateException("no process " + pid));
+        return Stream.concat(Stream.of(server), server.descendants())
+            .mapToLong(process -> process.info().totalCpuDuration().map(Duration::toNanos).orElse(0L))
+            .sum();
     }
 
     // ------------------------------------------------------------------------------------------------ impact

@@ -13,6 +13,7 @@ import io.bourse.protocol.codec.TimeInForce;
 import io.bourse.protocol.codec.TradingState;
 import io.bourse.protocol.codec.TransferDirection;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.postgresql.PGConnection;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,6 +21,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -40,6 +42,13 @@ final class HistoryWriter implements EngineListener, AutoCloseable
     private final RowBatch newOrders;
     private final PreparedStatement updateOrderFill;
     private final PreparedStatement updateOrderTerms;
+    /**
+     * PostgreSQL: order updates and balance upserts go as one set-based statement per kind and batch, their values in
+     * arrays (null on SQLite, where a statement per row costs no round trip and no server-side statement overhead).
+     */
+    private final ArrayRows orderFillRows;
+    private final ArrayRows orderTermsRows;
+    private final ArrayRows balanceRows;
     private final RowBatch orderEvents;
     private final RowBatch ledger;
     private final PreparedStatement upsertBalance;
@@ -72,17 +81,50 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         newOrders = RowBatch.of(database, "orders", "order_id, account_id, client_order_id, instrument_id, side, " +
             "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
             "created_ns, updated_ns, log_position");
-        updateOrderFill = connection.prepareStatement("UPDATE orders SET filled_quantity = ?, remaining_quantity = ?, " +
-            "executed_notional = ?, status = ?, updated_ns = ?, log_position = ? WHERE order_id = ?");
-        updateOrderTerms = connection.prepareStatement("UPDATE orders SET client_order_id = ?, price = ?, quantity = ?, " +
-            "filled_quantity = ?, remaining_quantity = ?, status = ?, updated_ns = ?, log_position = ? WHERE order_id = ?");
+        if (database.dialect() == StoreDatabase.Dialect.POSTGRESQL)
+        {
+            // unnest() of parameter arrays: the planner takes it for a few rows and joins by the primary key, one
+            // statement and one round trip for the batch instead of one execution per row.
+            updateOrderFill = connection.prepareStatement("UPDATE orders AS o SET filled_quantity = u.filled_quantity, " +
+                "remaining_quantity = u.remaining_quantity, executed_notional = u.executed_notional, status = u.status, " +
+                "updated_ns = u.updated_ns, log_position = u.log_position FROM unnest(?::bigint[], ?::bigint[], " +
+                "?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::varchar[]) AS u(order_id, filled_quantity, " +
+                "remaining_quantity, executed_notional, updated_ns, log_position, status) WHERE o.order_id = u.order_id");
+            updateOrderTerms = connection.prepareStatement("UPDATE orders AS o SET client_order_id = u.client_order_id, " +
+                "price = u.price, quantity = u.quantity, filled_quantity = u.filled_quantity, " +
+                "remaining_quantity = u.remaining_quantity, status = u.status, updated_ns = u.updated_ns, " +
+                "log_position = u.log_position FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], " +
+                "?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::varchar[]) AS u(order_id, client_order_id, " +
+                "price, quantity, filled_quantity, remaining_quantity, updated_ns, log_position, status) " +
+                "WHERE o.order_id = u.order_id");
+            upsertBalance = connection.prepareStatement("INSERT INTO balances (account_id, asset_id, available, " +
+                "reserved, updated_ns) SELECT account_id, asset_id, available, reserved, updated_ns FROM " +
+                "unnest(?::bigint[], ?::int[], ?::bigint[], ?::bigint[], ?::bigint[]) AS u(account_id, asset_id, " +
+                "available, reserved, updated_ns) ON CONFLICT (account_id, asset_id) DO UPDATE SET " +
+                "available = excluded.available, reserved = excluded.reserved, updated_ns = excluded.updated_ns");
+            orderFillRows = new ArrayRows(6, true);
+            orderTermsRows = new ArrayRows(8, true);
+            balanceRows = new ArrayRows(5, false);
+        }
+        else
+        {
+            updateOrderFill = connection.prepareStatement("UPDATE orders SET filled_quantity = ?, " +
+                "remaining_quantity = ?, executed_notional = ?, status = ?, updated_ns = ?, log_position = ? " +
+                "WHERE order_id = ?");
+            updateOrderTerms = connection.prepareStatement("UPDATE orders SET client_order_id = ?, price = ?, " +
+                "quantity = ?, filled_quantity = ?, remaining_quantity = ?, status = ?, updated_ns = ?, " +
+                "log_position = ? WHERE order_id = ?");
+            upsertBalance = connection.prepareStatement("INSERT INTO balances (account_id, asset_id, available, " +
+                "reserved, updated_ns) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, asset_id) DO UPDATE SET " +
+                "available = excluded.available, reserved = excluded.reserved, updated_ns = excluded.updated_ns");
+            orderFillRows = null;
+            orderTermsRows = null;
+            balanceRows = null;
+        }
         orderEvents = RowBatch.of(database, "order_events", "event_id, order_id, account_id, kind, client_order_id, " +
             "price, quantity, filled_quantity, reason, timestamp_ns, log_position");
         ledger = RowBatch.of(database, "ledger", "entry_id, account_id, asset_id, reason, available_delta, " +
             "reserved_delta, available, reserved, timestamp_ns, log_position");
-        upsertBalance = connection.prepareStatement("INSERT INTO balances (account_id, asset_id, available, reserved, " +
-            "updated_ns) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, asset_id) DO UPDATE SET " +
-            "available = excluded.available, reserved = excluded.reserved, updated_ns = excluded.updated_ns");
         transfers = RowBatch.of(database, "transfers", "transfer_id, transaction_id, account_id, asset_id, amount, " +
             "direction, applied, timestamp_ns, log_position");
         updateFence = connection.prepareStatement(
@@ -179,11 +221,26 @@ final class HistoryWriter implements EngineListener, AutoCloseable
             flushBalances();
             newOrders.flush();
             trades.flush();
-            updateOrderTerms.executeBatch();
-            updateOrderFill.executeBatch();
+            if (orderTermsRows != null)
+            {
+                orderTermsRows.execute(updateOrderTerms);
+                orderFillRows.execute(updateOrderFill);
+            }
+            else
+            {
+                updateOrderTerms.executeBatch();
+                updateOrderFill.executeBatch();
+            }
             orderEvents.flush();
             ledger.flush();
-            upsertBalance.executeBatch();
+            if (balanceRows != null)
+            {
+                balanceRows.execute(upsertBalance);
+            }
+            else
+            {
+                upsertBalance.executeBatch();
+            }
             transfers.flush();
             if (engineSnapshot != null)
             {
@@ -227,7 +284,13 @@ final class HistoryWriter implements EngineListener, AutoCloseable
             }
             else
             {
-                if (row.termsChanged)
+                if (row.termsChanged && orderTermsRows != null)
+                {
+                    orderTermsRows.add(row.orderId).add(row.clientOrderId).add(row.price).add(row.quantity)
+                        .add(row.filledQuantity).add(row.remainingQuantity).add(row.updatedNs).add(row.logPosition)
+                        .endRow(row.status);
+                }
+                else if (row.termsChanged)
                 {
                     int i = 1;
                     updateOrderTerms.setLong(i++, row.clientOrderId);
@@ -241,7 +304,12 @@ final class HistoryWriter implements EngineListener, AutoCloseable
                     updateOrderTerms.setLong(i, row.orderId);
                     updateOrderTerms.addBatch();
                 }
-                if (row.fillChanged)
+                if (row.fillChanged && orderFillRows != null)
+                {
+                    orderFillRows.add(row.orderId).add(row.filledQuantity).add(row.remainingQuantity)
+                        .add(row.executedNotional).add(row.updatedNs).add(row.logPosition).endRow(row.status);
+                }
+                else if (row.fillChanged)
                 {
                     int i = 1;
                     updateOrderFill.setLong(i++, row.filledQuantity);
@@ -267,6 +335,12 @@ final class HistoryWriter implements EngineListener, AutoCloseable
             iterator.next();
             final long key = iterator.getLongKey();
             final long[] balance = iterator.getValue();
+            if (balanceRows != null)
+            {
+                balanceRows.add(key >>> 20).add(key & 0xFFFFF).add(balance[0]).add(balance[1]).add(balance[2])
+                    .endRow(null);
+                continue;
+            }
             upsertBalance.setLong(1, key >>> 20);
             upsertBalance.setInt(2, (int)(key & 0xFFFFF));
             upsertBalance.setLong(3, balance[0]);
@@ -335,10 +409,10 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         row.timeInForce = timeInForce.name();
         row.price = price;
         row.quantity = quantity;
-        // Rows are pooled: a new order must not inherit the fills of the order its row last held.
+        // Rows are pooled: every column of a new order is set here, none is left from the row's previous order.
         row.filledQuantity = 0;
-        row.executedNotional = 0;
         row.remainingQuantity = quantity;
+        row.executedNotional = 0;
         row.status = OrderStatus.NEW.name();
         row.createdNs = timestampNs;
         row.updatedNs = timestampNs;
@@ -619,6 +693,80 @@ final class HistoryWriter implements EngineListener, AutoCloseable
             }
         }
         return names;
+    }
+
+    /**
+     * Rows of one set-based PostgreSQL statement, column by column: long columns, then optionally one text column,
+     * each bound as an array parameter in that order.
+     */
+    private static final class ArrayRows
+    {
+        private final long[][] numbers;
+        private final String[] noTexts = new String[0];
+        private String[] texts;
+        private final boolean hasText;
+        private int column;
+        private int rows;
+
+        ArrayRows(final int numberColumns, final boolean hasText)
+        {
+            numbers = new long[numberColumns][1024];
+            texts = hasText ? new String[1024] : noTexts;
+            this.hasText = hasText;
+        }
+
+        ArrayRows add(final long value)
+        {
+            if (rows == numbers[column].length)
+            {
+                numbers[column] = Arrays.copyOf(numbers[column], rows * 2);
+            }
+            numbers[column++][rows] = value;
+            return this;
+        }
+
+        void endRow(final String text)
+        {
+            if (hasText)
+            {
+                if (rows == texts.length)
+                {
+                    texts = Arrays.copyOf(texts, rows * 2);
+                }
+                texts[rows] = text;
+            }
+            column = 0;
+            rows++;
+        }
+
+        void execute(final PreparedStatement statement) throws SQLException
+        {
+            if (rows == 0)
+            {
+                return;
+            }
+            try
+            {
+                // PostgreSQL's own createArrayOf takes primitive arrays, without boxing every value.
+                final PGConnection connection = statement.getConnection().unwrap(PGConnection.class);
+                int parameter = 1;
+                for (final long[] values : numbers)
+                {
+                    statement.setArray(parameter++, connection.createArrayOf("bigint", Arrays.copyOf(values, rows)));
+                }
+                if (hasText)
+                {
+                    statement.setArray(parameter, connection.createArrayOf("varchar", Arrays.copyOf(texts, rows)));
+                }
+                statement.executeUpdate();
+            }
+            finally
+            {
+                Arrays.fill(texts, 0, hasText ? rows : 0, null);
+                rows = 0;
+                column = 0;
+            }
+        }
     }
 
     /**

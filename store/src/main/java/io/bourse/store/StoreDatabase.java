@@ -39,7 +39,7 @@ public final class StoreDatabase implements AutoCloseable
     /**
      * Migrations in order; version N is {@code V<N>__<name>.sql}. Add new ones at the end, never edit an applied one.
      */
-    static final List<String> MIGRATIONS = List.of("V1__history.sql");
+    static final List<String> MIGRATIONS = List.of("V1__history.sql", "V2__ledger_index_off_write_path.sql");
 
     /**
      * The store's position and snapshot as last committed.
@@ -93,9 +93,8 @@ public final class StoreDatabase implements AutoCloseable
             properties.setProperty("synchronous", "NORMAL");
             properties.setProperty("busy_timeout", "10000");
             // The indexes of a growing history outgrow SQLite's 2 MB default page cache within seconds of ingest; a
-            // larger cache keeps their hot pages in memory. Fewer, larger checkpoints of the WAL.
+            // larger cache keeps their hot pages in memory.
             properties.setProperty("cache_size", "-131072");
-            properties.setProperty("wal_autocheckpoint", "16384");
         }
         else if (jdbcUrl.startsWith("jdbc:postgresql:"))
         {
@@ -130,6 +129,16 @@ public final class StoreDatabase implements AutoCloseable
         try
         {
             final Connection connection = DriverManager.getConnection(url, properties);
+            if (dialect == Dialect.SQLITE)
+            {
+                // Not a connection property the driver knows (it would be ignored silently): checkpoint the WAL every
+                // 64 MB instead of SQLite's 4 MB, so that the indexes' hot pages are copied into the database file once
+                // per many commits rather than again every few commits.
+                try (Statement statement = connection.createStatement())
+                {
+                    statement.execute("PRAGMA wal_autocheckpoint = 16384");
+                }
+            }
             final StoreDatabase database = new StoreDatabase(connection, dialect, description);
             try
             {

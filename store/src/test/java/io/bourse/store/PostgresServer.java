@@ -94,6 +94,15 @@ public final class PostgresServer implements AutoCloseable
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?user=bourse";
     }
 
+    /**
+     * @return the process id of the server (the postmaster), whose descendants are its backends and workers.
+     */
+    public long serverPid() throws Exception
+    {
+        final List<String> lines = Files.readAllLines(new File(new File(dir, "data"), "postmaster.pid").toPath());
+        return Long.parseLong(lines.get(0).trim());
+    }
+
     public String jdbcUrl()
     {
         return "jdbc:postgresql://127.0.0.1:" + port + "/bourse?user=bourse";
