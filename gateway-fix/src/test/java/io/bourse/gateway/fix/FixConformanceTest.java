@@ -54,9 +54,6 @@ class FixConformanceTest
         Map.entry("2q_MsgTypeNotValid.def", "Artio rejects MsgType '*' itself, without RefTagID (371=35)"),
         Map.entry("2t_FirstThreeFieldsOutOfOrder.def", "Artio drops a message whose first three fields are out of " +
             "order without the expected answer"),
-        Map.entry("8_AdminAndApplicationMessages.def", "Artio's SequenceReset-GapFill has no OrigSendingTime (122)"),
-        Map.entry("8_OnlyAdminMessages.def", "Artio's SequenceReset-GapFill has no OrigSendingTime (122)"),
-        Map.entry("8_OnlyApplicationMessages.def", "Artio's SequenceReset-GapFill has no OrigSendingTime (122)"),
         Map.entry("MinQty44.def", "the expected echo leaves out the TransactTime (60) the order carried; the echo " +
             "application returns every body field"),
         Map.entry("QFJ934_MissingDelimiterNestedRepeatingGroup.def", "Email (C) is not in the gateway's dictionary: " +
