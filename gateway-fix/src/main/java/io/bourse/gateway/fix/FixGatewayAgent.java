@@ -7,6 +7,7 @@ import io.bourse.gateway.fix.codecs.builder.BusinessMessageRejectEncoder;
 import io.bourse.gateway.fix.codecs.builder.ExecutionReportEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderCancelRejectEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderMassCancelReportEncoder;
+import io.bourse.gateway.fix.codecs.builder.HeaderEncoder;
 import io.bourse.gateway.fix.codecs.builder.RejectEncoder;
 import io.bourse.gateway.fix.codecs.decoder.HeaderDecoder;
 import io.bourse.gateway.fix.codecs.decoder.NewOrderSingleDecoder;
@@ -39,7 +40,6 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
-import uk.co.real_logic.artio.decoder.SessionHeaderDecoder;
 import uk.co.real_logic.artio.fields.UtcTimestampEncoder;
 import uk.co.real_logic.artio.library.FixLibrary;
 import uk.co.real_logic.artio.library.OnMessageInfo;
@@ -404,7 +404,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final boolean valid,
         final int invalidTagId,
         final int rejectReason,
-        final SessionHeaderDecoder header,
+        final HeaderDecoder header,
         final String msgType)
     {
         if (valid)
@@ -412,6 +412,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return true;
         }
         sessionReject.reset();
+        reverseRoute(header, sessionReject.header());
         sessionReject.refSeqNum(header.msgSeqNum())
             .refMsgType(msgType)
             .sessionRejectReason(rejectReason)
@@ -430,7 +431,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private boolean timestampsValid(
         final FixSessionState state,
-        final SessionHeaderDecoder header,
+        final HeaderDecoder header,
         final String msgType,
         final byte[] transactTime,
         final int transactTimeLength,
@@ -450,6 +451,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (fix44MsgTypes.contains(msgType))
         {
             businessReject.reset();
+            reverseRoute(header, businessReject.header());
             businessReject.refSeqNum(header.msgSeqNum())
                 .refMsgType(msgTypeChars, msgTypeLength)
                 .businessRejectReason(FixRejects.BUSINESS_UNSUPPORTED_MESSAGE_TYPE)
@@ -459,12 +461,46 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         else
         {
             sessionReject.reset();
+            reverseRoute(header, sessionReject.header());
             sessionReject.refSeqNum(header.msgSeqNum())
                 .refTagID(35)
                 .refMsgType(msgTypeChars, msgTypeLength)
                 .sessionRejectReason(FixRejects.SESSION_INVALID_MSG_TYPE)
                 .text("Invalid MsgType");
             send(state, sessionReject);
+        }
+    }
+
+    /**
+     * A reply to a message routed through a third party goes back the way it came (FIX 4.4 Vol 2, third-party
+     * routing): OnBehalfOf* (115, 116, 144) of the message answered become DeliverTo* (128, 129, 145) of the
+     * answer, and DeliverTo* become OnBehalfOf*. Empty values are not copied (the message was invalid for them).
+     */
+    private static void reverseRoute(final HeaderDecoder in, final HeaderEncoder out)
+    {
+        if (in.hasOnBehalfOfCompID() && in.onBehalfOfCompIDLength() > 0)
+        {
+            out.deliverToCompID(in.onBehalfOfCompID(), in.onBehalfOfCompIDLength());
+        }
+        if (in.hasOnBehalfOfSubID() && in.onBehalfOfSubIDLength() > 0)
+        {
+            out.deliverToSubID(in.onBehalfOfSubID(), in.onBehalfOfSubIDLength());
+        }
+        if (in.hasOnBehalfOfLocationID() && in.onBehalfOfLocationIDLength() > 0)
+        {
+            out.deliverToLocationID(in.onBehalfOfLocationID(), in.onBehalfOfLocationIDLength());
+        }
+        if (in.hasDeliverToCompID() && in.deliverToCompIDLength() > 0)
+        {
+            out.onBehalfOfCompID(in.deliverToCompID(), in.deliverToCompIDLength());
+        }
+        if (in.hasDeliverToSubID() && in.deliverToSubIDLength() > 0)
+        {
+            out.onBehalfOfSubID(in.deliverToSubID(), in.deliverToSubIDLength());
+        }
+        if (in.hasDeliverToLocationID() && in.deliverToLocationIDLength() > 0)
+        {
+            out.onBehalfOfLocationID(in.deliverToLocationID(), in.deliverToLocationIDLength());
         }
     }
 

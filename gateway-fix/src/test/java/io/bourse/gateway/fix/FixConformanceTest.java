@@ -59,9 +59,7 @@ class FixConformanceTest
         Map.entry("QFJ934_MissingDelimiterNestedRepeatingGroup.def", "Email (C) is not in the gateway's dictionary: " +
             "BusinessMessageReject instead of a Reject for its nested group"),
         Map.entry("RejectResentMessage.def", "Artio answers the queued TestRequest before the resent messages " +
-            "(HELLO2 before HELLO1)"),
-        Map.entry("ReverseRoute.def", "Artio does not reverse routing fields (115/128, 116/129, 144/145) into replies"),
-        Map.entry("ReverseRouteWithEmptyRoutingTags.def", "Artio does not reverse routing fields into replies")));
+            "(HELLO2 before HELLO1)")));
 
     private static final Path DEFINITIONS = locateDefinitions();
     private static FixGateway gateway;
