@@ -320,6 +320,7 @@ public final class FixGateway implements AutoCloseable
                 .sessionAcquireHandler(agent)
                 .libraryIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 100_000));
             libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
+            libraryConfiguration.sessionProxyFactory(GatewaySessionProxy::new);
             libraryConfiguration.epochNanoClock(context.epochNanoClock);
             libraryConfiguration.monitoringFile(new File(dataDir, "artio-library-monitoring").getPath());
             libraryConfiguration.aeronContext().aeronDirectoryName(aeronDir);

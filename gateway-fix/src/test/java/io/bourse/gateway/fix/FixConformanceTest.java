@@ -50,8 +50,6 @@ class FixConformanceTest
             "definition does not list"),
         Map.entry("2m_BodyLengthValueNotCorrect.def", "after a message with a wrong BodyLength Artio's framer " +
             "loses the next message"),
-        Map.entry("2o_SendingTimeValueOutOfRange.def", "expects QuickFIX/J's Logout Text with ', field=52'"),
-        Map.entry("2q_MsgTypeNotValid.def", "Artio rejects MsgType '*' itself, without RefTagID (371=35)"),
         Map.entry("2t_FirstThreeFieldsOutOfOrder.def", "Artio drops a message whose first three fields are out of " +
             "order without the expected answer"),
         Map.entry("MinQty44.def", "the expected echo leaves out the TransactTime (60) the order carried; the echo " +
