@@ -53,8 +53,6 @@ class FixConformanceTest
             "loses the next message"),
         Map.entry("2t_FirstThreeFieldsOutOfOrder.def", "Artio drops a message whose first three fields are out of " +
             "order without the expected answer"),
-        Map.entry("MinQty44.def", "the expected echo leaves out the TransactTime (60) the order carried; the echo " +
-            "application returns every body field"),
         Map.entry("QFJ934_MissingDelimiterNestedRepeatingGroup.def", "Email (C) is not in the gateway's dictionary: " +
             "BusinessMessageReject instead of a Reject for its nested group"),
         Map.entry("RejectResentMessage.def", "Artio answers the queued TestRequest before the resent messages " +
