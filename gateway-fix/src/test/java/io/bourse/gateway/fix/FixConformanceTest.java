@@ -39,8 +39,6 @@ class FixConformanceTest
             "has no RefSeqNum (45)"),
         Map.entry("14j_OutOfOrderRepeatingGroupMembers.def", "Artio's decoder reports out-of-order group members " +
             "as an invalid tag (373=0), not 373=15"),
-        Map.entry("19b_PossResendMessageThatHasNotBeenSent.def", "Artio does not deliver a PossResend " +
-            "NewOrderSingle that was not seen before, so nothing is echoed"),
         Map.entry("21_RepeatingGroupSpecifierWithValueOfZero.def", "needs a SecurityDefinition (d) answer; the " +
             "gateway answers unsupported application messages with BusinessMessageReject"),
         Map.entry("2f_PossDupOrigSendingTimeTooHigh.def", "Artio's Reject names SendingTime (52), not " +
