@@ -135,7 +135,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
-    private final RejectEncoder sessionReject = new RejectEncoder();
+    private final RejectEncoder sessionReject = new SessionRejectEncoder();
     private final UtcTimestampEncoder timestampEncoder = new UtcTimestampEncoder();
     private final UnsafeBuffer idBuffer = new UnsafeBuffer(new byte[64]);
     private final UnsafeBuffer orderIdBuffer = new UnsafeBuffer(new byte[32]);
@@ -415,8 +415,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         reverseRoute(header, sessionReject.header());
         sessionReject.refSeqNum(header.msgSeqNum())
             .refMsgType(msgType)
-            .sessionRejectReason(rejectReason)
-            .text(FixRejects.sessionRejectText(rejectReason));
+            .sessionRejectReason(rejectReason);
         if (invalidTagId > 0)
         {
             sessionReject.refTagID(invalidTagId);
@@ -465,8 +464,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             sessionReject.refSeqNum(header.msgSeqNum())
                 .refTagID(35)
                 .refMsgType(msgTypeChars, msgTypeLength)
-                .sessionRejectReason(FixRejects.SESSION_INVALID_MSG_TYPE)
-                .text("Invalid MsgType");
+                .sessionRejectReason(FixRejects.SESSION_INVALID_MSG_TYPE);
             send(state, sessionReject);
         }
     }

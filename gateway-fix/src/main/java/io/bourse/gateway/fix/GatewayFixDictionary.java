@@ -3,12 +3,14 @@ package io.bourse.gateway.fix;
 import io.bourse.gateway.fix.codecs.FixDictionaryImpl;
 import io.bourse.gateway.fix.codecs.builder.HeaderEncoder;
 import io.bourse.gateway.fix.codecs.builder.SequenceResetEncoder;
+import uk.co.real_logic.artio.builder.AbstractRejectEncoder;
 import uk.co.real_logic.artio.builder.AbstractSequenceResetEncoder;
 import uk.co.real_logic.artio.builder.Encoder;
 import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 
 /**
- * The generated FIX 4.4 dictionary, except that a SequenceReset sent with PossDupFlag (43=Y) carries
+ * The generated FIX 4.4 dictionary, except that session Rejects are worded by {@link SessionRejectEncoder}
+ * (as QuickFIX/J words them), and that a SequenceReset sent with PossDupFlag (43=Y) carries
  * OrigSendingTime (122). FIX 4.4 requires OrigSendingTime on every message sent as PossDup ("if data is not
  * available set to same value as SendingTime"); Artio's replayer sends the SequenceReset-GapFill that answers a
  * ResendRequest with PossDupFlag but without OrigSendingTime, and a strict peer rejects that. Artio creates its
@@ -21,6 +23,11 @@ public class GatewayFixDictionary extends FixDictionaryImpl
      */
     public GatewayFixDictionary()
     {
+    }
+
+    public AbstractRejectEncoder makeRejectEncoder()
+    {
+        return new SessionRejectEncoder();
     }
 
     public AbstractSequenceResetEncoder makeSequenceResetEncoder()

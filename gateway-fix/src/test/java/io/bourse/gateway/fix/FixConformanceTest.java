@@ -34,9 +34,6 @@ class FixConformanceTest
             "resend and answers the queued TestRequest; the reference sends only the Logout"),
         Map.entry("14a_BadField.def", "a tag with a negative number (-1=HI) is not rejected by Artio's parser: the " +
             "Heartbeat is taken as valid"),
-        Map.entry("14f_IncorrectDataFormat.def", "expects QuickFIX/J's Text 'Incorrect data format for value, " +
-            "field=38' (with a BodyLength that counts only the shorter text); the gateway's Reject has the same " +
-            "RefTagID (38) and reason (6) and the FIX wording, as Artio's own Rejects do"),
         Map.entry("14g_HeaderBodyTrailerFieldsOutOfOrder.def", "Artio's parser does not see header fields sent " +
             "after the body: it rejects with CompID problem (371=49) and no RefSeqNum (45), not reason 14 for tag 34"),
         Map.entry("14j_OutOfOrderRepeatingGroupMembers.def", "NoAllocs (78) is not in the gateway's trimmed " +
