@@ -30,7 +30,7 @@ final class ArtioRejectTexts
             for (int i = 0; i < reasons.length && i < texts.length; i++)
             {
                 final String text = FixRejects.sessionRejectText(reasons[i].representation());
-                if (!text.equals("Invalid message"))
+                if (!text.equals(FixRejects.UNKNOWN_SESSION_REJECT_TEXT))
                 {
                     texts[i] = text.getBytes(StandardCharsets.US_ASCII);
                 }

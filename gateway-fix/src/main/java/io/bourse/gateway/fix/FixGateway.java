@@ -7,7 +7,6 @@ import io.aeron.archive.client.AeronArchive;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.bourse.cluster.client.ExchangeClient;
-import io.bourse.gateway.fix.codecs.FixDictionaryImpl;
 import io.bourse.gateway.fix.codecs.builder.LogonEncoder;
 import uk.co.real_logic.artio.builder.AbstractLogonEncoder;
 import uk.co.real_logic.artio.builder.AbstractLogoutEncoder;
@@ -290,7 +289,7 @@ public final class FixGateway implements AutoCloseable
                 .libraryAeronChannel("aeron:ipc")
                 .logFileDir(new File(dataDir, "artio").getPath())
                 .sessionPersistenceStrategy(context.sessionPersistence)
-                .acceptorfixDictionary(FixDictionaryImpl.class)
+                .acceptorfixDictionary(GatewayFixDictionary.class)
                 .initialAcceptedSessionOwner(SOLE_LIBRARY)
                 .authenticationStrategy(new FixAuthenticator(context.compId, context.sessions,
                     context.maxLogonFailures, context.logonFailureWindowMs, context.lockoutMs,
@@ -321,6 +320,7 @@ public final class FixGateway implements AutoCloseable
                 .sessionAcquireHandler(agent)
                 .libraryIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 100_000));
             libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
+            libraryConfiguration.sessionProxyFactory(GatewaySessionProxy::new);
             libraryConfiguration.epochNanoClock(context.epochNanoClock);
             libraryConfiguration.monitoringFile(new File(dataDir, "artio-library-monitoring").getPath());
             libraryConfiguration.aeronContext().aeronDirectoryName(aeronDir);

@@ -7,6 +7,7 @@ import io.bourse.gateway.fix.codecs.builder.BusinessMessageRejectEncoder;
 import io.bourse.gateway.fix.codecs.builder.ExecutionReportEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderCancelRejectEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderMassCancelReportEncoder;
+import io.bourse.gateway.fix.codecs.builder.HeaderEncoder;
 import io.bourse.gateway.fix.codecs.builder.RejectEncoder;
 import io.bourse.gateway.fix.codecs.decoder.HeaderDecoder;
 import io.bourse.gateway.fix.codecs.decoder.NewOrderSingleDecoder;
@@ -39,7 +40,6 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
-import uk.co.real_logic.artio.decoder.SessionHeaderDecoder;
 import uk.co.real_logic.artio.fields.UtcTimestampEncoder;
 import uk.co.real_logic.artio.library.FixLibrary;
 import uk.co.real_logic.artio.library.OnMessageInfo;
@@ -135,7 +135,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
-    private final RejectEncoder sessionReject = new RejectEncoder();
+    private final RejectEncoder sessionReject = new SessionRejectEncoder();
     private final UtcTimestampEncoder timestampEncoder = new UtcTimestampEncoder();
     private final UnsafeBuffer idBuffer = new UnsafeBuffer(new byte[64]);
     private final UnsafeBuffer orderIdBuffer = new UnsafeBuffer(new byte[32]);
@@ -424,7 +424,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final boolean valid,
         final int invalidTagId,
         final int rejectReason,
-        final SessionHeaderDecoder header,
+        final HeaderDecoder header,
         final String msgType)
     {
         if (valid)
@@ -432,10 +432,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return true;
         }
         sessionReject.reset();
+        reverseRoute(header, sessionReject.header());
         sessionReject.refSeqNum(header.msgSeqNum())
             .refMsgType(msgType)
-            .sessionRejectReason(rejectReason)
-            .text(FixRejects.sessionRejectText(rejectReason));
+            .sessionRejectReason(rejectReason);
         if (invalidTagId > 0)
         {
             sessionReject.refTagID(invalidTagId);
@@ -450,7 +450,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private boolean timestampsValid(
         final FixSessionState state,
-        final SessionHeaderDecoder header,
+        final HeaderDecoder header,
         final String msgType,
         final byte[] transactTime,
         final int transactTimeLength,
@@ -470,6 +470,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (fix44MsgTypes.contains(msgType))
         {
             businessReject.reset();
+            reverseRoute(header, businessReject.header());
             businessReject.refSeqNum(header.msgSeqNum())
                 .refMsgType(msgTypeChars, msgTypeLength)
                 .businessRejectReason(FixRejects.BUSINESS_UNSUPPORTED_MESSAGE_TYPE)
@@ -479,12 +480,45 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         else
         {
             sessionReject.reset();
+            reverseRoute(header, sessionReject.header());
             sessionReject.refSeqNum(header.msgSeqNum())
                 .refTagID(35)
                 .refMsgType(msgTypeChars, msgTypeLength)
-                .sessionRejectReason(FixRejects.SESSION_INVALID_MSG_TYPE)
-                .text("Invalid MsgType");
+                .sessionRejectReason(FixRejects.SESSION_INVALID_MSG_TYPE);
             send(state, sessionReject);
+        }
+    }
+
+    /**
+     * A reply to a message routed through a third party goes back the way it came (FIX 4.4 Vol 2, third-party
+     * routing): OnBehalfOf* (115, 116, 144) of the message answered become DeliverTo* (128, 129, 145) of the
+     * answer, and DeliverTo* become OnBehalfOf*. Empty values are not copied (the message was invalid for them).
+     */
+    private static void reverseRoute(final HeaderDecoder in, final HeaderEncoder out)
+    {
+        if (in.hasOnBehalfOfCompID() && in.onBehalfOfCompIDLength() > 0)
+        {
+            out.deliverToCompID(in.onBehalfOfCompID(), in.onBehalfOfCompIDLength());
+        }
+        if (in.hasOnBehalfOfSubID() && in.onBehalfOfSubIDLength() > 0)
+        {
+            out.deliverToSubID(in.onBehalfOfSubID(), in.onBehalfOfSubIDLength());
+        }
+        if (in.hasOnBehalfOfLocationID() && in.onBehalfOfLocationIDLength() > 0)
+        {
+            out.deliverToLocationID(in.onBehalfOfLocationID(), in.onBehalfOfLocationIDLength());
+        }
+        if (in.hasDeliverToCompID() && in.deliverToCompIDLength() > 0)
+        {
+            out.onBehalfOfCompID(in.deliverToCompID(), in.deliverToCompIDLength());
+        }
+        if (in.hasDeliverToSubID() && in.deliverToSubIDLength() > 0)
+        {
+            out.onBehalfOfSubID(in.deliverToSubID(), in.deliverToSubIDLength());
+        }
+        if (in.hasDeliverToLocationID() && in.deliverToLocationIDLength() > 0)
+        {
+            out.onBehalfOfLocationID(in.deliverToLocationID(), in.deliverToLocationIDLength());
         }
     }
 

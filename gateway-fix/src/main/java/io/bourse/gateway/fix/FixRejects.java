@@ -28,6 +28,11 @@ final class FixRejects
     static final int SESSION_INCORRECT_DATA_FORMAT = 6;
     static final int SESSION_INVALID_MSG_TYPE = 11;
 
+    /**
+     * The text {@link #sessionRejectText} gives for a SessionRejectReason FIX does not define.
+     */
+    static final String UNKNOWN_SESSION_REJECT_TEXT = "Invalid message";
+
     private static final String[] ENGINE_TEXTS = new String[64];
     private static final String[] CANCEL_TEXTS = new String[16];
 
@@ -87,7 +92,8 @@ final class FixRejects
     }
 
     /**
-     * The text of a session Reject (3) for a SessionRejectReason (373), worded as FIX names the reasons.
+     * The text of a session Reject (3) for a SessionRejectReason (373), worded as FIX names the reasons;
+     * {@link SessionRejectEncoder} adds the field for an incorrect data format.
      */
     static String sessionRejectText(final int sessionRejectReason)
     {
@@ -100,15 +106,20 @@ final class FixRejects
             case 4 -> "Tag specified without a value";
             case 5 -> "Value is incorrect (out of range) for this tag";
             case 6 -> "Incorrect data format for value";
+            case 7 -> "Decryption problem";
+            case 8 -> "Signature problem";
             case 9 -> "CompID problem";
             case 10 -> "SendingTime accuracy problem";
             case 11 -> "Invalid MsgType";
+            case 12 -> "XML Validation error";
             case 13 -> "Tag appears more than once";
             case 14 -> "Tag specified out of required order";
             case 15 -> "Repeating group fields out of order";
             case 16 -> "Incorrect NumInGroup count for repeating group";
             case 17 -> "Non-data value includes field delimiter";
-            default -> "Invalid message";
+            case 18 -> "Invalid/unsupported application version";
+            case 99 -> "Other";
+            default -> UNKNOWN_SESSION_REJECT_TEXT;
         };
     }
 }

@@ -26,9 +26,11 @@ import java.util.regex.Pattern;
  * that are not messages sent as they are), E lines are compared with the next message the acceptor sends, and
  * eDISCONNECT waits for the acceptor to close the connection.
  * <p>
- * Interpretations beyond the README: SendingTime (52) may be present in a received message even where the
- * expected one does not list it (the reference acceptor sends it on every message; some definitions omit it), and
- * BodyLength is then not compared, as it depends on that field's length; an E line without BodyLength or CheckSum
+ * Interpretations beyond the README: the time fields SendingTime (52), TransactTime (60) and OrigSendingTime (122)
+ * may be present in a received message even where the expected one does not list them, as QuickFIX/J's own runner
+ * ({@code ExpectMessageStep}) allows (the reference acceptor sends SendingTime on every message and some
+ * definitions omit it; MinQty44's expected echo omits the TransactTime the order carried), and BodyLength is then
+ * not compared, as it depends on those fields' lengths; an E line without BodyLength or CheckSum
  * (as I lines may be written) does not check them, nor does one whose BodyLength does not count its own listed
  * fields (no acceptor could send exactly those fields with that BodyLength).
  */
@@ -38,10 +40,10 @@ final class AcceptanceDefinitionRunner
     private static final long READ_TIMEOUT_MS = 10_000;
     private static final Set<String> TIME_TAGS = Set.of("52", "60", "122");
     /**
-     * Framing fields (like the I lines, whose BodyLength and CheckSum the runner fills in) and SendingTime may be
+     * Framing fields (like the I lines, whose BodyLength and CheckSum the runner fills in) and the time fields may be
      * left out of an E line.
      */
-    private static final Set<String> OPTIONAL_IN_EXPECTATION = Set.of("8", "9", "10", "52");
+    private static final Set<String> OPTIONAL_IN_EXPECTATION = Set.of("8", "9", "10", "52", "60", "122");
     private static final Pattern TIME = Pattern.compile("<TIME([+-]\\d+)?>");
     private static final Pattern CONNECTION_PREFIX = Pattern.compile("^(\\d+),(.*)$");
     private static final DateTimeFormatter FIX_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HH:mm:ss.SSS");
@@ -257,7 +259,11 @@ final class AcceptanceDefinitionRunner
         {
             throw new AssertionError("expected MsgType " + expectedByTag.get("35") + ", got " + shown);
         }
-        boolean timeLengthsMatch = expectedByTag.containsKey("52") || !actualByTag.containsKey("52");
+        boolean timeLengthsMatch = true;
+        for (final String tag : TIME_TAGS)
+        {
+            timeLengthsMatch &= expectedByTag.containsKey(tag) || !actualByTag.containsKey(tag);
+        }
         if (!expectedByTag.containsKey("9") || listedBodyLength(expected) != parseInt(expectedByTag.get("9").get(0)))
         {
             // No BodyLength listed, or one that does not count the listed fields (a few definitions have such):

@@ -16,24 +16,27 @@ import java.util.Set;
 
 /**
  * The acceptance definitions' application: echoes each NewOrderSingle back with the same body fields, except a
- * PossResend duplicate of a ClOrdID the session already sent. Test only.
+ * PossResend duplicate of a ClOrdID already sent on the same connection (the reference application forgets the
+ * ClOrdIDs it has seen when the session logs out). Like the reference application, which sends back a clone of
+ * the message, the echo keeps PossResend (97). Test only.
  */
 final class EchoApplication implements FixNewOrderOverride
 {
     private static final Set<String> HEADER_AND_TRAILER = Set.of(
-        "8", "9", "35", "34", "49", "56", "52", "43", "97", "122", "115", "116", "128", "129", "142", "143", "144",
+        "8", "9", "35", "34", "49", "56", "52", "43", "122", "115", "116", "128", "129", "142", "143", "144",
         "145", "50", "57", "90", "91", "212", "213", "347", "369", "627", "628", "629", "630", "1128", "1129", "10",
         "93", "89");
     private static final DateTimeFormatter FIX_TIME = DateTimeFormatter.ofPattern("yyyyMMdd-HH:mm:ss.SSS");
 
-    private final Map<Long, Set<String>> clOrdIdsBySession = new HashMap<>();
+    private final Map<Long, Set<String>> clOrdIdsByConnection = new HashMap<>();
 
     public void onNewOrderSingle(
         final Session session, final NewOrderSingleDecoder order, final DirectBuffer buffer, final int offset,
         final int length)
     {
         final String clOrdId = order.clOrdIDAsString();
-        final Set<String> seen = clOrdIdsBySession.computeIfAbsent(session.id(), key -> new HashSet<>());
+        final Set<String> seen =
+            clOrdIdsByConnection.computeIfAbsent(session.connectionId(), key -> new HashSet<>());
         final boolean possResend = order.header().hasPossResend() && order.header().possResend();
         if (!seen.add(clOrdId) && possResend)
         {

@@ -152,7 +152,7 @@ class FixHostileInputTest
     void wrongDataType()
     {
         assertSessionReject("D", "11=" + id() + "|21=1|55=BTC-USD|54=1|60=20261122-01:00:00|38=abc|40=2|44=10.00|",
-            "38", "6", "Incorrect data format for value");
+            "38", "6", "Incorrect data format for value, field=38");
     }
 
     @Test
@@ -193,6 +193,7 @@ class FixHostileInputTest
             assertEquals("55", reject.get("371"));
             assertEquals("2", reject.get("373"));
             assertEquals("0", reject.get("372"));
+            assertEquals("Tag not defined for this message type", reject.get("58"));
         }
     }
 
@@ -206,6 +207,7 @@ class FixHostileInputTest
             assertMessage(reject, "3");
             assertEquals("ZZ", reject.get("372"));
             assertEquals("11", reject.get("373"));
+            assertEquals("Invalid MsgType", reject.get("58"));
             assertEquals("2", reject.get("45"));
             assertTestRequestAnswered(eve, 3);
         }
@@ -299,6 +301,7 @@ class FixHostileInputTest
             assertMessage(reject, "3");
             assertEquals("49", reject.get("371"));
             assertEquals("9", reject.get("373"));
+            assertEquals("CompID problem", reject.get("58"));
             final Map<String, String> logout = eve.read(2_000);
             assertMessage(logout, "5");
             assertEquals("CompID problem", logout.get("58"));

@@ -60,10 +60,19 @@ final class FixTestExchange implements AutoCloseable
 
     FixTestExchange start()
     {
-        startNode();
-        setUpReferenceData();
-        startGateway();
-        return this;
+        try
+        {
+            startNode();
+            setUpReferenceData();
+            startGateway();
+            return this;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // The caller never gets the harness to close: leave no node, gateway or directory behind.
+            close();
+            throw ex;
+        }
     }
 
     void startNode()
