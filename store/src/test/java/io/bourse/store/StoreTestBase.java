@@ -88,8 +88,9 @@ abstract class StoreTestBase
                     "SELECT COUNT(*) FROM orders WHERE status IN ('PARTIALLY_FILLED', 'FILLED')") > 0,
                     "orders updated by fills");
                 assertTrue(StoreChecks.count(database, "SELECT COUNT(*) FROM orders WHERE status = 'EXPIRED'") > 0,
-                    "GTD orders expired on the cluster timer");
-                assertTrue(StoreChecks.count(database, "SELECT COUNT(*) FROM order_events WHERE kind = 'REPLACED'") > 0);
+                    "seed " + seed + ": GTD orders expired on the cluster timer");
+                assertTrue(StoreChecks.count(database, "SELECT COUNT(*) FROM order_events WHERE kind = 'REPLACED'") > 0,
+                    "seed " + seed + ": replaces applied");
                 assertTrue(StoreChecks.count(database, "SELECT COUNT(*) FROM transfers WHERE NOT applied") > 0,
                     "repeated deposits are recorded as not applied");
                 assertEquals(store.metrics().fenceLogPosition(),

@@ -38,6 +38,9 @@ final class Workload implements ExchangeClientListener, AutoCloseable
     private final ExchangeClient client;
     private final SplittableRandom random;
     private long nextClientOrderId = 1;
+    // Each account's latest client order id: replaces aim at an order of their own account that is likely open,
+    // so that every run has replaces that the engine applies.
+    private final long[] latestClientOrderIdByAccount = new long[ACCOUNTS + 1];
     private long nextTransactionId = 1_000_000;
     private long trades;
     private long tradeChecksum;
@@ -78,10 +81,12 @@ final class Workload implements ExchangeClientListener, AutoCloseable
             {
                 send(encoder.cancelOrder(buffer, 0, account, 0, 1 + random.nextLong(nextClientOrderId)));
             }
-            else if (kind < 14 && nextClientOrderId > 1)
+            else if (kind < 14 && latestClientOrderIdByAccount[(int)account] > 0)
             {
-                send(encoder.replaceOrder(buffer, 0, account, 0, 1 + random.nextLong(nextClientOrderId),
-                    nextClientOrderId++, 10_000 + random.nextInt(40) - 20, 1 + random.nextInt(50)));
+                final long replacement = nextClientOrderId++;
+                send(encoder.replaceOrder(buffer, 0, account, 0, latestClientOrderIdByAccount[(int)account],
+                    replacement, 10_000 + random.nextInt(40) - 20, 1 + random.nextInt(50)));
+                latestClientOrderIdByAccount[(int)account] = replacement;
             }
             else if (kind < 18)
             {
@@ -111,6 +116,7 @@ final class Workload implements ExchangeClientListener, AutoCloseable
             {
                 final Side side = random.nextBoolean() ? Side.BUY : Side.SELL;
                 final long price = 10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(60) - 20);
+                latestClientOrderIdByAccount[(int)account] = nextClientOrderId;
                 send(encoder.limit(buffer, 0, account, nextClientOrderId++, BTC_USD, side, price, 1 + random.nextInt(50)));
             }
         }
