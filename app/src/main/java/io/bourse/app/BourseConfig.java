@@ -201,7 +201,8 @@ public final class BourseConfig
             .retainedSnapshots(integer("snapshot.retained", 2, 1, 1000))
             .segmentFileLength(powerOfTwo("journal.segment.bytes", 64 * 1024 * 1024, 64 * 1024, 1 << 30))
             .logTermLength(powerOfTwo("log.term.bytes", 16 * 1024 * 1024, 64 * 1024, 1 << 30))
-            .historyCapacityBytes(powerOfTwo("history.bytes", 8 * 1024 * 1024, 4096, 1 << 30));
+            .historyCapacityBytes(powerOfTwo("history.bytes", 8 * 1024 * 1024, 4096, 1 << 30))
+            .agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(longValue("agent.yield.us", 0, 0, 1_000_000)));
         if (context.segmentFileLength() < context.logTermLength())
         {
             throw new ConfigException("configuration key 'journal.segment.bytes': must be at least log.term.bytes (" +

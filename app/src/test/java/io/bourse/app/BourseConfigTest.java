@@ -33,6 +33,7 @@ class BourseConfigTest
         assertEquals(TimeUnit.MINUTES.toNanos(30), context.snapshotIntervalNs());
         assertEquals(2, context.retainedSnapshots());
         assertEquals(8 * 1024 * 1024, context.historyCapacityBytes());
+        assertEquals(0, context.agentYieldWindowNs(), "agents leave the CPU to the gateways by default");
 
         assertEquals(List.of(new BourseConfig.AssetConfig("BTC", 1, 8), new BourseConfig.AssetConfig("USD", 2, 6)),
             packaged.assets());
@@ -53,10 +54,11 @@ class BourseConfigTest
     {
         final BourseConfig config = BourseConfig.load(null, Map.of(
             "data.dir", "/tmp/elsewhere", "port.base", "9100", "instrument.BTC-USD.state", "halted",
-            "snapshot.interval.ms", "1000"));
+            "snapshot.interval.ms", "1000", "agent.yield.us", "100"));
         assertEquals(new File("/tmp/elsewhere"), config.nodeContext().dataDir());
         assertEquals(9100, config.nodeContext().portBase());
         assertEquals(TimeUnit.SECONDS.toNanos(1), config.nodeContext().snapshotIntervalNs());
+        assertEquals(TimeUnit.MICROSECONDS.toNanos(100), config.nodeContext().agentYieldWindowNs());
         assertEquals(TradingState.HALTED, config.instruments().getFirst().tradingState());
     }
 

@@ -42,8 +42,9 @@ import java.util.function.BooleanSupplier;
  *     and start a fresh JVM on the journal: the node's own recovery line gives commands/s and MB/s.</li>
  *     <li>{@code restart [restingOrders] [tailCommands]}: a snapshot holding 1 M resting orders plus a 1 M-command
  *     tail; the time from launching a fresh JVM to its node leading with the state recovered.</li>
- *     <li>{@code latency [rate...] [seconds]}: ingress to egress round trip through one embedded node at fixed
- *     rates, measured from each command's intended send time (no coordinated omission).</li>
+ *     <li>{@code latency [rate...] [Ns] [--agent-yield-us=a,b,...]}: ingress to egress round trip through one
+ *     embedded node at fixed rates, measured from each command's intended send time (no coordinated omission), for
+ *     each agent yield window (0 and 100 µs by default, side by side).</li>
  *     <li>{@code all}: the three, with their defaults.</li>
  * </ul>
  * Needs {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}; {@code ./bourse bench cluster} runs it.
@@ -265,10 +266,18 @@ public final class ClusterBenchmark
     private static void latency(final String[] args) throws Exception
     {
         final List<Integer> rates = new ArrayList<>();
+        final List<Long> yieldWindowsUs = new ArrayList<>();
         int seconds = 30;
         for (int i = 1; i < args.length; i++)
         {
-            if (args[i].endsWith("s"))
+            if (args[i].startsWith("--agent-yield-us="))
+            {
+                for (final String us : args[i].substring("--agent-yield-us=".length()).split(","))
+                {
+                    yieldWindowsUs.add(Long.parseLong(us));
+                }
+            }
+            else if (args[i].endsWith("s"))
             {
                 seconds = Integer.parseInt(args[i].substring(0, args[i].length() - 1));
             }
@@ -282,19 +291,28 @@ public final class ClusterBenchmark
             rates.add(10_000);
             rates.add(50_000);
         }
+        if (yieldWindowsUs.isEmpty())
+        {
+            yieldWindowsUs.add(0L);
+            yieldWindowsUs.add(100L);
+        }
         for (final int rate : rates)
         {
-            latency(rate, seconds);
+            for (final long yieldWindowUs : yieldWindowsUs)
+            {
+                latency(rate, seconds, yieldWindowUs);
+            }
         }
     }
 
-    private static void latency(final int rate, final int seconds) throws Exception
+    private static void latency(final int rate, final int seconds, final long yieldWindowUs) throws Exception
     {
         final int warmupSeconds = 10;
-        System.out.printf("== round trip: %,d commands/s for %d s after %d s of warm-up, one embedded node%n",
-            rate, seconds, warmupSeconds);
+        System.out.printf("== round trip: %,d commands/s for %d s after %d s of warm-up, one embedded node, agents " +
+            "yielding %d µs after work (agent.yield.us)%n", rate, seconds, warmupSeconds, yieldWindowUs);
         final File dir = Files.createTempDirectory("bourse-bench-latency").toFile();
-        try (Driver driver = new Driver(dir, freePortBase()))
+        try (Driver driver = new Driver(
+            context(dir, freePortBase()).agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(yieldWindowUs))))
         {
             final OrderFlow flow = new OrderFlow(3);
             driver.setUp(flow);
@@ -334,13 +352,14 @@ public final class ClusterBenchmark
                     throw new IllegalStateException("commands still unanswered long after the run");
                 }
             }
-            System.out.printf("round trip (µs) at %,d/s: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f  max %.1f" +
-                "  (%,d samples)%n", rate,
+            System.out.printf("round trip (µs) at %,d/s, yield %d µs: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f" +
+                "  p99.99 %.1f  max %.1f  (%,d samples)%n", rate, yieldWindowUs,
                 histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
                 histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
                 histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3,
                 histogram.getTotalCount());
-            final File report = new File("bench/target/cluster-round-trip-" + rate + ".hgrm");
+            final File report = new File(
+                "bench/target/cluster-round-trip-" + rate + "-yield-" + yieldWindowUs + "us.hgrm");
             if (report.getParentFile().isDirectory() || report.getParentFile().mkdirs())
             {
                 try (PrintStream out = new PrintStream(new FileOutputStream(report), true, StandardCharsets.UTF_8))
@@ -443,7 +462,12 @@ public final class ClusterBenchmark
 
         Driver(final File dir, final int portBase)
         {
-            node = ClusterNode.launch(context(dir, portBase));
+            this(context(dir, portBase));
+        }
+
+        Driver(final ClusterNode.Context context)
+        {
+            node = ClusterNode.launch(context);
             await("leader", () -> node.role() == Cluster.Role.LEADER);
             client = new ExchangeClient(node.clientContext()
                 .maxUnansweredBytes(16 * 1024 * 1024)

@@ -1,5 +1,6 @@
 package io.bourse.cluster;
 
+import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.Publication;
@@ -95,6 +96,8 @@ public final class ExchangeService implements ClusteredService
     private long recoveryCommands;
     private long recoveryBytes;
     private boolean recovering = true;
+    private long checkedSnapshotLogPosition = Aeron.NULL_VALUE;
+    private ServiceSnapshot.Loaded checkedSnapshot;
 
     /**
      * @param historyCapacityBytes power of two: how many bytes of recent event batches to keep for retries and replays.
@@ -106,10 +109,31 @@ public final class ExchangeService implements ClusteredService
         this.serviceListener = serviceListener;
     }
 
+    /**
+     * Recover from a snapshot the node already read and checked at start-up, instead of reading it again from the
+     * image, when the cluster recovers from the snapshot taken at that log position (the same state: the service is
+     * deterministic).
+     *
+     * @param logPosition where the snapshot was taken.
+     * @param loaded      the snapshot, read back whole with its CRC checked.
+     */
+    void useCheckedSnapshot(final long logPosition, final ServiceSnapshot.Loaded loaded)
+    {
+        checkedSnapshotLogPosition = logPosition;
+        checkedSnapshot = loaded;
+    }
+
     public void onStart(final Cluster cluster, final Image snapshotImage)
     {
         final long startNs = System.nanoTime();
-        start(cluster, snapshotImage == null ? null : serviceSnapshot.load(snapshotImage, cluster.idleStrategy()), startNs);
+        ServiceSnapshot.Loaded loaded = null;
+        if (snapshotImage != null)
+        {
+            loaded = checkedSnapshot != null && checkedSnapshotLogPosition == cluster.logPosition() ?
+                checkedSnapshot : serviceSnapshot.load(snapshotImage, cluster.idleStrategy());
+        }
+        checkedSnapshot = null;
+        start(cluster, loaded, startNs);
     }
 
     /**
@@ -119,7 +143,13 @@ public final class ExchangeService implements ClusteredService
     {
         this.cluster = cluster;
         this.idleStrategy = cluster.idleStrategy();
-        engine = new Engine(new EventEncoder(this::onEvent));
+        final Engine.Context engineContext = new Engine.Context();
+        if (loaded != null)
+        {
+            engineContext.initialOrderCapacity(Math.max(
+                engineContext.initialOrderCapacity(), Engine.maxOrdersInSnapshot(loaded.engineLength())));
+        }
+        engine = new Engine(new EventEncoder(this::onEvent), engineContext);
         commandAdapter = new CommandAdapter(engine);
         if (loaded != null)
         {

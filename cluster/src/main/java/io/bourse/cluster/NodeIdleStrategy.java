@@ -1,6 +1,5 @@
 package io.bourse.cluster;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.lang.foreign.FunctionDescriptor;
@@ -8,41 +7,65 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * The idle strategy of every Bourse agent: spin briefly, yield, then park for growing intervals, on a thread whose
- * Linux timer slack is lowered to 1 ns the first time it idles.
+ * The idle strategy of every Bourse agent: spin briefly, optionally yield for a while, then park for growing
+ * intervals, on a thread whose Linux timer slack is lowered to 1 ns the first time it idles.
  * <p>
  * Why: on two cores a busy-spinning agent starves the others, so agents must park; but Linux rounds every timed
  * sleep of a normal thread up by its timer slack (50 µs by default), so a 1 µs park really lasts ~55 µs and each
  * hop of a message through the node's agents paid that. With the slack at 1 ns a park lasts about what was asked.
  * Where {@code prctl} is unavailable (not Linux, or native access denied) the strategy is a plain back-off.
+ * <p>
+ * The yield window trades CPU for latency. A command crosses four agents of a single node (consensus module,
+ * archive, consensus module again, service); when commands come every 100 µs, each has started to park by the time
+ * the next one arrives, and the wake-ups add up to more than the work. Yielding for a window after the last work
+ * keeps the agents awake across such gaps, but a yielding thread competes for the CPU with everything else on the
+ * machine: with gateways on the same two cores it cost a third of the HTTP gateway's throughput. So it is off by
+ * default and a deployment chooses it (configuration {@code agent.yield.us}).
  */
 public final class NodeIdleStrategy implements IdleStrategy
 {
     private static final int PR_SET_TIMERSLACK = 29;
     private static final MethodHandle PRCTL = prctl();
+    private static final int MAX_SPINS = 20;
+    private static final int MAX_YIELDS = 10;
+    private static final long MIN_PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
+    private static final long NOT_YIELDING = Long.MIN_VALUE;
 
-    private final BackoffIdleStrategy backoff;
+    /**
+     * Longest park: bounds both the wake-up delay of an idle agent and its CPU use when idle (a few thousand wake-ups
+     * a second per agent, cheap next to the gateways sharing the cores).
+     */
+    private static final long MAX_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    private final long yieldWindowNs;
+    private int spins;
+    private int yields;
+    private long yieldUntilNs = NOT_YIELDING;
+    private long parkPeriodNs = MIN_PARK_NS;
     private boolean slackLowered;
 
     /**
-     * The default: 20 spins, 10 yields, parks from 1 µs to {@code maxParkNs}.
-     *
-     * @param maxParkNs longest park: bounds both the wake-up delay of an idle agent and its CPU use when idle.
-     */
-    public NodeIdleStrategy(final long maxParkNs)
-    {
-        backoff = new BackoffIdleStrategy(20, 10, TimeUnit.MICROSECONDS.toNanos(1), maxParkNs);
-    }
-
-    /**
-     * The node's default: parks of at most 100 µs, which keeps an idle node's wake-ups (a few thousand a second per
-     * agent) cheap next to the gateways sharing its two cores.
+     * The default: 20 spins, 10 yields, then parks from 1 µs to 100 µs.
      */
     public NodeIdleStrategy()
     {
-        this(TimeUnit.MICROSECONDS.toNanos(100));
+        this(0);
+    }
+
+    /**
+     * @param yieldWindowNs after the spins, yield until this long has passed since the agent last had work (at
+     *                      least 10 yields), then park; 0 for only the 10 yields.
+     */
+    public NodeIdleStrategy(final long yieldWindowNs)
+    {
+        if (yieldWindowNs < 0)
+        {
+            throw new IllegalArgumentException("yield window must not be negative: " + yieldWindowNs);
+        }
+        this.yieldWindowNs = yieldWindowNs;
     }
 
     @Override
@@ -54,7 +77,7 @@ public final class NodeIdleStrategy implements IdleStrategy
         }
         else
         {
-            backoff.reset();
+            reset();
         }
     }
 
@@ -66,13 +89,45 @@ public final class NodeIdleStrategy implements IdleStrategy
             slackLowered = true;
             lowerTimerSlackOfCurrentThread();
         }
-        backoff.idle();
+        if (spins < MAX_SPINS)
+        {
+            spins++;
+            Thread.onSpinWait();
+        }
+        else if (yields < MAX_YIELDS || isInYieldWindow())
+        {
+            yields++;
+            Thread.yield();
+        }
+        else
+        {
+            LockSupport.parkNanos(parkPeriodNs);
+            parkPeriodNs = Math.min(parkPeriodNs << 1, MAX_PARK_NS);
+        }
+    }
+
+    private boolean isInYieldWindow()
+    {
+        if (yieldWindowNs == 0)
+        {
+            return false;
+        }
+        final long nowNs = System.nanoTime();
+        if (yieldUntilNs == NOT_YIELDING)
+        {
+            // The window starts after the spins and the first yields: well under a microsecond after the work.
+            yieldUntilNs = nowNs + yieldWindowNs;
+        }
+        return nowNs < yieldUntilNs;
     }
 
     @Override
     public void reset()
     {
-        backoff.reset();
+        spins = 0;
+        yields = 0;
+        yieldUntilNs = NOT_YIELDING;
+        parkPeriodNs = MIN_PARK_NS;
     }
 
     @Override

@@ -108,6 +108,16 @@ public final class Engine
             Math.max(8, (int)(context.initialOrderCapacity / 0.65f) + 1), 0.65f);
     }
 
+    /**
+     * The most resting orders a snapshot of {@code snapshotLength} bytes can hold. A host about to load a large
+     * snapshot creates its engine with at least this {@link Context#initialOrderCapacity(int)}, so that the order
+     * table is sized once rather than rehashed again and again as a million-order book loads.
+     */
+    public static int maxOrdersInSnapshot(final int snapshotLength)
+    {
+        return SnapshotCodec.maxOrders(snapshotLength);
+    }
+
     // ------------------------------------------------------------------------------------------------ orders
 
     /**

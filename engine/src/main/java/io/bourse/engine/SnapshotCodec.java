@@ -41,6 +41,11 @@ final class SnapshotCodec
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
     private final OrderRecordDecoder orderDecoder = new OrderRecordDecoder();
 
+    static int maxOrders(final int snapshotLength)
+    {
+        return snapshotLength / (MessageHeaderEncoder.ENCODED_LENGTH + OrderRecordEncoder.BLOCK_LENGTH);
+    }
+
     int write(final Engine engine, final MutableDirectBuffer buffer, final int offset)
     {
         int position = offset;
