@@ -8,13 +8,14 @@ import io.bourse.gateway.fix.codecs.builder.ExecutionReportEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderCancelRejectEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderMassCancelReportEncoder;
 import io.bourse.gateway.fix.codecs.builder.HeaderEncoder;
-import io.bourse.gateway.fix.codecs.builder.RejectEncoder;
+import io.bourse.gateway.fix.codecs.decoder.EmailDecoder;
 import io.bourse.gateway.fix.codecs.decoder.HeaderDecoder;
 import io.bourse.gateway.fix.codecs.decoder.NewOrderSingleDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderCancelReplaceRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderCancelRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderMassCancelRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderStatusRequestDecoder;
+import io.bourse.gateway.fix.codecs.decoder.SecurityDefinitionDecoder;
 import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.codec.CommandRejectedDecoder;
 import io.bourse.protocol.codec.MassCancelCompletedDecoder;
@@ -130,12 +131,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final OrderCancelReplaceRequestDecoder replaceRequest = new OrderCancelReplaceRequestDecoder();
     private final OrderStatusRequestDecoder statusRequest = new OrderStatusRequestDecoder();
     private final OrderMassCancelRequestDecoder massCancelRequest = new OrderMassCancelRequestDecoder();
+    private final SecurityDefinitionDecoder securityDefinition = new SecurityDefinitionDecoder();
+    private final EmailDecoder email = new EmailDecoder();
+    private final FixRepeatingGroups repeatingGroups = FixRepeatingGroups.load();
 
     private final ExecutionReportEncoder executionReport = new ExecutionReportEncoder();
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
-    private final RejectEncoder sessionReject = new SessionRejectEncoder();
+    private final SessionRejectEncoder sessionReject = new SessionRejectEncoder();
     private final UtcTimestampEncoder timestampEncoder = new UtcTimestampEncoder();
     private final UnsafeBuffer idBuffer = new UnsafeBuffer(new byte[64]);
     private final UnsafeBuffer orderIdBuffer = new UnsafeBuffer(new byte[32]);
@@ -347,9 +351,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             newOrderSingle.reset();
             newOrderSingle.decode(asciiBuffer, offset, length);
+            final HeaderDecoder header = newOrderSingle.header();
+            // Orders seldom carry repeating groups: their layout is only checked (a scan of the message) when the
+            // decoder saw one.
+            final boolean hasGroups =
+                newOrderSingle.hasNoPartyIDsGroupCounter() || newOrderSingle.hasNoTradingSessionsGroupCounter();
             if (validates(state, newOrderSingle.validate(), newOrderSingle.invalidTagId(),
-                newOrderSingle.rejectReason(), newOrderSingle.header(), "D") &&
-                timestampsValid(state, newOrderSingle.header(), "D", newOrderSingle.transactTime(),
+                newOrderSingle.rejectReason(), header, "D") &&
+                (!hasGroups || groupsValid(state, header, "D", messageType, buffer, offset, length)) &&
+                timestampsValid(state, header, "D", newOrderSingle.transactTime(),
                 newOrderSingle.transactTimeLength(), newOrderSingle.hasExpireTime() ? newOrderSingle.expireTime() : null,
                 newOrderSingle.hasExpireTime() ? newOrderSingle.expireTimeLength() : 0))
             {
@@ -401,6 +411,29 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 massCancelRequest.rejectReason(), massCancelRequest.header(), "q"))
             {
                 onMassCancelRequest(state);
+            }
+        }
+        else if (messageType == SecurityDefinitionDecoder.MESSAGE_TYPE)
+        {
+            securityDefinition.reset();
+            securityDefinition.decode(asciiBuffer, offset, length);
+            if (validates(state, securityDefinition.validate(), securityDefinition.invalidTagId(),
+                securityDefinition.rejectReason(), securityDefinition.header(), "d") &&
+                groupsValid(state, securityDefinition.header(), "d", messageType, buffer, offset, length))
+            {
+                // In the dictionary so that its structure is checked, but not traded on.
+                onUnsupportedMessage(state, securityDefinition.header());
+            }
+        }
+        else if (messageType == EmailDecoder.MESSAGE_TYPE)
+        {
+            email.reset();
+            email.decode(asciiBuffer, offset, length);
+            if (validates(state, email.validate(), email.invalidTagId(), email.rejectReason(), email.header(), "C") &&
+                groupsValid(state, email.header(), "C", messageType, buffer, offset, length))
+            {
+                // In the dictionary so that its structure is checked, but not traded on.
+                onUnsupportedMessage(state, email.header());
             }
         }
         else if (!isSessionMessage(messageType))
@@ -460,6 +493,38 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final int badTag = !FixTimestamps.isUtcTimestamp(transactTime, transactTimeLength) ? 60 :
             expireTime != null && !FixTimestamps.isUtcTimestamp(expireTime, expireTimeLength) ? 126 : 0;
         return badTag == 0 || validates(state, false, badTag, FixRejects.SESSION_INCORRECT_DATA_FORMAT, header, msgType);
+    }
+
+    /**
+     * Repeating groups whose entries do not start with their delimiter or have their fields out of order get a
+     * session Reject: Artio's decoders do not check either.
+     */
+    private boolean groupsValid(
+        final FixSessionState state,
+        final HeaderDecoder header,
+        final String msgType,
+        final long messageType,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        if (repeatingGroups.validate(messageType, buffer, offset, length))
+        {
+            return true;
+        }
+        sessionReject.reset();
+        reverseRoute(header, sessionReject.header());
+        sessionReject.refSeqNum(header.msgSeqNum())
+            .refMsgType(msgType)
+            .refTagID(repeatingGroups.invalidTagId())
+            .sessionRejectReason(FixRejects.SESSION_REPEATING_GROUP_FIELDS_OUT_OF_ORDER);
+        if (repeatingGroups.groupWithoutDelimiterTag() != 0)
+        {
+            sessionReject.groupWithoutDelimiter(
+                repeatingGroups.groupWithoutDelimiterTag(), repeatingGroups.delimiterTag());
+        }
+        send(state, sessionReject);
+        return false;
     }
 
     private void onUnsupportedMessage(final FixSessionState state, final HeaderDecoder header)
