@@ -119,7 +119,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
     private final AtomicCounter droppedReports;
-    private final FixNewOrderOverride newOrderOverride;
+    private final FixApplicationMessageOverride applicationMessageOverride;
     private final FixLatencyProbe latencyProbe;
     private final EpochNanoClock clock;
     private long eventsReceivedNs;
@@ -171,13 +171,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
         final AtomicCounter droppedReports,
-        final FixNewOrderOverride newOrderOverride,
+        final FixApplicationMessageOverride applicationMessageOverride,
         final FixLatencyProbe latencyProbe,
         final EpochNanoClock clock)
     {
         this.latencyProbe = latencyProbe;
         this.clock = clock;
-        this.newOrderOverride = newOrderOverride;
+        this.applicationMessageOverride = applicationMessageOverride;
         this.store = store;
         this.sessionsByCompId = sessionsByCompId;
         this.droppedReports = droppedReports;
@@ -338,10 +338,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return CONTINUE;
         }
         asciiBuffer.wrap(buffer);
-        if (newOrderOverride != null && messageType != NewOrderSingleDecoder.MESSAGE_TYPE &&
+        if (applicationMessageOverride != null && messageType != NewOrderSingleDecoder.MESSAGE_TYPE &&
+            messageType != SecurityDefinitionDecoder.MESSAGE_TYPE && messageType != EmailDecoder.MESSAGE_TYPE &&
             !isSessionMessage(messageType))
         {
-            // Test-only echo mode: there is no exchange behind the gateway, only NewOrderSingles are taken.
+            // Test-only echo mode: there is no exchange behind the gateway to take the other messages.
             headerDecoder.reset();
             headerDecoder.decode(asciiBuffer, offset, length);
             onUnsupportedMessage(state, headerDecoder);
@@ -363,9 +364,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 newOrderSingle.transactTimeLength(), newOrderSingle.hasExpireTime() ? newOrderSingle.expireTime() : null,
                 newOrderSingle.hasExpireTime() ? newOrderSingle.expireTimeLength() : 0))
             {
-                if (newOrderOverride != null)
+                if (applicationMessageOverride != null)
                 {
-                    newOrderOverride.onNewOrderSingle(session, newOrderSingle, buffer, offset, length);
+                    applicationMessageOverride.onApplicationMessage(
+                        session, messageType, header, buffer, offset, length);
                 }
                 else
                 {
@@ -421,8 +423,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 securityDefinition.rejectReason(), securityDefinition.header(), "d") &&
                 groupsValid(state, securityDefinition.header(), "d", messageType, buffer, offset, length))
             {
-                // In the dictionary so that its structure is checked, but not traded on.
-                onUnsupportedMessage(state, securityDefinition.header());
+                onNotTradedMessage(session, state, messageType, securityDefinition.header(), buffer, offset, length);
             }
         }
         else if (messageType == EmailDecoder.MESSAGE_TYPE)
@@ -432,8 +433,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             if (validates(state, email.validate(), email.invalidTagId(), email.rejectReason(), email.header(), "C") &&
                 groupsValid(state, email.header(), "C", messageType, buffer, offset, length))
             {
-                // In the dictionary so that its structure is checked, but not traded on.
-                onUnsupportedMessage(state, email.header());
+                onNotTradedMessage(session, state, messageType, email.header(), buffer, offset, length);
             }
         }
         else if (!isSessionMessage(messageType))
@@ -525,6 +525,29 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         send(state, sessionReject);
         return false;
+    }
+
+    /**
+     * A well-formed message of a type in the dictionary that the exchange does not trade on: unsupported, unless a
+     * test has taken such messages over.
+     */
+    private void onNotTradedMessage(
+        final Session session,
+        final FixSessionState state,
+        final long messageType,
+        final HeaderDecoder header,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        if (applicationMessageOverride != null)
+        {
+            applicationMessageOverride.onApplicationMessage(session, messageType, header, buffer, offset, length);
+        }
+        else
+        {
+            onUnsupportedMessage(state, header);
+        }
     }
 
     private void onUnsupportedMessage(final FixSessionState state, final HeaderDecoder header)
