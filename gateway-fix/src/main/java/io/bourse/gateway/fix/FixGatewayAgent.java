@@ -354,7 +354,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             newOrderSingle.decode(asciiBuffer, offset, length);
             final HeaderDecoder header = newOrderSingle.header();
             // Orders seldom carry repeating groups: their layout is only checked (a scan of the message) when the
-            // decoder saw one.
+            // decoder saw one (FixRepeatingGroupsTest checks that these are all of NewOrderSingle's groups).
             final boolean hasGroups =
                 newOrderSingle.hasNoPartyIDsGroupCounter() || newOrderSingle.hasNoTradingSessionsGroupCounter();
             if (validates(state, newOrderSingle.validate(), newOrderSingle.invalidTagId(),

@@ -6,8 +6,16 @@ import io.bourse.gateway.fix.codecs.decoder.OrderCancelRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.SecurityDefinitionDecoder;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import uk.co.real_logic.artio.dictionary.DictionaryParser;
+import uk.co.real_logic.artio.dictionary.ir.Entry;
+import uk.co.real_logic.artio.dictionary.ir.Field;
+import uk.co.real_logic.artio.dictionary.ir.Group;
+import uk.co.real_logic.artio.dictionary.ir.Message;
 
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -85,6 +93,25 @@ class FixRepeatingGroupsTest
     void unparseableMessageIsLeftToTheDecoder()
     {
         assertTrue(validate(NewOrderSingleDecoder.MESSAGE_TYPE, "453=1|-1=X|447=D|"));
+    }
+
+    @Test
+    void newOrderSingleHasTheGroupsTheAgentLooksFor() throws Exception
+    {
+        // FixGatewayAgent scans an order only when its decoder saw NoPartyIDs (453) or NoTradingSessions (386): a
+        // group added to NewOrderSingle in the dictionary must be added there too.
+        try (InputStream in = getClass().getResourceAsStream(FixRepeatingGroups.DICTIONARY_RESOURCE))
+        {
+            final Message newOrderSingle = new DictionaryParser(false).parse(in, null).messages().stream()
+                .filter(message -> message.packedType() == NewOrderSingleDecoder.MESSAGE_TYPE)
+                .findFirst()
+                .orElseThrow();
+            final Set<Integer> groupTags = newOrderSingle.entries().stream()
+                .filter(Entry::isGroup)
+                .map(entry -> ((Field)((Group)entry.element()).numberField().element()).number())
+                .collect(Collectors.toSet());
+            assertEquals(Set.of(453, 386), groupTags);
+        }
     }
 
     private boolean validate(final long messageType, final String body)
