@@ -1,4 +1,7 @@
-"""Trim QuickFIX's FIX44.xml to the messages and fields the Bourse gateway uses (flattening components)."""
+"""Trim QuickFIX's FIX44.xml to the messages and fields the Bourse gateway uses (flattening components).
+
+Usage: python3 trim.py FIX44.xml > FIX44-bourse.xml (FIX44.xml as in quickfixj-messages-all 3.0.0).
+"""
 import sys
 import xml.etree.ElementTree as ET
 
@@ -18,6 +21,10 @@ APP = {
     '8': {1, 6, 11, 14, 17, 18, 31, 32, 37, 38, 39, 40, 41, 44, 54, 55, 58, 59, 60, 103, 126, 150, 151, 790},
     '9': {1, 11, 37, 39, 41, 58, 60, 102, 434},
     'j': {45, 58, 372, 379, 380},
+    # Not traded on: kept whole so that the session layer checks their structure (a malformed one gets a session
+    # Reject); a well-formed one is answered with a BusinessMessageReject (unsupported message type).
+    'd': None,
+    'C': None,
 }
 
 used = set()

@@ -78,7 +78,7 @@ public final class FixGateway implements AutoCloseable
         private long connectTimeoutMs = TimeUnit.SECONDS.toMillis(30);
         private PrintStream log = System.out;
         private SessionPersistenceStrategy sessionPersistence = SessionPersistenceStrategy.alwaysPersistent();
-        private FixNewOrderOverride newOrderOverride;
+        private FixApplicationMessageOverride applicationMessageOverride;
         private FixLatencyProbe latencyProbe;
         private EpochNanoClock epochNanoClock = new OffsetEpochNanoClock();
 
@@ -202,18 +202,19 @@ public final class FixGateway implements AutoCloseable
         }
 
         /**
-         * Test-only: valid NewOrderSingles go to this instead of the exchange, and no cluster client is started.
+         * Test-only: valid NewOrderSingles, SecurityDefinitions and Emails go to this instead of the exchange or a
+         * BusinessMessageReject, and no cluster client is started.
          */
-        Context newOrderOverride(final FixNewOrderOverride newOrderOverride)
+        Context applicationMessageOverride(final FixApplicationMessageOverride applicationMessageOverride)
         {
-            this.newOrderOverride = newOrderOverride;
+            this.applicationMessageOverride = applicationMessageOverride;
             return this;
         }
 
         void conclude()
         {
             Objects.requireNonNull(dataDir, "dataDir");
-            if (newOrderOverride == null)
+            if (applicationMessageOverride == null)
             {
                 Objects.requireNonNull(exchangeClient, "exchangeClient");
             }
@@ -312,7 +313,7 @@ public final class FixGateway implements AutoCloseable
             final List<FixOrderStore.Entry> restored = store.open();
             droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
             agent = new FixGatewayAgent(
-                store, sessionsByCompId, context.instruments, droppedReports, context.newOrderOverride,
+                store, sessionsByCompId, context.instruments, droppedReports, context.applicationMessageOverride,
                 context.latencyProbe, context.epochNanoClock);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
@@ -338,7 +339,7 @@ public final class FixGateway implements AutoCloseable
                     Thread.sleep(1);
                 }
             }
-            exchangeClient = context.newOrderOverride != null ? null :
+            exchangeClient = context.applicationMessageOverride != null ? null :
                 new ExchangeClient(context.exchangeClient.listener(agent));
             agent.start(connectedLibrary, exchangeClient);
             agent.restore(restored);

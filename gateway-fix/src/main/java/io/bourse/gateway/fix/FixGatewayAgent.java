@@ -8,13 +8,14 @@ import io.bourse.gateway.fix.codecs.builder.ExecutionReportEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderCancelRejectEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderMassCancelReportEncoder;
 import io.bourse.gateway.fix.codecs.builder.HeaderEncoder;
-import io.bourse.gateway.fix.codecs.builder.RejectEncoder;
+import io.bourse.gateway.fix.codecs.decoder.EmailDecoder;
 import io.bourse.gateway.fix.codecs.decoder.HeaderDecoder;
 import io.bourse.gateway.fix.codecs.decoder.NewOrderSingleDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderCancelReplaceRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderCancelRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderMassCancelRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderStatusRequestDecoder;
+import io.bourse.gateway.fix.codecs.decoder.SecurityDefinitionDecoder;
 import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.codec.CommandRejectedDecoder;
 import io.bourse.protocol.codec.MassCancelCompletedDecoder;
@@ -118,7 +119,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
     private final AtomicCounter droppedReports;
-    private final FixNewOrderOverride newOrderOverride;
+    private final FixApplicationMessageOverride applicationMessageOverride;
     private final FixLatencyProbe latencyProbe;
     private final EpochNanoClock clock;
     private long eventsReceivedNs;
@@ -130,12 +131,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final OrderCancelReplaceRequestDecoder replaceRequest = new OrderCancelReplaceRequestDecoder();
     private final OrderStatusRequestDecoder statusRequest = new OrderStatusRequestDecoder();
     private final OrderMassCancelRequestDecoder massCancelRequest = new OrderMassCancelRequestDecoder();
+    private final SecurityDefinitionDecoder securityDefinition = new SecurityDefinitionDecoder();
+    private final EmailDecoder email = new EmailDecoder();
+    private final FixRepeatingGroups repeatingGroups = FixRepeatingGroups.load();
 
     private final ExecutionReportEncoder executionReport = new ExecutionReportEncoder();
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
-    private final RejectEncoder sessionReject = new SessionRejectEncoder();
+    private final SessionRejectEncoder sessionReject = new SessionRejectEncoder();
     private final UtcTimestampEncoder timestampEncoder = new UtcTimestampEncoder();
     private final UnsafeBuffer idBuffer = new UnsafeBuffer(new byte[64]);
     private final UnsafeBuffer orderIdBuffer = new UnsafeBuffer(new byte[32]);
@@ -167,13 +171,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
         final AtomicCounter droppedReports,
-        final FixNewOrderOverride newOrderOverride,
+        final FixApplicationMessageOverride applicationMessageOverride,
         final FixLatencyProbe latencyProbe,
         final EpochNanoClock clock)
     {
         this.latencyProbe = latencyProbe;
         this.clock = clock;
-        this.newOrderOverride = newOrderOverride;
+        this.applicationMessageOverride = applicationMessageOverride;
         this.store = store;
         this.sessionsByCompId = sessionsByCompId;
         this.droppedReports = droppedReports;
@@ -334,10 +338,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return CONTINUE;
         }
         asciiBuffer.wrap(buffer);
-        if (newOrderOverride != null && messageType != NewOrderSingleDecoder.MESSAGE_TYPE &&
+        if (applicationMessageOverride != null && messageType != NewOrderSingleDecoder.MESSAGE_TYPE &&
+            messageType != SecurityDefinitionDecoder.MESSAGE_TYPE && messageType != EmailDecoder.MESSAGE_TYPE &&
             !isSessionMessage(messageType))
         {
-            // Test-only echo mode: there is no exchange behind the gateway, only NewOrderSingles are taken.
+            // Test-only echo mode: there is no exchange behind the gateway to take the other messages.
             headerDecoder.reset();
             headerDecoder.decode(asciiBuffer, offset, length);
             onUnsupportedMessage(state, headerDecoder);
@@ -347,15 +352,22 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             newOrderSingle.reset();
             newOrderSingle.decode(asciiBuffer, offset, length);
+            final HeaderDecoder header = newOrderSingle.header();
+            // Orders seldom carry repeating groups: their layout is only checked (a scan of the message) when the
+            // decoder saw one (FixRepeatingGroupsTest checks that these are all of NewOrderSingle's groups).
+            final boolean hasGroups =
+                newOrderSingle.hasNoPartyIDsGroupCounter() || newOrderSingle.hasNoTradingSessionsGroupCounter();
             if (validates(state, newOrderSingle.validate(), newOrderSingle.invalidTagId(),
-                newOrderSingle.rejectReason(), newOrderSingle.header(), "D") &&
-                timestampsValid(state, newOrderSingle.header(), "D", newOrderSingle.transactTime(),
+                newOrderSingle.rejectReason(), header, "D") &&
+                (!hasGroups || groupsValid(state, header, "D", messageType, buffer, offset, length)) &&
+                timestampsValid(state, header, "D", newOrderSingle.transactTime(),
                 newOrderSingle.transactTimeLength(), newOrderSingle.hasExpireTime() ? newOrderSingle.expireTime() : null,
                 newOrderSingle.hasExpireTime() ? newOrderSingle.expireTimeLength() : 0))
             {
-                if (newOrderOverride != null)
+                if (applicationMessageOverride != null)
                 {
-                    newOrderOverride.onNewOrderSingle(session, newOrderSingle, buffer, offset, length);
+                    applicationMessageOverride.onApplicationMessage(
+                        session, messageType, header, buffer, offset, length);
                 }
                 else
                 {
@@ -401,6 +413,27 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 massCancelRequest.rejectReason(), massCancelRequest.header(), "q"))
             {
                 onMassCancelRequest(state);
+            }
+        }
+        else if (messageType == SecurityDefinitionDecoder.MESSAGE_TYPE)
+        {
+            securityDefinition.reset();
+            securityDefinition.decode(asciiBuffer, offset, length);
+            if (validates(state, securityDefinition.validate(), securityDefinition.invalidTagId(),
+                securityDefinition.rejectReason(), securityDefinition.header(), "d") &&
+                groupsValid(state, securityDefinition.header(), "d", messageType, buffer, offset, length))
+            {
+                onNotTradedMessage(session, state, messageType, securityDefinition.header(), buffer, offset, length);
+            }
+        }
+        else if (messageType == EmailDecoder.MESSAGE_TYPE)
+        {
+            email.reset();
+            email.decode(asciiBuffer, offset, length);
+            if (validates(state, email.validate(), email.invalidTagId(), email.rejectReason(), email.header(), "C") &&
+                groupsValid(state, email.header(), "C", messageType, buffer, offset, length))
+            {
+                onNotTradedMessage(session, state, messageType, email.header(), buffer, offset, length);
             }
         }
         else if (!isSessionMessage(messageType))
@@ -460,6 +493,61 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final int badTag = !FixTimestamps.isUtcTimestamp(transactTime, transactTimeLength) ? 60 :
             expireTime != null && !FixTimestamps.isUtcTimestamp(expireTime, expireTimeLength) ? 126 : 0;
         return badTag == 0 || validates(state, false, badTag, FixRejects.SESSION_INCORRECT_DATA_FORMAT, header, msgType);
+    }
+
+    /**
+     * Repeating groups whose entries do not start with their delimiter or have their fields out of order get a
+     * session Reject: Artio's decoders do not check either.
+     */
+    private boolean groupsValid(
+        final FixSessionState state,
+        final HeaderDecoder header,
+        final String msgType,
+        final long messageType,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        if (repeatingGroups.validate(messageType, buffer, offset, length))
+        {
+            return true;
+        }
+        sessionReject.reset();
+        reverseRoute(header, sessionReject.header());
+        sessionReject.refSeqNum(header.msgSeqNum())
+            .refMsgType(msgType)
+            .refTagID(repeatingGroups.invalidTagId())
+            .sessionRejectReason(FixRejects.SESSION_REPEATING_GROUP_FIELDS_OUT_OF_ORDER);
+        if (repeatingGroups.groupWithoutDelimiterTag() != 0)
+        {
+            sessionReject.groupWithoutDelimiter(
+                repeatingGroups.groupWithoutDelimiterTag(), repeatingGroups.delimiterTag());
+        }
+        send(state, sessionReject);
+        return false;
+    }
+
+    /**
+     * A well-formed message of a type in the dictionary that the exchange does not trade on: unsupported, unless a
+     * test has taken such messages over.
+     */
+    private void onNotTradedMessage(
+        final Session session,
+        final FixSessionState state,
+        final long messageType,
+        final HeaderDecoder header,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length)
+    {
+        if (applicationMessageOverride != null)
+        {
+            applicationMessageOverride.onApplicationMessage(session, messageType, header, buffer, offset, length);
+        }
+        else
+        {
+            onUnsupportedMessage(state, header);
+        }
     }
 
     private void onUnsupportedMessage(final FixSessionState state, final HeaderDecoder header)

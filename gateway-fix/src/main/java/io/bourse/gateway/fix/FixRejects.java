@@ -27,6 +27,7 @@ final class FixRejects
     static final int BUSINESS_UNSUPPORTED_MESSAGE_TYPE = 3;
     static final int SESSION_INCORRECT_DATA_FORMAT = 6;
     static final int SESSION_INVALID_MSG_TYPE = 11;
+    static final int SESSION_REPEATING_GROUP_FIELDS_OUT_OF_ORDER = 15;
 
     /**
      * The text {@link #sessionRejectText} gives for a SessionRejectReason FIX does not define.
@@ -92,8 +93,8 @@ final class FixRejects
     }
 
     /**
-     * The text of a session Reject (3) for a SessionRejectReason (373), worded as FIX names the reasons;
-     * {@link SessionRejectEncoder} adds the field for an incorrect data format.
+     * The text of a session Reject (3) for a SessionRejectReason (373), worded as FIX names the reasons (but for
+     * 15, worded as QuickFIX/J words it); {@link SessionRejectEncoder} adds the field for an incorrect data format.
      */
     static String sessionRejectText(final int sessionRejectReason)
     {
@@ -114,7 +115,8 @@ final class FixRejects
             case 12 -> "XML Validation error";
             case 13 -> "Tag appears more than once";
             case 14 -> "Tag specified out of required order";
-            case 15 -> "Repeating group fields out of order";
+            // FIX names it "Repeating group fields out of order"; QuickFIX/J's peers expect QuickFIX/J's words.
+            case 15 -> "Out of order repeating group members";
             case 16 -> "Incorrect NumInGroup count for repeating group";
             case 17 -> "Non-data value includes field delimiter";
             case 18 -> "Invalid/unsupported application version";

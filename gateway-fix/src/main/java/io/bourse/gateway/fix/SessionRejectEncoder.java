@@ -7,7 +7,9 @@ import uk.co.real_logic.artio.util.MutableAsciiBuffer;
  * A session Reject (3) whose Text is the FIX wording of its SessionRejectReason (373), worded as QuickFIX/J
  * words it: for an incorrect data format (6) the Text also names the field, "Incorrect data format for value,
  * field=38"; for the other reasons QuickFIX/J's Text is the reason alone (its acceptance definitions expect
- * exactly that, e.g. "Required tag missing" with 371=56), and so is this one's. Both the gateway's own Rejects and
+ * exactly that, e.g. "Required tag missing" with 371=56), and so is this one's, except that for an entry of a
+ * repeating group that does not start with its delimiter the Text says so as QuickFIX/J does, "The group 146 must
+ * set the delimiter field 55" (see {@link #groupWithoutDelimiter}). Both the gateway's own Rejects and
  * Artio's (Artio creates its session encoders through {@link GatewayFixDictionary}) are encoded by this class, so
  * every session Reject the gateway sends is worded the same way. The Text is composed in a buffer owned by the
  * encoder: nothing is allocated per Reject.
@@ -15,6 +17,9 @@ import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 final class SessionRejectEncoder extends RejectEncoder
 {
     private static final byte[] FIELD = ", field=".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] THE_GROUP = "The group ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] MUST_SET_THE_DELIMITER =
+        " must set the delimiter field ".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[][] TEXTS = new byte[100][];
 
     static
@@ -29,14 +34,45 @@ final class SessionRejectEncoder extends RejectEncoder
         }
     }
 
-    // The longest reason text (48) plus ", field=" and a signed int fit with room to spare.
+    // The longest reason text (48) plus ", field=" and a signed int fit with room to spare, as does the missing
+    // delimiter's text with its two ints (at most 62).
     private final byte[] text = new byte[96];
+    private int groupWithoutDelimiterTag;
+    private int delimiterTag;
+
+    /**
+     * Word the Text of this Reject for an entry of a repeating group that does not start with its delimiter; the
+     * reason (15) and RefTagID (the field found instead) are set as usual. Cleared by {@link #reset()}.
+     *
+     * @param groupTag     the group's NumInGroup tag.
+     * @param delimiterTag the group's first field.
+     */
+    void groupWithoutDelimiter(final int groupTag, final int delimiterTag)
+    {
+        this.groupWithoutDelimiterTag = groupTag;
+        this.delimiterTag = delimiterTag;
+    }
+
+    public void resetMessage()
+    {
+        super.resetMessage();
+        groupWithoutDelimiterTag = 0;
+        delimiterTag = 0;
+    }
 
     public long encode(final MutableAsciiBuffer buffer, final int offset)
     {
         final int reason = hasSessionRejectReason() ? sessionRejectReason() : -1;
         final byte[] base = reason >= 0 && reason < TEXTS.length ? TEXTS[reason] : null;
-        if (base != null)
+        if (groupWithoutDelimiterTag != 0 && reason == FixRejects.SESSION_REPEATING_GROUP_FIELDS_OUT_OF_ORDER)
+        {
+            System.arraycopy(THE_GROUP, 0, text, 0, THE_GROUP.length);
+            int length = appendInt(groupWithoutDelimiterTag, THE_GROUP.length);
+            System.arraycopy(MUST_SET_THE_DELIMITER, 0, text, length, MUST_SET_THE_DELIMITER.length);
+            length = appendInt(delimiterTag, length + MUST_SET_THE_DELIMITER.length);
+            text(text, 0, length);
+        }
+        else if (base != null)
         {
             int length = base.length;
             System.arraycopy(base, 0, text, 0, length);

@@ -216,15 +216,37 @@ class FixHostileInputTest
     @Test
     void unsupportedApplicationMessageGetsBusinessMessageReject()
     {
-        try (RawFixClient eve = loggedOn())
-        {
-            eve.sendApp("V", "262=1|263=0|264=0|");
-            final Map<String, String> reject = eve.read(2_000);
-            assertMessage(reject, "j");
-            assertEquals("V", reject.get("372"));
-            assertEquals("3", reject.get("380"));
-            assertEquals("2", reject.get("45"));
-        }
+        assertBusinessMessageReject("V", "262=1|263=0|264=0|");
+    }
+
+    @Test
+    void securityDefinitionInTheDictionaryIsStillUnsupported()
+    {
+        assertBusinessMessageReject("d", "320=REQ-1|322=RESP-1|323=1|55=BTC-USD|454=0|58=from a client|");
+    }
+
+    @Test
+    void emailInTheDictionaryIsStillUnsupported()
+    {
+        assertBusinessMessageReject("C", "164=THREAD-1|94=0|147=subject|146=1|55=BTC-USD|864=1|865=1|33=1|58=hi|");
+    }
+
+    // ------------------------------------------------------------------------------------------------ repeating groups
+
+    @Test
+    void groupEntryWithoutItsDelimiter()
+    {
+        // NoRelatedSym (146) must start with Symbol (55), not with the nested NoEvents (864).
+        assertSessionReject("C", "164=THREAD-1|94=0|147=subject|146=1|864=1|865=1|33=1|58=hi|", "864", "15",
+            "The group 146 must set the delimiter field 55");
+    }
+
+    @Test
+    void groupEntryWithFieldsOutOfOrder()
+    {
+        // NoPartyIDs (453): PartyID (448), PartyIDSource (447), PartyRole (452), in that order.
+        assertSessionReject("D", "11=" + id() + "|" + ORDER_FIELDS + "453=1|448=EVE|452=3|447=D|", "447", "15",
+            "Out of order repeating group members");
     }
 
     // ------------------------------------------------------------------------------------------------ sequence numbers
@@ -543,6 +565,21 @@ class FixHostileInputTest
             assertEquals(reason, reject.get("373"), reject.get("raw"));
             assertEquals(text, reject.get("58"));
             assertNull(eve.read(300), "no order report after a reject");
+            assertTestRequestAnswered(eve, 3);
+        }
+    }
+
+    private static void assertBusinessMessageReject(final String msgType, final String fields)
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp(msgType, fields);
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "j");
+            assertEquals(msgType, reject.get("372"));
+            assertEquals("3", reject.get("380"));
+            assertEquals("Unsupported Message Type", reject.get("58"));
+            assertEquals("2", reject.get("45"));
             assertTestRequestAnswered(eve, 3);
         }
     }
