@@ -429,7 +429,7 @@ class HistoryApiTest
         for (int attempt = 0; attempt < 100; attempt++)
         {
             // A range apart from the gateway-http tests' (41,000 to 49,000).
-            final int base = 33_000 + ThreadLocalRandom.current().nextInt(700) * 10;
+            final int base = 27_000 + ThreadLocalRandom.current().nextInt(200) * 10;
             boolean free = true;
             for (int port = base; port < base + 5 && free; port++)
             {

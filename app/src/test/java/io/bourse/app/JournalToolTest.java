@@ -257,7 +257,7 @@ class JournalToolTest
     {
         for (int attempt = 0; attempt < 100; attempt++)
         {
-            final int base = 22_000 + ThreadLocalRandom.current().nextInt(2_000) * 10;
+            final int base = 22_000 + ThreadLocalRandom.current().nextInt(300) * 10;
             boolean free = true;
             for (int port = base; port < base + ClusterNode.PORTS_PER_MEMBER && free; port++)
             {

@@ -394,7 +394,8 @@ public final class ClusterBenchmark
         final SplittableRandom random = new SplittableRandom(System.nanoTime());
         for (int attempt = 0; attempt < 100; attempt++)
         {
-            final int base = 30_000 + random.nextInt(2_000) * 10;
+            // Below Linux's ephemeral ports (32768 and up), which the OS may hand to any socket meanwhile.
+            final int base = 31_000 + random.nextInt(170) * 10;
             boolean free = true;
             for (int port = base; port < base + ClusterNode.PORTS_PER_MEMBER && free; port++)
             {

@@ -98,7 +98,7 @@ public final class FixLatencyBenchmark
         FixGateway gateway = null;
         try
         {
-            final int portBase = 17_000 + new SplittableRandom().nextInt(300) * 10;
+            final int portBase = 11_000 + new SplittableRandom().nextInt(100) * 10;
             node = ClusterNode.launch(new ClusterNode.Context()
                 .dataDir(new File(baseDir, "node"))
                 .memberId(0)

@@ -94,7 +94,7 @@ public final class HttpLoadBenchmark
     private void run() throws Exception
     {
         final File dir = Files.createTempDirectory("bourse-http-bench").toFile();
-        final int portBase = 43_000 + new SplittableRandom().nextInt(100) * 10;
+        final int portBase = 10_000 + new SplittableRandom().nextInt(100) * 10;
         final ClusterNode node = ClusterNode.launch(new ClusterNode.Context()
             .dataDir(new File(dir, "node"))
             .memberHosts(List.of("localhost"))

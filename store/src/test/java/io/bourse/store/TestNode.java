@@ -133,7 +133,7 @@ final class TestNode implements AutoCloseable
     {
         for (int attempt = 0; attempt < 100; attempt++)
         {
-            final int base = 31_000 + ThreadLocalRandom.current().nextInt(200) * 10;
+            final int base = 25_000 + ThreadLocalRandom.current().nextInt(200) * 10;
             if (allFree(base, ClusterNode.PORTS_PER_MEMBER))
             {
                 return base;

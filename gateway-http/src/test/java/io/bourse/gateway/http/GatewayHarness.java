@@ -293,7 +293,7 @@ final class GatewayHarness implements AutoCloseable
     {
         for (int attempt = 0; attempt < 100; attempt++)
         {
-            final int base = 41_000 + ThreadLocalRandom.current().nextInt(800) * 10;
+            final int base = 29_000 + ThreadLocalRandom.current().nextInt(200) * 10;
             boolean free = true;
             for (int port = base; port < base + 5 && free; port++)
             {
