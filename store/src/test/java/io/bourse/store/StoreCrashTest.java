@@ -105,6 +105,12 @@ class StoreCrashTest
                 try
                 {
                     awaitStarted(child);
+                    if (kill % 2 == 0)
+                    {
+                        // Every other store is killed only after it has committed, so that stores which never
+                        // write cannot pass; a random delay alone sometimes killed every store before its first.
+                        awaitFenceMoved(context, lastFence, child, seed);
+                    }
                     // Random moments: some while it restores, most while it follows and commits.
                     Thread.sleep(random.nextInt(2_500));
                 }
@@ -166,6 +172,21 @@ class StoreCrashTest
         catch (final IOException ex)
         {
             throw new IllegalStateException(ex);
+        }
+    }
+
+    private void awaitFenceMoved(final Store.Context context, final long from, final Process child, final long seed)
+        throws Exception
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (fence(context) == from)
+        {
+            if (!child.isAlive() || System.nanoTime() > deadlineNs)
+            {
+                throw new AssertionError("seed " + seed + ": the store process committed nothing past fence " + from +
+                    " in 60 s: " + read(new File(baseDir, "store-process.log")));
+            }
+            Thread.sleep(50);
         }
     }
 
