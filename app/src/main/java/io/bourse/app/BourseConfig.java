@@ -42,7 +42,8 @@ public final class BourseConfig
     private static final Pattern DEPOSIT_FIELD = Pattern.compile("deposit\\.([^.]+)(\\.transaction)?");
     private static final List<String> NODE_KEYS = List.of(
         "data.dir", "member.id", "member.hosts", "port.base", "aeron.dir", "snapshot.log.bytes", "snapshot.interval.ms",
-        "snapshot.retained", "journal.segment.bytes", "log.term.bytes", "history.bytes");
+        "snapshot.retained", "journal.segment.bytes", "log.term.bytes", "history.bytes",
+        "agent.yield.us");
     private static final List<String> STORE_KEYS = List.of(
         "store.enabled", "store.jdbc.url", "store.jdbc.user", "store.jdbc.password", "store.sqlite.file",
         "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms", "store.thread.nice");
