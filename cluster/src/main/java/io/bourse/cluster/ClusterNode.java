@@ -397,10 +397,7 @@ public final class ClusterNode implements AutoCloseable
             .terminationHook(terminated::countDown));
 
         service = new ExchangeService(context.historyCapacityBytes(), new NodeServiceListener());
-        if (checkedSnapshot != null)
-        {
-            service.useCheckedSnapshot(checkedSnapshot.logPosition(), checkedSnapshot.loaded());
-        }
+        service.useCheckedSnapshot(checkedSnapshot);
         serviceContainer = ClusteredServiceContainer.launch(new ClusteredServiceContainer.Context()
             .aeronDirectoryName(aeronDir)
             .clusterDir(context.clusterDir())

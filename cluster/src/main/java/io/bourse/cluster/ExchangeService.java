@@ -1,6 +1,5 @@
 package io.bourse.cluster;
 
-import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.Publication;
@@ -96,8 +95,7 @@ public final class ExchangeService implements ClusteredService
     private long recoveryCommands;
     private long recoveryBytes;
     private boolean recovering = true;
-    private long checkedSnapshotLogPosition = Aeron.NULL_VALUE;
-    private ServiceSnapshot.Loaded checkedSnapshot;
+    private SnapshotPreflight.Checked checkedSnapshot;
 
     /**
      * @param historyCapacityBytes power of two: how many bytes of recent event batches to keep for retries and replays.
@@ -114,13 +112,11 @@ public final class ExchangeService implements ClusteredService
      * image, when the cluster recovers from the snapshot taken at that log position (the same state: the service is
      * deterministic).
      *
-     * @param logPosition where the snapshot was taken.
-     * @param loaded      the snapshot, read back whole with its CRC checked.
+     * @param checked the snapshot, read back whole with its CRC checked, and where it was taken; null for none.
      */
-    void useCheckedSnapshot(final long logPosition, final ServiceSnapshot.Loaded loaded)
+    void useCheckedSnapshot(final SnapshotPreflight.Checked checked)
     {
-        checkedSnapshotLogPosition = logPosition;
-        checkedSnapshot = loaded;
+        checkedSnapshot = checked;
     }
 
     public void onStart(final Cluster cluster, final Image snapshotImage)
@@ -129,8 +125,8 @@ public final class ExchangeService implements ClusteredService
         ServiceSnapshot.Loaded loaded = null;
         if (snapshotImage != null)
         {
-            loaded = checkedSnapshot != null && checkedSnapshotLogPosition == cluster.logPosition() ?
-                checkedSnapshot : serviceSnapshot.load(snapshotImage, cluster.idleStrategy());
+            loaded = checkedSnapshot != null && checkedSnapshot.logPosition() == cluster.logPosition() ?
+                checkedSnapshot.loaded() : serviceSnapshot.load(snapshotImage, cluster.idleStrategy());
         }
         checkedSnapshot = null;
         start(cluster, loaded, startNs);
