@@ -139,13 +139,7 @@ public final class ExchangeService implements ClusteredService
     {
         this.cluster = cluster;
         this.idleStrategy = cluster.idleStrategy();
-        final Engine.Context engineContext = new Engine.Context();
-        if (loaded != null)
-        {
-            engineContext.initialOrderCapacity(Math.max(
-                engineContext.initialOrderCapacity(), Engine.maxOrdersInSnapshot(loaded.engineLength())));
-        }
-        engine = new Engine(new EventEncoder(this::onEvent), engineContext);
+        engine = new Engine(new EventEncoder(this::onEvent));
         commandAdapter = new CommandAdapter(engine);
         if (loaded != null)
         {

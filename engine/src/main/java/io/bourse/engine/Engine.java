@@ -35,6 +35,8 @@ import java.util.function.Supplier;
  */
 public final class Engine
 {
+    private static final float ORDER_TABLE_LOAD_FACTOR = 0.65f;
+
     /**
      * Engine configuration.
      */
@@ -80,7 +82,7 @@ public final class Engine
     int assetCount;
     final Int2ObjectHashMap<Instrument> instruments = new Int2ObjectHashMap<>();
     final Long2ObjectHashMap<Account> accounts = new Long2ObjectHashMap<>();
-    final Long2ObjectHashMap<Order> ordersById;
+    Long2ObjectHashMap<Order> ordersById;
     final LongHashSet transactionIds = new LongHashSet();
     final ExpiryQueue expiryQueue = new ExpiryQueue();
     private final OrderPool orderPool;
@@ -104,18 +106,17 @@ public final class Engine
         this.listener = listener;
         this.context = context;
         this.orderPool = new OrderPool(context.initialOrderCapacity);
-        this.ordersById = new Long2ObjectHashMap<>(
-            Math.max(8, (int)(context.initialOrderCapacity / 0.65f) + 1), 0.65f);
+        this.ordersById = orderTable(0);
     }
 
     /**
-     * The most resting orders a snapshot of {@code snapshotLength} bytes can hold. A host about to load a large
-     * snapshot creates its engine with at least this {@link Context#initialOrderCapacity(int)}, so that the order
-     * table is sized once rather than rehashed again and again as a million-order book loads.
+     * An order table for that many orders plus the pool's spare, sized so that it is not rehashed before they are in.
      */
-    public static int maxOrdersInSnapshot(final int snapshotLength)
+    Long2ObjectHashMap<Order> orderTable(final int orders)
     {
-        return SnapshotCodec.maxOrders(snapshotLength);
+        return new Long2ObjectHashMap<>(
+            Math.max(8, (int)((orders + (long)context.initialOrderCapacity) / ORDER_TABLE_LOAD_FACTOR) + 1),
+            ORDER_TABLE_LOAD_FACTOR);
     }
 
     // ------------------------------------------------------------------------------------------------ orders
@@ -1704,11 +1705,6 @@ public final class Engine
         }
         assetsByIndex[assetCount++] = asset;
         assets.put(asset.assetId, asset);
-    }
-
-    Order acquireOrder()
-    {
-        return orderPool.acquire();
     }
 
     /**
