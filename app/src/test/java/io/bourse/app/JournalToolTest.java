@@ -35,6 +35,8 @@ import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -104,6 +106,17 @@ class JournalToolTest
         assertTrue(snapshot.out().contains("snapshot taken"), snapshot.out());
         sendOrders(config, random, ORDERS_AFTER_SNAPSHOT);
         final long liveStateHash = node.service().stateHash();
+
+        // The data directory is locked while the node runs: the tools would read half-written files, a second node
+        // would corrupt the journal. Both are refused, naming the directory, and the node runs on unharmed.
+        final String dataDir = config.nodeContext().dataDir().getAbsolutePath();
+        final CommandLine inspectRunning = bourse("journal", "inspect", "--config", configFile.getPath());
+        assertNotEquals(0, inspectRunning.code());
+        assertTrue(inspectRunning.err().contains("a node is running on " + dataDir), inspectRunning.err());
+        final IllegalStateException secondNode =
+            assertThrows(IllegalStateException.class, () -> ClusterNode.launch(config.nodeContext()));
+        assertEquals("data directory " + dataDir + " is in use by another running node", secondNode.getMessage());
+        assertEquals(liveStateHash, node.service().stateHash());
         // Stop as a crash would: no shutdown snapshot, so verify must replay the tail after the requested snapshot.
         node.abort();
         node = null;

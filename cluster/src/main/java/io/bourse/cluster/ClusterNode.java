@@ -22,11 +22,7 @@ import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.io.File;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -303,8 +299,7 @@ public final class ClusterNode implements AutoCloseable
     }
 
     private final Context context;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final DataDirectoryLock lock;
     private final MediaDriver mediaDriver;
     private final Archive archive;
     private final ConsensusModule consensusModule;
@@ -325,19 +320,9 @@ public final class ClusterNode implements AutoCloseable
         {
             throw new IllegalStateException("cannot create data directory " + dataDir.getAbsolutePath());
         }
-        try
-        {
-            lockChannel = FileChannel.open(
-                new File(dataDir, "node.lock").toPath(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            lock = lockChannel.tryLock();
-        }
-        catch (final IOException ex)
-        {
-            throw new IllegalStateException("cannot lock data directory " + dataDir.getAbsolutePath(), ex);
-        }
+        lock = DataDirectoryLock.tryAcquire(dataDir);
         if (lock == null)
         {
-            CloseHelper.quietClose(lockChannel);
             throw new IllegalStateException("data directory " + dataDir.getAbsolutePath() +
                 " is in use by another running node");
         }
@@ -518,16 +503,7 @@ public final class ClusterNode implements AutoCloseable
 
     private void closeComponents()
     {
-        CloseHelper.closeAll(maintenanceRunner, aeron, serviceContainer, consensusModule, archive, mediaDriver);
-        try
-        {
-            lock.release();
-        }
-        catch (final IOException ignore)
-        {
-            // The lock goes with the channel anyway.
-        }
-        CloseHelper.quietClose(lockChannel);
+        CloseHelper.closeAll(maintenanceRunner, aeron, serviceContainer, consensusModule, archive, mediaDriver, lock);
     }
 
     private boolean toggle(final ClusterControl.ToggleState state)
@@ -553,16 +529,7 @@ public final class ClusterNode implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.closeAll(archive, mediaDriver);
-            try
-            {
-                lock.release();
-            }
-            catch (final IOException ignore)
-            {
-                // The lock goes with the channel anyway.
-            }
-            CloseHelper.quietClose(lockChannel);
+            CloseHelper.closeAll(archive, mediaDriver, lock);
             context.log().println("bourse node " + context.memberId() + ": " + ex.getMessage());
             throw ex;
         }

@@ -6,8 +6,8 @@ import io.aeron.archive.client.AeronArchive;
 import io.aeron.cluster.RecordingLog;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.protocol.DataHeaderFlyweight;
+import io.bourse.cluster.DataDirectoryLock;
 import org.agrona.BitUtil;
-import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.IoUtil;
@@ -17,7 +17,6 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,8 +58,7 @@ public final class Journal implements AutoCloseable
 
     private final File dataDir;
     private final File archiveDir;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final DataDirectoryLock lock;
     private final Map<Long, Recording> recordings = new TreeMap<>();
     private final List<RecordingLog.Entry> entries;
     private final Map<Long, Long> foundEndPositions = new TreeMap<>();
@@ -76,19 +74,9 @@ public final class Journal implements AutoCloseable
             throw new IllegalArgumentException("no journal in " + dataDir.getAbsolutePath() +
                 " (expected archive/archive.catalog and cluster/recording.log)");
         }
-        try
-        {
-            lockChannel = FileChannel.open(
-                new File(dataDir, "node.lock").toPath(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            lock = lockChannel.tryLock();
-        }
-        catch (final IOException ex)
-        {
-            throw new IllegalStateException("cannot lock data directory " + dataDir.getAbsolutePath(), ex);
-        }
+        lock = DataDirectoryLock.tryAcquire(dataDir);
         if (lock == null)
         {
-            CloseHelper.quietClose(lockChannel);
             throw new IllegalStateException("a node is running on " + dataDir.getAbsolutePath() +
                 "; the journal tools read a stopped node's data (use 'journal snapshot' on a running one)");
         }
@@ -330,15 +318,7 @@ public final class Journal implements AutoCloseable
 
     public void close()
     {
-        try
-        {
-            lock.release();
-        }
-        catch (final IOException ignore)
-        {
-            // Closing the channel releases it anyway.
-        }
-        CloseHelper.quietClose(lockChannel);
+        lock.close();
     }
 
     private static MappedByteBuffer map(final File file)
