@@ -398,8 +398,8 @@ public final class FixGateway implements AutoCloseable
     }
 
     /**
-     * @return ExecutionReports that could not be delivered because their session was logged out (or Artio's stream
-     * stayed back-pressured).
+     * @return ExecutionReports that were not delivered: the oldest held for a session away for more than
+     * {@value FixGatewayAgent#MAX_HELD_REPORTS_PER_SESSION} of them, or ones Artio's stream stayed back-pressured for.
      */
     public long droppedReports()
     {

@@ -72,6 +72,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 {
     static final int MAX_SEND_ATTEMPTS = 1000;
 
+    /**
+     * Reports held for one session that is not logged on, at most: about a kilobyte each, this bounds what a session
+     * that never comes back costs. Past it the oldest are dropped (and counted); every report carries the order's
+     * CumQty and LeavesQty, so the ones that remain still give the orders' current state.
+     */
+    static final int MAX_HELD_REPORTS_PER_SESSION = 10_000;
+    private static final int MAX_SPARE_REPORT_ENCODERS = 1024;
+
     private static final int PENDING_NEW = 1;
     private static final int PENDING_CANCEL = 2;
     private static final int PENDING_REPLACE = 3;
@@ -136,6 +144,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final FixRepeatingGroups repeatingGroups = FixRepeatingGroups.load();
 
     private final ExecutionReportEncoder executionReport = new ExecutionReportEncoder();
+    private final ArrayDeque<ExecutionReportEncoder> spareReportEncoders = new ArrayDeque<>();
+    private int heldReportCount;
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
@@ -252,6 +262,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             work++;
         }
         work += checkCancelOnDisconnect(System.nanoTime());
+        if (heldReportCount > 0)
+        {
+            work += sendHeldReports();
+        }
         return work;
     }
 
@@ -1139,10 +1153,20 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 else if (pending != null && pending.type == PENDING_RESTORE)
                 {
-                    // Fills while the gateway was away: the order's totals catch up (their reports were missed).
-                    pending.order.filledQuantity = orderStatus.filledQuantity();
-                    pending.order.executedNotional = orderStatus.executedNotional();
-                    pending.order.quantity = orderStatus.quantity();
+                    // Fills while the gateway was down: their reports were never made, so the order's totals catch
+                    // up and the client gets one Restated report with them.
+                    final FixOrder order = pending.order;
+                    final boolean changed = order.filledQuantity != orderStatus.filledQuantity() ||
+                        order.quantity != orderStatus.quantity();
+                    order.filledQuantity = orderStatus.filledQuantity();
+                    order.executedNotional = orderStatus.executedNotional();
+                    order.quantity = orderStatus.quantity();
+                    if (changed)
+                    {
+                        store.writeOpen(order);
+                        sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0,
+                            "Filled while the gateway was down", null, 0);
+                    }
                 }
             }
             case MassCancelCompletedDecoder.TEMPLATE_ID ->
@@ -1252,11 +1276,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final long remainingQuantity)
     {
         final FixSessionState session = order.session;
-        if (!session.isLoggedOn())
-        {
-            droppedReports.increment();
-            return;
-        }
         final FixInstrument instrument = order.instrument;
         final ExecutionReportEncoder report = executionReport;
         report.reset();
@@ -1286,7 +1305,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         if (order.orderId == 0 && execType == EXEC_REJECTED)
         {
-            report.execID(localExecId(session, 0));
+            // A new order the exchange refused: named by the FIX message that created it, which stays known (and
+            // unique) when the session has gone away before the answer came and the report is held for it.
+            idBuffer.putByte(0, (byte)'G');
+            report.execID(idBuffer, 0, 1 + idBuffer.putLongAscii(1, order.engineClientOrderId));
         }
         else
         {
@@ -1326,7 +1348,62 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             report.text(text);
         }
         transactTime(timestampNs != 0 ? timestampNs : System.currentTimeMillis() * 1_000_000L);
-        send(session, report);
+        if (session.isLoggedOn() && session.heldReports.isEmpty())
+        {
+            send(session, report);
+        }
+        else
+        {
+            // Away, or back but its held reports not all sent yet: in order behind them.
+            hold(session, report);
+        }
+    }
+
+    private void hold(final FixSessionState session, final ExecutionReportEncoder report)
+    {
+        if (session.heldReports.size() == MAX_HELD_REPORTS_PER_SESSION)
+        {
+            recycle(session.heldReports.pollFirst());
+            heldReportCount--;
+            droppedReports.increment();
+        }
+        final ExecutionReportEncoder held = spareReportEncoders.isEmpty() ?
+            new ExecutionReportEncoder() : spareReportEncoders.pollFirst();
+        report.copyTo(held);
+        session.heldReports.addLast(held);
+        heldReportCount++;
+    }
+
+    /**
+     * Send the reports held for sessions that have logged on again, oldest first, as far as Artio takes them now.
+     */
+    private int sendHeldReports()
+    {
+        int sent = 0;
+        for (final FixSessionState session : sessionsByCompId.values())
+        {
+            while (!session.heldReports.isEmpty() && session.isLoggedOn())
+            {
+                final ExecutionReportEncoder report = session.heldReports.peekFirst();
+                if (session.session.trySend(report) < 0)
+                {
+                    // Back-pressure: the rest go on a later duty cycle, still in order.
+                    break;
+                }
+                recycle(session.heldReports.pollFirst());
+                heldReportCount--;
+                sent++;
+            }
+        }
+        return sent;
+    }
+
+    private void recycle(final ExecutionReportEncoder report)
+    {
+        if (spareReportEncoders.size() < MAX_SPARE_REPORT_ENCODERS)
+        {
+            spareReportEncoders.addLast(report);
+        }
     }
 
     private void averagePrice(final ExecutionReportEncoder report, final FixOrder order)
@@ -1453,8 +1530,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         idBuffer.putByte(length++, (byte)'.');
         length += idBuffer.putIntAscii(length, session != null ? session.sequenceIndex() : 0);
         idBuffer.putByte(length++, (byte)'.');
-        length += idBuffer.putIntAscii(length, msgSeqNum != 0 ? msgSeqNum :
-            (session != null ? session.lastReceivedMsgSeqNum() : 0));
+        length += idBuffer.putIntAscii(length, msgSeqNum);
         localExecIdView.wrap(idBuffer, 0, length);
         return localExecIdView;
     }

@@ -1,12 +1,16 @@
 package io.bourse.gateway.fix;
 
+import io.bourse.gateway.fix.codecs.builder.ExecutionReportEncoder;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongHashSet;
 import uk.co.real_logic.artio.session.Session;
 
+import java.util.ArrayDeque;
+
 /**
- * A configured session's live state: its Artio session while logged on, its open orders by ClOrdID, and the
- * ClOrdIDs it has used since the gateway started (so that a PossDup resend is not executed twice).
+ * A configured session's live state: its Artio session while logged on, its open orders by ClOrdID, the
+ * ClOrdIDs it has used since the gateway started (so that a PossDup resend is not executed twice), and the reports
+ * held for it while it is away.
  */
 final class FixSessionState
 {
@@ -14,6 +18,11 @@ final class FixSessionState
     final char[] accountChars;
     final Long2ObjectHashMap<FixOrder> openOrdersByClOrdId = new Long2ObjectHashMap<>();
     final LongHashSet usedClOrdIds = new LongHashSet();
+    /**
+     * ExecutionReports of its orders made while the session was not logged on (fills of resting orders, the cancels of
+     * cancel-on-disconnect, expiries), oldest first: sent when it logs on again.
+     */
+    final ArrayDeque<ExecutionReportEncoder> heldReports = new ArrayDeque<>();
     Session session;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 

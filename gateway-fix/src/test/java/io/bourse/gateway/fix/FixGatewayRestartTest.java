@@ -2,12 +2,18 @@ package io.bourse.gateway.fix;
 
 import org.junit.jupiter.api.Test;
 import quickfix.Message;
+import quickfix.field.AvgPx;
 import quickfix.field.ClOrdID;
+import quickfix.field.CumQty;
 import quickfix.field.ExecType;
+import quickfix.field.LeavesQty;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrderID;
 import quickfix.field.OrigClOrdID;
 import quickfix.field.Side;
+import quickfix.field.Text;
+
+import java.math.BigDecimal;
 
 import static io.bourse.gateway.fix.FixGatewayTest.cancel;
 import static io.bourse.gateway.fix.FixGatewayTest.limit;
@@ -20,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The node and the gateway stop and start again on their directories while QuickFIX/J initiators stay up: the
  * sessions log on again with their sequence numbers continuing, open orders keep the ClOrdIDs their clients gave
  * (a cancel by OrigClOrdID finds its order, a fill reports the original ClOrdID), and new OrderIDs and ExecIDs do not
- * repeat earlier ones.
+ * repeat earlier ones; an open order that filled while the gateway was down is restated to its client.
  */
 class FixGatewayRestartTest
 {
@@ -68,6 +74,39 @@ class FixGatewayRestartTest
             final Message bidFill = report(bob, ExecType.TRADE, OrdStatus.FILLED);
             assertEquals("BID1", bidFill.getString(ClOrdID.FIELD));
             assertEquals(bidOrderId, bidFill.getString(OrderID.FIELD));
+        }
+    }
+
+    @Test
+    void fillsWhileTheGatewayIsDownAreRestatedWhenTheSessionLogsOnAgain() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = new FixTestExchange(context -> context
+            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("R1", Side.SELL, "1", "200.00"));
+            final String orderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+            // Account 2 buys 0.4 at 200.00 (scaled: price 2 decimals, quantity 4) while no gateway is listening.
+            exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
+            exchange.startGateway();
+            alice.awaitLogon();
+
+            final Message restated = report(alice, ExecType.RESTATED, OrdStatus.PARTIALLY_FILLED);
+            assertEquals("R1", restated.getString(ClOrdID.FIELD));
+            assertEquals(orderId, restated.getString(OrderID.FIELD));
+            assertEquals(new BigDecimal("0.4"), restated.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("0.6"), restated.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("200.00"), restated.getDecimal(AvgPx.FIELD).setScale(2));
+            assertEquals("Filled while the gateway was down", restated.getString(Text.FIELD));
+
+            // The gateway's record now has the fill: the order trades on from there.
+            exchange.sendLimitOrder(2, 100, io.bourse.protocol.codec.Side.BUY, 20_000, 6_000);
+            final Message done = report(alice, ExecType.TRADE, OrdStatus.FILLED);
+            assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
         }
     }
 }

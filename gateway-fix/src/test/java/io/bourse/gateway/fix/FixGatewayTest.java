@@ -73,6 +73,7 @@ class FixGatewayTest
             .session(new FixSessionSpec("DAVE", "dave-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
             .session(new FixSessionSpec("GRACE", "grace-pw", 3, FixSessionSpec.CancelOnDisconnect.ACCOUNT, 100))
             .session(new FixSessionSpec("MALLORY", "mallory-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("ERIN", "erin-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
             .logonLockout(3, 60_000, 60_000)).start();
         alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
         bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon();
@@ -276,7 +277,7 @@ class FixGatewayTest
     void loggedOnSessionsAreCountedForMonitoring() throws Exception
     {
         final FixGateway gateway = exchange.gateway();
-        assertEquals(6, gateway.configuredSessions());
+        assertEquals(7, gateway.configuredSessions());
         // ALICE and BOB stay logged on; sessions other tests closed may still be going.
         awaitLoggedOn(gateway, 2);
         final QfjClient dave = new QfjClient(exchange.fixPort, "DAVE", "dave-pw").awaitLogon();
@@ -373,6 +374,46 @@ class FixGatewayTest
         assertCanceledOnDisconnect("GRACE", "grace-pw", "160.00");
     }
 
+    @Test
+    void fillsWhileTheSessionIsAwayAreReportedWhenItLogsOnAgain() throws Exception
+    {
+        final String resting = id("W");
+        final QfjClient erin = new QfjClient(exchange.fixPort, "ERIN", "erin-pw").awaitLogon();
+        try
+        {
+            erin.send(limit(resting, Side.SELL, "0.4", "170.00"));
+            final Message accepted = report(erin, ExecType.NEW, OrdStatus.NEW);
+            erin.session().logout("going away");
+            FixTestExchange.await("ERIN logged out", () -> !erin.isLoggedOn());
+
+            bob.send(limit(id("B"), Side.BUY, "0.25", "170.00"));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            report(bob, ExecType.TRADE, OrdStatus.FILLED);
+
+            // Back (sequence numbers continue): the fill made while it was away comes first, as it was made.
+            erin.session().logon();
+            erin.awaitLogon();
+            final Message missed = report(erin, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
+            assertEquals(resting, missed.getString(ClOrdID.FIELD));
+            assertEquals(accepted.getString(OrderID.FIELD), missed.getString(OrderID.FIELD));
+            assertEquals(new BigDecimal("0.25"), missed.getDecimal(LastQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("170.00"), missed.getDecimal(LastPx.FIELD).setScale(2));
+            assertEquals(new BigDecimal("0.25"), missed.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("0.15"), missed.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+
+            // And live again from then on.
+            bob.send(limit(id("B"), Side.BUY, "0.15", "170.00"));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            report(bob, ExecType.TRADE, OrdStatus.FILLED);
+            final Message done = report(erin, ExecType.TRADE, OrdStatus.FILLED);
+            assertEquals(new BigDecimal("0.4"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
+        }
+        finally
+        {
+            erin.close();
+        }
+    }
+
     private static void assertCanceledOnDisconnect(final String compId, final String password, final String price)
         throws Exception
     {
@@ -392,9 +433,13 @@ class FixGatewayTest
             report(bob, ExecType.NEW, OrdStatus.NEW);
             assertNull(bob.poll(300), "nothing traded with the canceled order");
 
-            // Logged on again (sequence numbers continue): the order is unknown.
+            // Logged on again (sequence numbers continue): first the report of the cancel made while it was away,
+            // then the order is unknown.
             client.session().logon();
             client.awaitLogon();
+            final Message canceled = report(client, ExecType.CANCELED, OrdStatus.CANCELED);
+            assertEquals(resting, canceled.getString(ClOrdID.FIELD));
+            assertEquals(BigDecimal.ZERO, canceled.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
             final OrderStatusRequest status = new OrderStatusRequest();
             status.set(new ClOrdID(resting));
             status.set(new Symbol("BTC-USD"));

@@ -137,6 +137,48 @@ final class FixTestExchange implements AutoCloseable
      */
     static void setUpReferenceData(final ExchangeClient.Context clientContext)
     {
+        sendCommands(clientContext, (encoder, buffer, send) ->
+        {
+            long last = send.applyAsLong(encoder.defineAsset(buffer, 0, 1, 8, "BTC"));
+            last = Math.max(last, send.applyAsLong(encoder.defineAsset(buffer, 0, 2, 6, "USD")));
+            last = Math.max(last, send.applyAsLong(encoder.defineInstrument(buffer, 0, 1, "BTC-USD", 1, 2,
+                2, 1, 4, 1, 1, 1_000_000, 0, 0, 0, 0, TradingState.OPEN)));
+            for (int account = 1; account <= 4; account++)
+            {
+                last = Math.max(last, send.applyAsLong(encoder.deposit(buffer, 0, account * 10L + 1, account,
+                    1, 100_000_000_000L)));
+                last = Math.max(last, send.applyAsLong(encoder.deposit(buffer, 0, account * 10L + 2, account,
+                    2, 100_000_000_000_000L)));
+                last = Math.max(last, send.applyAsLong(encoder.setAccountLimits(buffer, 0, account, 0, 0,
+                    10_000, SelfTradePrevention.CANCEL_AGGRESSOR)));
+            }
+            return last;
+        });
+    }
+
+    /**
+     * An order straight to the node, past the gateway (which may be down), through a client of its own.
+     */
+    void sendLimitOrder(final long accountId, final long clientOrderId, final io.bourse.protocol.codec.Side side,
+        final long price, final long quantity)
+    {
+        sendCommands(node.clientContext(), (encoder, buffer, send) ->
+            send.applyAsLong(encoder.limit(buffer, 0, accountId, clientOrderId, 1, side, price, quantity)));
+    }
+
+    /**
+     * Commands encoded into one buffer and sent one by one; each send returns its request sequence.
+     */
+    private interface Commands
+    {
+        long sendAll(CommandEncoder encoder, ExpandableArrayBuffer buffer, java.util.function.IntToLongFunction send);
+    }
+
+    /**
+     * Send commands through a client of its own and wait until the node has answered the last.
+     */
+    private static void sendCommands(final ExchangeClient.Context clientContext, final Commands commands)
+    {
         final long[] answered = new long[1];
         final ExchangeClient admin = new ExchangeClient(clientContext.listener(new ExchangeClientListener()
         {
@@ -150,23 +192,10 @@ final class FixTestExchange implements AutoCloseable
         }));
         try
         {
-            final CommandEncoder encoder = new CommandEncoder();
             final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
-            long last = admin.trySend(buffer, 0, encoder.defineAsset(buffer, 0, 1, 8, "BTC"));
-            last = Math.max(last, admin.trySend(buffer, 0, encoder.defineAsset(buffer, 0, 2, 6, "USD")));
-            last = Math.max(last, admin.trySend(buffer, 0, encoder.defineInstrument(buffer, 0, 1, "BTC-USD", 1, 2,
-                2, 1, 4, 1, 1, 1_000_000, 0, 0, 0, 0, TradingState.OPEN)));
-            for (int account = 1; account <= 4; account++)
-            {
-                last = Math.max(last, admin.trySend(buffer, 0, encoder.deposit(buffer, 0, account * 10L + 1, account,
-                    1, 100_000_000_000L)));
-                last = Math.max(last, admin.trySend(buffer, 0, encoder.deposit(buffer, 0, account * 10L + 2, account,
-                    2, 100_000_000_000_000L)));
-                last = Math.max(last, admin.trySend(buffer, 0, encoder.setAccountLimits(buffer, 0, account, 0, 0,
-                    10_000, SelfTradePrevention.CANCEL_AGGRESSOR)));
-            }
-            final long expected = last;
-            await("reference data applied", () ->
+            final long expected = commands.sendAll(new CommandEncoder(), buffer,
+                length -> admin.trySend(buffer, 0, length));
+            await("commands applied", () ->
             {
                 admin.doWork();
                 return answered[0] >= expected;
