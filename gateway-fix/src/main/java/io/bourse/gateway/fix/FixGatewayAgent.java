@@ -52,6 +52,7 @@ import uk.co.real_logic.artio.session.Session;
 import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -145,7 +146,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private final ExecutionReportEncoder executionReport = new ExecutionReportEncoder();
     private final ArrayDeque<ExecutionReportEncoder> spareReportEncoders = new ArrayDeque<>();
-    private int heldReportCount;
+    /** Sessions logged on with reports still held for them: only these are visited, only while there are any. */
+    private final ArrayList<FixSessionState> sessionsSendingHeldReports = new ArrayList<>();
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
@@ -262,7 +264,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             work++;
         }
         work += checkCancelOnDisconnect(System.nanoTime());
-        if (heldReportCount > 0)
+        if (!sessionsSendingHeldReports.isEmpty())
         {
             work += sendHeldReports();
         }
@@ -301,6 +303,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
             sessionsById.put(session.id(), state);
             loggedOnSessions = sessionsById.size();
+            if (!state.heldReports.isEmpty() && !sessionsSendingHeldReports.contains(state))
+            {
+                sessionsSendingHeldReports.add(state);
+            }
         }
         return this;
     }
@@ -1364,14 +1370,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (session.heldReports.size() == MAX_HELD_REPORTS_PER_SESSION)
         {
             recycle(session.heldReports.pollFirst());
-            heldReportCount--;
             droppedReports.increment();
         }
         final ExecutionReportEncoder held = spareReportEncoders.isEmpty() ?
             new ExecutionReportEncoder() : spareReportEncoders.pollFirst();
         report.copyTo(held);
         session.heldReports.addLast(held);
-        heldReportCount++;
+        if (session.session != null && !sessionsSendingHeldReports.contains(session))
+        {
+            // Acquired but not (or no longer) connected: sent once it is, without waiting for another logon.
+            sessionsSendingHeldReports.add(session);
+        }
     }
 
     /**
@@ -1380,8 +1389,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private int sendHeldReports()
     {
         int sent = 0;
-        for (final FixSessionState session : sessionsByCompId.values())
+        for (int i = sessionsSendingHeldReports.size() - 1; i >= 0; i--)
         {
+            final FixSessionState session = sessionsSendingHeldReports.get(i);
             while (!session.heldReports.isEmpty() && session.isLoggedOn())
             {
                 final ExecutionReportEncoder report = session.heldReports.peekFirst();
@@ -1391,8 +1401,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     break;
                 }
                 recycle(session.heldReports.pollFirst());
-                heldReportCount--;
                 sent++;
+            }
+            if (session.heldReports.isEmpty() || session.session == null)
+            {
+                // Done, or gone again: its next logon puts it back.
+                sessionsSendingHeldReports.remove(i);
             }
         }
         return sent;
