@@ -10,6 +10,8 @@ import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.TimeInForce;
 import io.bourse.protocol.codec.TradingState;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -237,6 +239,7 @@ public final class HttpGateway implements AutoCloseable
             .setTcpNoDelay(true));
         server.webSocketHandler(this::onWebSocket);
         server.requestHandler(this::onRequest);
+        server.invalidRequestHandler(this::onInvalidRequest);
         try
         {
             server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -1437,6 +1440,33 @@ public final class HttpGateway implements AutoCloseable
         }
     }
 
+    /**
+     * A request the HTTP decoder could not read (request line or headers over the limits, or malformed). It still
+     * gets a problem body like every other error; the connection is closed because the decoder cannot resume.
+     */
+    private void onInvalidRequest(final HttpServerRequest request)
+    {
+        metrics.httpRequests.increment();
+        final Throwable cause = request.decoderResult().cause();
+        final ApiException error;
+        if (cause instanceof TooLongHttpLineException)
+        {
+            error = new ApiException(414, "URI_TOO_LONG", "the request line is longer than " +
+                HttpServerOptions.DEFAULT_MAX_INITIAL_LINE_LENGTH + " bytes", null);
+        }
+        else if (cause instanceof TooLongHttpHeaderException)
+        {
+            error = new ApiException(431, "HEADERS_TOO_LARGE", "the request headers are larger than " +
+                HttpServerOptions.DEFAULT_MAX_HEADER_SIZE + " bytes", null);
+        }
+        else
+        {
+            error = ApiException.badRequest("MALFORMED_REQUEST", "the request is not valid HTTP/1.1", null);
+        }
+        request.response().putHeader("Connection", "close");
+        problem(new Exchange(request, System.nanoTime()), error);
+    }
+
     private static ApiException notFound(final String path)
     {
         return new ApiException(404, "NOT_FOUND", "no such resource: " +
@@ -1466,7 +1496,7 @@ public final class HttpGateway implements AutoCloseable
     {
         metrics.httpErrors.increment();
         final ObjectNode node = Views.MAPPER.createObjectNode();
-        node.put("type", "https://github.com/bourse/bourse/blob/main/docs/errors.md#" + error.code);
+        node.put("type", "https://github.com/bourse/bourse/blob/main/gateway-http/README.md#errors");
         node.put("title", error.code);
         node.put("status", error.status);
         node.put("code", error.code);

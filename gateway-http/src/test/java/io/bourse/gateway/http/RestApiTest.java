@@ -7,6 +7,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 
 import static io.bourse.gateway.http.GatewayHarness.ADMIN;
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
@@ -246,6 +249,14 @@ class RestApiTest
         expectProblem(404, "NOT_FOUND", null, harness.get("/api/v2/time"));
         expectProblem(405, "METHOD_NOT_ALLOWED", null, harness.call(ALICE, "PATCH", "/api/v1/balances", null));
         expectProblem(400, "INVALID_ID", "orderId", harness.call(ALICE, "GET", "/api/v1/orders/abc", null));
+        // Requests the HTTP/1.1 decoder refuses before any handler runs still get a problem body, not a bare status.
+        expectProblem(414, "URI_TOO_LONG", null, harness.send(HttpRequest.newBuilder(
+            URI.create(harness.baseUrl() + "/api/v1/book/BTC-USD?depth=" + "9".repeat(5_000)))
+            .version(HttpClient.Version.HTTP_1_1).GET()));
+        expectProblem(431, "HEADERS_TOO_LARGE", null, harness.send(HttpRequest.newBuilder(
+            URI.create(harness.baseUrl() + "/api/v1/time")).version(HttpClient.Version.HTTP_1_1)
+            .header("X-Padding", "p".repeat(10_000)).GET()));
+        assertEquals(200, harness.get("/api/v1/time").status(), "the gateway still answers after refusing them");
     }
 
     @Test
