@@ -390,6 +390,15 @@ public final class FixGateway implements AutoCloseable
     }
 
     /**
+     * @return orders acknowledged by the exchange that the gateway holds open, over all sessions (for monitoring;
+     * readable from any thread).
+     */
+    public int openOrders()
+    {
+        return agent.openOrderCount();
+    }
+
+    /**
      * @return FIX sessions configured (that may log on).
      */
     public int configuredSessions()

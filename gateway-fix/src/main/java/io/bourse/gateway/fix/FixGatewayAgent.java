@@ -56,6 +56,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.aeron.logbuffer.ControlledFragmentHandler.Action.CONTINUE;
 
@@ -88,6 +89,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final int PENDING_MASS_CANCEL = 5;
     private static final int PENDING_CANCEL_ON_DISCONNECT = 6;
     private static final int PENDING_RESTORE = 7;
+    /**
+     * How soon cancel-on-disconnect tries again when the client's buffer of unanswered commands was full.
+     */
+    private static final long CANCEL_ON_DISCONNECT_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final char EXEC_NEW = '0';
     private static final char EXEC_CANCELED = '4';
@@ -148,6 +153,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final ArrayDeque<ExecutionReportEncoder> spareReportEncoders = new ArrayDeque<>();
     /** Sessions logged on with reports still held for them: only these are visited, only while there are any. */
     private final ArrayList<FixSessionState> sessionsSendingHeldReports = new ArrayList<>();
+    /**
+     * Sessions gone with cancel-on-disconnect configured, until their cancels are sent or they log on again.
+     */
+    private final ArrayList<FixSessionState> sessionsAwaitingCancelOnDisconnect = new ArrayList<>();
+    /**
+     * Orders restored from the gateway's store whose state is still to be asked of the engine.
+     */
+    private final ArrayDeque<FixOrder> ordersToQueryAfterRestore = new ArrayDeque<>();
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
@@ -174,9 +187,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private int eventIndex;
     // Written by this agent's thread on logon and disconnect, read by monitoring threads.
     private volatile int loggedOnSessions;
+    // A release store (lazySet) per change: no fence on the order path, visible to monitoring soon after.
+    private final AtomicInteger openOrders = new AtomicInteger();
     private boolean makerLeg;
     private long timestampNs;
-    private boolean restoreQueued;
 
     FixGatewayAgent(
         final FixOrderStore store,
@@ -241,12 +255,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
             session.usedClOrdIds.add(order.clOrdIdHash);
         }
-        restoreQueued = !ordersByOrderId.isEmpty();
+        ordersToQueryAfterRestore.addAll(ordersByOrderId.values());
+        openOrders.lazySet(ordersByOrderId.size());
     }
 
+    /**
+     * @return orders the exchange acknowledged and the gateway holds open; any thread.
+     */
     int openOrderCount()
     {
-        return ordersByOrderId.size();
+        return openOrders.get();
     }
 
     public int doWork()
@@ -257,13 +275,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return work;
         }
         work += client.doWork();
-        if (restoreQueued && client.isConnected())
+        if (!ordersToQueryAfterRestore.isEmpty() && client.isConnected())
         {
-            restoreQueued = false;
-            queryRestoredOrders();
-            work++;
+            work += queryRestoredOrders();
         }
-        work += checkCancelOnDisconnect(System.nanoTime());
+        if (!sessionsAwaitingCancelOnDisconnect.isEmpty())
+        {
+            work += checkCancelOnDisconnect(System.nanoTime());
+        }
         if (!sessionsSendingHeldReports.isEmpty())
         {
             work += sendHeldReports();
@@ -300,7 +319,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             state.session = session;
-            state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
+            stopCancelOnDisconnect(state);
             sessionsById.put(session.id(), state);
             loggedOnSessions = sessionsById.size();
             if (!state.heldReports.isEmpty() && !sessionsSendingHeldReports.contains(state))
@@ -326,6 +345,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 state.cancelOnDisconnectDeadlineNs =
                     System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(state.spec.cancelOnDisconnectGraceMs());
+                if (!sessionsAwaitingCancelOnDisconnect.contains(state))
+                {
+                    sessionsAwaitingCancelOnDisconnect.add(state);
+                }
             }
         }
         return CONTINUE;
@@ -900,14 +923,21 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         final int length = commandEncoder.queryOrder(commandBuffer, 0, order.accountId, order.orderId, 0);
         final long requestSequence = client.trySend(commandBuffer, 0, length);
+        final Pending pending = newPending(PENDING_STATUS, state, order);
+        if (in.hasOrdStatusReqID())
+        {
+            pending.clOrdId(in.ordStatusReqID(), Math.min(in.ordStatusReqIDLength(), FixOrder.MAX_ID_LENGTH));
+        }
         if (requestSequence >= 0)
         {
-            final Pending pending = newPending(PENDING_STATUS, state, order);
-            if (in.hasOrdStatusReqID())
-            {
-                pending.clOrdId(in.ordStatusReqID(), Math.min(in.ordStatusReqIDLength(), FixOrder.MAX_ID_LENGTH));
-            }
             pendingByRequest.put(requestSequence, pending);
+        }
+        else
+        {
+            // The exchange cannot be asked now: answer from the gateway's record, current up to the last event.
+            sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0,
+                "Exchange busy: status as last reported by the exchange", pending, 0);
+            releasePending(pending);
         }
     }
 
@@ -1052,6 +1082,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     final FixOrder order = pending.order;
                     order.orderId = orderAccepted.orderId();
                     ordersByOrderId.put(order.orderId, order);
+                    openOrders.lazySet(ordersByOrderId.size());
                     store.writeOpen(order);
                     sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
                     if (latencyProbe != null)
@@ -1556,56 +1587,102 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private int checkCancelOnDisconnect(final long nowNs)
     {
         int work = 0;
-        for (final FixSessionState state : sessionsByCompId.values())
+        for (int i = sessionsAwaitingCancelOnDisconnect.size() - 1; i >= 0; i--)
         {
+            final FixSessionState state = sessionsAwaitingCancelOnDisconnect.get(i);
             if (nowNs >= state.cancelOnDisconnectDeadlineNs)
             {
-                state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
-                if (!state.isLoggedOn())
+                work++;
+                if (cancelOnDisconnect(state))
                 {
-                    cancelOnDisconnect(state);
-                    work++;
+                    state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
+                    sessionsAwaitingCancelOnDisconnect.remove(i);
+                }
+                else
+                {
+                    // The client's buffer of unanswered commands is full: the rest are sent once answers free it.
+                    state.cancelOnDisconnectDeadlineNs = nowNs + CANCEL_ON_DISCONNECT_RETRY_NS;
                 }
             }
         }
         return work;
     }
 
-    private void cancelOnDisconnect(final FixSessionState state)
+    /**
+     * @return true when every cancel is sent; false when the client could take no more, to be called again.
+     */
+    private boolean cancelOnDisconnect(final FixSessionState state)
     {
         if (state.spec.cancelOnDisconnect() == FixSessionSpec.CancelOnDisconnect.ACCOUNT)
         {
             final int length = commandEncoder.massCancel(commandBuffer, 0, state.spec.accountId(), 0, Side.NULL_VAL);
             final long requestSequence = client.trySend(commandBuffer, 0, length);
-            if (requestSequence >= 0)
+            if (requestSequence < 0)
             {
-                pendingByRequest.put(requestSequence, newPending(PENDING_CANCEL_ON_DISCONNECT, state, null));
+                return false;
             }
-            return;
+            pendingByRequest.put(requestSequence, newPending(PENDING_CANCEL_ON_DISCONNECT, state, null));
+            return true;
         }
-        for (final FixOrder order : state.openOrdersByClOrdId.values())
+        if (!state.cancelingOnDisconnect)
         {
-            final int length = commandEncoder.cancelOrder(
-                commandBuffer, 0, order.accountId, order.orderId, order.orderId == 0 ? order.engineClientOrderId : 0);
-            final long requestSequence = client.trySend(commandBuffer, 0, length);
-            if (requestSequence >= 0)
+            state.cancelingOnDisconnect = true;
+            state.ordersToCancelOnDisconnect.addAll(state.openOrdersByClOrdId.values());
+        }
+        FixOrder order;
+        while ((order = state.ordersToCancelOnDisconnect.peekFirst()) != null)
+        {
+            if (state.openOrdersByClOrdId.get(order.clOrdIdHash) == order)
             {
+                final int length = commandEncoder.cancelOrder(commandBuffer, 0, order.accountId, order.orderId,
+                    order.orderId == 0 ? order.engineClientOrderId : 0);
+                final long requestSequence = client.trySend(commandBuffer, 0, length);
+                if (requestSequence < 0)
+                {
+                    return false;
+                }
                 pendingByRequest.put(requestSequence, newPending(PENDING_CANCEL_ON_DISCONNECT, state, order));
             }
+            state.ordersToCancelOnDisconnect.pollFirst();
         }
+        state.cancelingOnDisconnect = false;
+        return true;
     }
 
-    private void queryRestoredOrders()
+    /**
+     * Logged on again: cancels already sent go ahead, the rest are not sent.
+     */
+    private void stopCancelOnDisconnect(final FixSessionState state)
     {
-        for (final FixOrder order : ordersByOrderId.values())
+        state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
+        state.cancelingOnDisconnect = false;
+        state.ordersToCancelOnDisconnect.clear();
+        sessionsAwaitingCancelOnDisconnect.remove(state);
+    }
+
+    /**
+     * Ask the engine about each order restored from the gateway's store, as many as the client takes now.
+     */
+    private int queryRestoredOrders()
+    {
+        int sent = 0;
+        FixOrder order;
+        while ((order = ordersToQueryAfterRestore.peekFirst()) != null)
         {
-            final int length = commandEncoder.queryOrder(commandBuffer, 0, order.accountId, order.orderId, 0);
-            final long requestSequence = client.trySend(commandBuffer, 0, length);
-            if (requestSequence >= 0)
+            if (ordersByOrderId.get(order.orderId) == order)
             {
+                final int length = commandEncoder.queryOrder(commandBuffer, 0, order.accountId, order.orderId, 0);
+                final long requestSequence = client.trySend(commandBuffer, 0, length);
+                if (requestSequence < 0)
+                {
+                    break;
+                }
                 pendingByRequest.put(requestSequence, newPending(PENDING_RESTORE, order.session, order));
+                sent++;
             }
+            ordersToQueryAfterRestore.pollFirst();
         }
+        return sent;
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -1619,6 +1696,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         if (order.orderId != 0 && ordersByOrderId.remove(order.orderId) != null)
         {
+            openOrders.lazySet(ordersByOrderId.size());
             store.writeClosed(order.orderId);
         }
     }

@@ -23,6 +23,12 @@ final class FixSessionState
      * cancel-on-disconnect, expiries), oldest first: sent when it logs on again.
      */
     final ArrayDeque<ExecutionReportEncoder> heldReports = new ArrayDeque<>();
+    /**
+     * Cancel-on-disconnect of single orders in progress: the open orders whose cancel is not yet sent (the client's
+     * buffer of unanswered commands can fill part way through a large session's orders).
+     */
+    final ArrayDeque<FixOrder> ordersToCancelOnDisconnect = new ArrayDeque<>();
+    boolean cancelingOnDisconnect;
     Session session;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 

@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The node and the gateway stop and start again on their directories while QuickFIX/J initiators stay up: the
  * sessions log on again with their sequence numbers continuing, open orders keep the ClOrdIDs their clients gave
  * (a cancel by OrigClOrdID finds its order, a fill reports the original ClOrdID), and new OrderIDs and ExecIDs do not
- * repeat earlier ones; an open order that filled while the gateway was down is restated to its client.
+ * repeat earlier ones; an open order that filled while the gateway was down is restated to its client; and the
+ * gateway's bursts of commands (cancel-on-disconnect, the queries after a restart) are all sent however many.
  */
 class FixGatewayRestartTest
 {
@@ -107,6 +108,56 @@ class FixGatewayRestartTest
             exchange.sendLimitOrder(2, 100, io.bourse.protocol.codec.Side.BUY, 20_000, 6_000);
             final Message done = report(alice, ExecType.TRADE, OrdStatus.FILLED);
             assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
+        }
+    }
+
+    @Test
+    void cancelOnDisconnectAndRestoreQueriesBeyondTheClientsBufferAreAllSent() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        // 1,500 commands do not fit in 64 KB of unanswered commands: each path must send the rest as answers free it.
+        final int orders = 1_500;
+        try (FixTestExchange exchange = new FixTestExchange(context -> context
+            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("CAROL", "carol-pw", 3, FixSessionSpec.CancelOnDisconnect.SESSION, 100)))
+            .gatewayUnansweredBytes(64 * 1024).start();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
+            QfjClient carol = new QfjClient(exchange.fixPort, "CAROL", "carol-pw").awaitLogon())
+        {
+            rest(alice, "A", orders, "300.00");
+            rest(carol, "C", orders, "310.00");
+            assertEquals(2 * orders, exchange.gateway().openOrders());
+
+            carol.session().logout("going away");
+            FixTestExchange.await("CAROL's orders all canceled on disconnect",
+                () -> exchange.gateway().openOrders() == orders);
+
+            // ALICE's orders are canceled at the node while the gateway is down: the restarted gateway asks about
+            // every one it restored and closes them all.
+            exchange.stopGateway();
+            exchange.sendMassCancel(1);
+            exchange.startGateway();
+            FixTestExchange.await("every restored order asked about and closed", () -> exchange.gateway().openOrders() == 0);
+        }
+    }
+
+    /**
+     * Resting sell orders of 0.0001 at one price, in rounds small enough for the gateway's client to take.
+     */
+    private static void rest(final QfjClient client, final String prefix, final int count, final String price)
+        throws Exception
+    {
+        final int round = 100;
+        for (int sent = 0; sent < count; sent += round)
+        {
+            for (int i = sent; i < sent + round; i++)
+            {
+                client.send(limit(prefix + i, Side.SELL, "0.0001", price));
+            }
+            for (int i = sent; i < sent + round; i++)
+            {
+                report(client, ExecType.NEW, OrdStatus.NEW);
+            }
         }
     }
 }

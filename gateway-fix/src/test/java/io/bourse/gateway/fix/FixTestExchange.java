@@ -41,6 +41,7 @@ final class FixTestExchange implements AutoCloseable
     private final java.util.function.UnaryOperator<FixGateway.Context> customiser;
     private ClusterNode node;
     private FixGateway gateway;
+    private int gatewayUnansweredBytes;
     private final ByteArrayOutputStream log = new ByteArrayOutputStream();
 
     FixTestExchange(final java.util.function.UnaryOperator<FixGateway.Context> customiser)
@@ -56,6 +57,16 @@ final class FixTestExchange implements AutoCloseable
         this.portBase = freePortBase();
         this.fixPort = freeTcpPort();
         this.customiser = customiser;
+    }
+
+    /**
+     * The gateway's cluster client holds this few bytes of unanswered commands (the default is megabytes), so that a
+     * test can fill it.
+     */
+    FixTestExchange gatewayUnansweredBytes(final int bytes)
+    {
+        this.gatewayUnansweredBytes = bytes;
+        return this;
     }
 
     FixTestExchange start()
@@ -95,7 +106,8 @@ final class FixTestExchange implements AutoCloseable
             .port(fixPort)
             .compId(GATEWAY_COMP_ID)
             .instrument(BTC_USD)
-            .exchangeClient(node.clientContext())
+            .exchangeClient(gatewayUnansweredBytes > 0 ?
+                node.clientContext().maxUnansweredBytes(gatewayUnansweredBytes) : node.clientContext())
             .log(new PrintStream(log, true))));
     }
 
@@ -164,6 +176,15 @@ final class FixTestExchange implements AutoCloseable
     {
         sendCommands(node.clientContext(), (encoder, buffer, send) ->
             send.applyAsLong(encoder.limit(buffer, 0, accountId, clientOrderId, 1, side, price, quantity)));
+    }
+
+    /**
+     * Cancel every order of an account straight at the node, past the gateway (which may be down).
+     */
+    void sendMassCancel(final long accountId)
+    {
+        sendCommands(node.clientContext(), (encoder, buffer, send) ->
+            send.applyAsLong(encoder.massCancel(buffer, 0, accountId, 0, io.bourse.protocol.codec.Side.NULL_VAL)));
     }
 
     /**
