@@ -58,6 +58,8 @@ public final class Bourse
           journal dump           the log as JSON lines       [--tail: only after the latest snapshot] [--limit N]
           journal verify         replay the log from the latest snapshot offline; print the state hash and rates
           journal snapshot       ask a running node to take a snapshot now     [--timeout-s N, default 60]
+          aot-training           order flow, a snapshot, a crash and a recovery of a node in a new --data-dir:
+                                 ./bourse runs it with -XX:AOTCacheOutput to train the JVM's AOT cache
           help                   this text
 
         options of run, node and journal:
@@ -119,6 +121,7 @@ public final class Bourse
                 case "gateway-http" -> gateway(options(rest, Set.of()));
                 case "gateway-fix" -> gatewayFix(options(rest, Set.of()));
                 case "journal" -> journal(rest);
+                case "aot-training" -> aotTraining(options(rest, Set.of()));
                 case "help", "--help", "-h" ->
                 {
                     out.print(USAGE);
@@ -179,6 +182,20 @@ public final class Bourse
             default -> throw new UsageException("unknown journal subcommand '" + args.getFirst() +
                 "' (known: inspect, dump, verify, snapshot)");
         }
+    }
+
+    private int aotTraining(final Options options)
+    {
+        final BourseConfig config = config(options);
+        final File dataDir = config.nodeContext().dataDir().getAbsoluteFile();
+        final String[] existing = dataDir.list();
+        if (existing != null && existing.length > 0)
+        {
+            // It defines its own instrument and crashes the node on purpose: never on a real exchange's journal.
+            throw new UsageException("aot-training needs a new or empty --data-dir, and " + dataDir + " is not empty");
+        }
+        AotTraining.run(config::nodeContext, out);
+        return EXIT_OK;
     }
 
     private int run(final Options options, final boolean member)

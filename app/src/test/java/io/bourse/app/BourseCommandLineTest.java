@@ -36,6 +36,24 @@ class BourseCommandLineTest
     }
 
     @Test
+    void aotTrainingRefusesADataDirectoryWithAnythingInIt() throws IOException
+    {
+        final Path used = Files.createTempDirectory("bourse-cli-test");
+        final Path journal = Files.writeString(used.resolve("a-journal"), "");
+        try
+        {
+            assertExit(2, "aot-training needs a new or empty --data-dir, and " + used.toAbsolutePath() + " is not empty",
+                "aot-training", "--data-dir=" + used);
+            assertTrue(Files.exists(journal), "left as it was");
+        }
+        finally
+        {
+            Files.deleteIfExists(journal);
+            Files.deleteIfExists(used);
+        }
+    }
+
+    @Test
     void failuresExitWithOne() throws IOException
     {
         final Path empty = Files.createTempDirectory("bourse-cli-test");
@@ -59,7 +77,7 @@ class BourseCommandLineTest
         assertEquals(0, execute("help"));
         final String usage = out.toString(StandardCharsets.UTF_8);
         for (final String command : new String[]{ "run", "node", "store", "journal inspect", "journal dump", "journal verify",
-            "journal snapshot" })
+            "journal snapshot", "aot-training" })
         {
             assertTrue(usage.contains("  " + command + " "), command + " in " + usage);
         }

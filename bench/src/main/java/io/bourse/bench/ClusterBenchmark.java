@@ -30,6 +30,7 @@ import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +53,15 @@ import java.util.function.BooleanSupplier;
 public final class ClusterBenchmark
 {
     static final String READY = "bench-node-ready";
+    /**
+     * A jar-only class path holding this benchmark and the node (the bench jar and the app's jar): when set,
+     * {@code restart} also compares recovery without and with a JDK AOT cache.
+     */
+    static final String JARS_PROPERTY = "bourse.bench.jars";
+    /**
+     * The AOT cache {@code ./bourse run} trained for the app's jar, compared by {@code restart} when it exists.
+     */
+    static final String APP_AOT_CACHE_PROPERTY = "bourse.bench.app-aot-cache";
     private static final long TIMEOUT_NS = TimeUnit.MINUTES.toNanos(10);
 
     private ClusterBenchmark()
@@ -103,7 +113,8 @@ public final class ClusterBenchmark
                 System.out.printf("== replay: a journal of %,d commands, recovered by a fresh JVM%n", commands);
                 write(commands, dir, portFile);
             }
-            recoverInChild(dir, Integer.parseInt(Files.readString(portFile.toPath()).trim()));
+            recoverInChild(dir, Integer.parseInt(Files.readString(portFile.toPath()).trim()),
+                System.getProperty("java.class.path"), List.of());
         }
         finally
         {
@@ -205,7 +216,16 @@ public final class ClusterBenchmark
                 System.out.println("wrote the snapshot and the tail: " + driver.eventTally());
                 driver.node.abort();
             }
-            recoverInChild(dir, portBase);
+            final String jars = System.getProperty(JARS_PROPERTY);
+            if (jars == null)
+            {
+                recoverInChild(dir, portBase, System.getProperty("java.class.path"), List.of());
+                System.out.println("(no AOT cache comparison: -D" + JARS_PROPERTY + " names no jars)");
+            }
+            else
+            {
+                compareAotCache(dir, portBase, jars);
+            }
         }
         finally
         {
@@ -213,18 +233,68 @@ public final class ClusterBenchmark
         }
     }
 
-    private static void recoverInChild(final File dir, final int portBase) throws Exception
+    /**
+     * The same recovery, side by side, from a jar-only class path (an AOT cache takes classes from jars only): without
+     * an AOT cache; with the cache {@code ./bourse run} trained for the app's jar (what {@code run} and {@code node}
+     * start with; usable because its class path, the app's jar, is a prefix of this one), when one is given; and
+     * with a cache trained by one recovery of this very journal first.
+     */
+    private static void compareAotCache(final File dir, final int portBase, final String jars) throws Exception
+    {
+        final String appCache = System.getProperty(APP_AOT_CACHE_PROPERTY);
+        final File cache = new File(dir, "bench.aot");
+        System.out.println("training recovery, writing the AOT cache (not counted):");
+        recoverInChild(dir, portBase, jars, List.of("-XX:AOTCacheOutput=" + cache.getPath(), "-Xlog:aot=error"));
+        if (!cache.isFile())
+        {
+            throw new IllegalStateException("the training recovery wrote no AOT cache " + cache);
+        }
+        final List<String> names = new ArrayList<>(List.of("without an AOT cache"));
+        final List<List<String>> options = new ArrayList<>(List.of(List.of()));
+        if (appCache != null && new File(appCache).isFile())
+        {
+            names.add("with the cache `bourse run` trained");
+            options.add(List.of("-XX:AOTCache=" + appCache));
+        }
+        names.add("with a cache trained on this recovery");
+        options.add(List.of("-XX:AOTCache=" + cache.getPath()));
+        final int runs = 3;
+        final double[][] seconds = new double[names.size()][runs];
+        for (int run = 0; run < runs; run++)
+        {
+            for (int variant = 0; variant < names.size(); variant++)
+            {
+                System.out.println("run " + (run + 1) + " " + names.get(variant) + ":");
+                seconds[variant][run] = recoverInChild(dir, portBase, jars, options.get(variant));
+            }
+        }
+        System.out.printf("process launch to leader, %d runs of each, alternating:%n", runs);
+        for (int variant = 0; variant < names.size(); variant++)
+        {
+            Arrays.sort(seconds[variant]);
+            System.out.printf("  %-40s median %.3f s (%.3f-%.3f)%n", names.get(variant), seconds[variant][runs / 2],
+                seconds[variant][0], seconds[variant][runs - 1]);
+        }
+    }
+
+    /**
+     * @return seconds from launching the JVM to its node leading with the state recovered.
+     */
+    private static double recoverInChild(
+        final File dir, final int portBase, final String classpath, final List<String> jvmOptions) throws Exception
     {
         final String java = ProcessHandle.current().info().command()
             .orElse(System.getProperty("java.home") + "/bin/java");
+        // The module options `bourse run` starts with: an AOT cache is refused by a JVM whose module options differ.
+        final List<String> command = new ArrayList<>(List.of(java, "-Xms4g", "-Xmx4g", "-XX:+UseParallelGC",
+            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classpath,
+            ClusterBenchmark.class.getName(), "recover", dir.getPath(), Integer.toString(portBase)));
         final long startNs = System.nanoTime();
-        final Process process = new ProcessBuilder(
-            java, "-Xms4g", "-Xmx4g", "-XX:+UseParallelGC",
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
-            "-cp", System.getProperty("java.class.path"),
-            ClusterBenchmark.class.getName(), "recover", dir.getPath(), Integer.toString(portBase))
-            .redirectErrorStream(true)
-            .start();
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        double seconds = Double.NaN;
         try (BufferedReader out = new BufferedReader(
             new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
         {
@@ -234,8 +304,8 @@ public final class ClusterBenchmark
                 System.out.println("  [recovering JVM] " + line);
                 if (line.startsWith(READY))
                 {
-                    System.out.printf("process launch to leader with state recovered: %.3f s%n",
-                        (System.nanoTime() - startNs) / 1e9);
+                    seconds = (System.nanoTime() - startNs) / 1e9;
+                    System.out.printf("process launch to leader with state recovered: %.3f s%n", seconds);
                 }
             }
         }
@@ -244,6 +314,11 @@ public final class ClusterBenchmark
             process.destroyForcibly();
             throw new IllegalStateException("recovering JVM did not exit");
         }
+        if (Double.isNaN(seconds))
+        {
+            throw new IllegalStateException("the recovering JVM exited with " + process.exitValue() + " before leading");
+        }
+        return seconds;
     }
 
     private static void recover(final File dir, final int portBase) throws InterruptedException
