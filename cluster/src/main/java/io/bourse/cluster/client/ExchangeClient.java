@@ -53,6 +53,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         private int maxUnansweredBytes = 8 * 1024 * 1024;
         private long messageTimeoutNs = TimeUnit.SECONDS.toNanos(5);
         private long resendTimeoutNs = TimeUnit.SECONDS.toNanos(1);
+        private long sessionLostTimeoutNs = TimeUnit.SECONDS.toNanos(3);
         private ExchangeClientListener listener;
 
         /**
@@ -124,6 +125,19 @@ public final class ExchangeClient implements Agent, AutoCloseable
             return this;
         }
 
+        /**
+         * When commands are unanswered and nothing at all has arrived from the cluster for this long, in spite of
+         * the re-sends, the session is taken as lost and a new one connected (the unanswered commands are sent again
+         * on it; the engine applies each once). A node killed and restarted at once, for instance, recovers this
+         * client's session from its log and never tells the client that its old connection is gone: Aeron's own
+         * timeouts noticed only after about 30 s, while the node was back in 1.5 s.
+         */
+        public Context sessionLostTimeoutNs(final long sessionLostTimeoutNs)
+        {
+            this.sessionLostTimeoutNs = sessionLostTimeoutNs;
+            return this;
+        }
+
         public Context listener(final ExchangeClientListener listener)
         {
             this.listener = listener;
@@ -167,6 +181,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long batchesSinceReplayRequest;
     private long lastSendNs;
     private long lastProgressNs;
+    // The last egress from the cluster, or the send of the oldest unanswered command if that is later.
+    private long lastEgressNs;
 
     public ExchangeClient(final Context context)
     {
@@ -213,6 +229,11 @@ public final class ExchangeClient implements Agent, AutoCloseable
     public long trySend(final DirectBuffer command, final int offset, final int length)
     {
         final long requestSequence = nextRequestSequence;
+        if (answeredUpToSequence == requestSequence - 1)
+        {
+            // Nothing was outstanding: silence counts from now, not from the last answer, however long ago.
+            lastEgressNs = System.nanoTime();
+        }
         requestEncoder.wrapAndApplyHeader(sendBuffer, 0, headerEncoder)
             .clientId(clientId)
             .requestSequence(requestSequence);
@@ -288,6 +309,14 @@ public final class ExchangeClient implements Agent, AutoCloseable
         if (work > 0)
         {
             lastProgressNs = nowNs;
+            lastEgressNs = nowNs;
+        }
+        else if (unansweredCount() > 0 && nowNs - lastEgressNs > context.sessionLostTimeoutNs)
+        {
+            // Silence in spite of the re-sends: connect a new session (see sessionLostTimeoutNs).
+            CloseHelper.quietClose(cluster);
+            cluster = null;
+            return 1 + connect();
         }
         else if (replayPending && batchesSinceReplayRequest > 0)
         {
@@ -362,6 +391,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         listener.onConnected(cluster.leaderMemberId());
         replayPending = false;
         lastProgressNs = System.nanoTime();
+        lastEgressNs = lastProgressNs;
         if (lastBatchSequence > 0)
         {
             requestReplay();
