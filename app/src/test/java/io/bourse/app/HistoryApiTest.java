@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.aeron.cluster.service.Cluster;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.LoopbackPorts;
 import io.bourse.gateway.fix.FixGateway;
 import io.bourse.gateway.http.HttpGateway;
 import io.bourse.store.Store;
@@ -22,7 +23,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -38,7 +38,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -426,27 +425,7 @@ class HistoryApiTest
 
     private static int freePortBase()
     {
-        for (int attempt = 0; attempt < 100; attempt++)
-        {
-            // A range apart from the gateway-http tests' (41,000 to 49,000).
-            final int base = 27_000 + ThreadLocalRandom.current().nextInt(200) * 10;
-            boolean free = true;
-            for (int port = base; port < base + 5 && free; port++)
-            {
-                try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
-                {
-                    socket.getLocalPort();
-                }
-                catch (final IOException ex)
-                {
-                    free = false;
-                }
-            }
-            if (free)
-            {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free port range found");
+        // A range apart from the gateway-http tests'.
+        return LoopbackPorts.freeBase(27_000, 200, ClusterNode.PORTS_PER_MEMBER);
     }
 }

@@ -3,6 +3,7 @@ package io.bourse.app;
 import io.aeron.cluster.service.Cluster;
 import io.bourse.app.journal.JournalTool;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.LoopbackPorts;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.engine.CommandAdapter;
@@ -22,14 +23,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
@@ -268,26 +266,6 @@ class JournalToolTest
 
     private static int freePortBase()
     {
-        for (int attempt = 0; attempt < 100; attempt++)
-        {
-            final int base = 22_000 + ThreadLocalRandom.current().nextInt(300) * 10;
-            boolean free = true;
-            for (int port = base; port < base + ClusterNode.PORTS_PER_MEMBER && free; port++)
-            {
-                try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
-                {
-                    socket.getLocalPort();
-                }
-                catch (final IOException ex)
-                {
-                    free = false;
-                }
-            }
-            if (free)
-            {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free port range found");
+        return LoopbackPorts.freeBase(22_000, 300, ClusterNode.PORTS_PER_MEMBER);
     }
 }

@@ -2,6 +2,7 @@ package io.bourse.bench;
 
 import io.aeron.cluster.service.Cluster;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.LoopbackPorts;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.engine.CommandAdapter;
@@ -25,14 +26,11 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -466,29 +464,7 @@ public final class ClusterBenchmark
 
     static int freePortBase()
     {
-        final SplittableRandom random = new SplittableRandom(System.nanoTime());
-        for (int attempt = 0; attempt < 100; attempt++)
-        {
-            // Below Linux's ephemeral ports (32768 and up), which the OS may hand to any socket meanwhile.
-            final int base = 31_000 + random.nextInt(170) * 10;
-            boolean free = true;
-            for (int port = base; port < base + ClusterNode.PORTS_PER_MEMBER && free; port++)
-            {
-                try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
-                {
-                    free = socket.getLocalPort() == port;
-                }
-                catch (final IOException ex)
-                {
-                    free = false;
-                }
-            }
-            if (free)
-            {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free port range found");
+        return LoopbackPorts.freeBase(31_000, 170, ClusterNode.PORTS_PER_MEMBER);
     }
 
     static void await(final String what, final BooleanSupplier condition)

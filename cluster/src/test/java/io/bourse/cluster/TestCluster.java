@@ -8,13 +8,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -243,31 +240,7 @@ final class TestCluster implements AutoCloseable
      */
     static int freePortBase(final int memberCount)
     {
-        for (int attempt = 0; attempt < 100; attempt++)
-        {
-            final int base = 17_000 + ThreadLocalRandom.current().nextInt(490) * 10;
-            if (allFree(base, memberCount * ClusterNode.PORTS_PER_MEMBER))
-            {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free port range found");
-    }
-
-    private static boolean allFree(final int base, final int count)
-    {
-        for (int port = base; port < base + count; port++)
-        {
-            try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
-            {
-                socket.getLocalPort();
-            }
-            catch (final IOException ex)
-            {
-                return false;
-            }
-        }
-        return true;
+        return LoopbackPorts.freeBase(17_000, 490, memberCount * ClusterNode.PORTS_PER_MEMBER);
     }
 
     private final class LineCapture extends ByteArrayOutputStream

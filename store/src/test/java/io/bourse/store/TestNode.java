@@ -2,15 +2,13 @@ package io.bourse.store;
 
 import io.aeron.cluster.service.Cluster;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.LoopbackPorts;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.nio.file.Files;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -131,30 +129,6 @@ final class TestNode implements AutoCloseable
 
     private static int freePortBase()
     {
-        for (int attempt = 0; attempt < 100; attempt++)
-        {
-            final int base = 25_000 + ThreadLocalRandom.current().nextInt(200) * 10;
-            if (allFree(base, ClusterNode.PORTS_PER_MEMBER))
-            {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free port range found in 31000-32990");
-    }
-
-    private static boolean allFree(final int base, final int count)
-    {
-        for (int port = base; port < base + count; port++)
-        {
-            try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
-            {
-                socket.getLocalPort();
-            }
-            catch (final IOException ex)
-            {
-                return false;
-            }
-        }
-        return true;
+        return LoopbackPorts.freeBase(25_000, 200, ClusterNode.PORTS_PER_MEMBER);
     }
 }

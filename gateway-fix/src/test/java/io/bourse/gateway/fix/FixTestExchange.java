@@ -1,6 +1,7 @@
 package io.bourse.gateway.fix;
 
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.LoopbackPorts;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.protocol.CommandEncoder;
@@ -16,11 +17,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -268,31 +267,7 @@ final class FixTestExchange implements AutoCloseable
 
     private static int freePortBase()
     {
-        // 12000-16990: below the ephemeral range and apart from the cluster module's tests (20000-39990).
-        for (int attempt = 0; attempt < 100; attempt++)
-        {
-            final int base = 12_000 + ThreadLocalRandom.current().nextInt(500) * 10;
-            if (allFree(base))
-            {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free port range found");
-    }
-
-    private static boolean allFree(final int base)
-    {
-        for (int port = base; port < base + ClusterNode.PORTS_PER_MEMBER; port++)
-        {
-            try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
-            {
-                socket.getLocalPort();
-            }
-            catch (final IOException ex)
-            {
-                return false;
-            }
-        }
-        return true;
+        // 12000-16990: apart from the other modules' tests.
+        return LoopbackPorts.freeBase(12_000, 500, ClusterNode.PORTS_PER_MEMBER);
     }
 }

@@ -2,6 +2,7 @@ package io.bourse.gateway.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.LoopbackPorts;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 
@@ -9,8 +10,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.OutputStream;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -291,26 +289,6 @@ final class GatewayHarness implements AutoCloseable
      */
     private static int freePortBase()
     {
-        for (int attempt = 0; attempt < 100; attempt++)
-        {
-            final int base = 29_000 + ThreadLocalRandom.current().nextInt(200) * 10;
-            boolean free = true;
-            for (int port = base; port < base + 5 && free; port++)
-            {
-                try (DatagramSocket socket = new DatagramSocket(port, InetAddress.getLoopbackAddress()))
-                {
-                    socket.getLocalPort();
-                }
-                catch (final IOException ex)
-                {
-                    free = false;
-                }
-            }
-            if (free)
-            {
-                return base;
-            }
-        }
-        throw new IllegalStateException("no free port range found");
+        return LoopbackPorts.freeBase(29_000, 200, ClusterNode.PORTS_PER_MEMBER);
     }
 }
