@@ -313,9 +313,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         }
         else if (unansweredCount() > 0 && nowNs - lastEgressNs > context.sessionLostTimeoutNs)
         {
-            // Silence in spite of the re-sends: connect a new session (see sessionLostTimeoutNs).
-            CloseHelper.quietClose(cluster);
-            cluster = null;
+            // Silence in spite of the re-sends: connect() closes this session and starts a new one.
             return 1 + connect();
         }
         else if (replayPending && batchesSinceReplayRequest > 0)
