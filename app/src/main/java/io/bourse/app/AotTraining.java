@@ -2,15 +2,12 @@ package io.bourse.app;
 
 import io.aeron.cluster.service.Cluster;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.OrderFlow;
 import io.bourse.cluster.client.ExchangeClient;
-import io.bourse.protocol.CommandEncoder;
-import io.bourse.protocol.codec.Side;
-import io.bourse.protocol.codec.TradingState;
 import org.agrona.CloseHelper;
 import org.agrona.ExpandableArrayBuffer;
 
 import java.io.PrintStream;
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -28,18 +25,10 @@ final class AotTraining
 {
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(120);
     private static final int COMMANDS = 400_000;
-    private static final int ACCOUNTS = 50;
     private static final int IN_FLIGHT = 4096;
-    private static final int RECENT = 1024;
-    private static final int BTC = 1;
-    private static final int USD = 2;
-    private static final int INSTRUMENT = 1;
 
-    private final CommandEncoder encoder = new CommandEncoder();
+    private final OrderFlow flow = new OrderFlow(1);
     private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
-    private final SplittableRandom random = new SplittableRandom(1);
-    private final long[] recentAccounts = new long[RECENT];
-    private long nextClientOrderId = 1;
 
     private AotTraining()
     {
@@ -90,18 +79,14 @@ final class AotTraining
                 client.doWork();
                 return client.isConnected();
             });
-            send(client, encoder.defineAsset(buffer, 0, BTC, 8, "BTC"));
-            send(client, encoder.defineAsset(buffer, 0, USD, 6, "USD"));
-            send(client, encoder.defineInstrument(buffer, 0, INSTRUMENT, "BTC-USD", BTC, USD, 2, 1, 4, 1, 1, 0,
-                0, 0, 1_000, 2_000, TradingState.OPEN));
-            for (int account = 1; account <= ACCOUNTS; account++)
+            int length;
+            while ((length = flow.nextSetUp(buffer)) > 0)
             {
-                send(client, encoder.deposit(buffer, 0, 2L * account, account, BTC, 1_000_000_000_000L));
-                send(client, encoder.deposit(buffer, 0, 2L * account + 1, account, USD, 1_000_000_000_000_000L));
+                send(client, length);
             }
             for (int i = 0; i < COMMANDS; i++)
             {
-                send(client, next());
+                send(client, flow.next(buffer));
                 if (i == COMMANDS / 2)
                 {
                     final long snapshots = node.snapshotCount();
@@ -119,25 +104,6 @@ final class AotTraining
         {
             CloseHelper.close(client);
         }
-    }
-
-    /**
-     * About three quarters limit orders within 0.20 either side of 100.00 (many cross), a quarter cancels of
-     * recent orders by client order id.
-     */
-    private int next()
-    {
-        if (random.nextInt(4) == 0 && nextClientOrderId > RECENT)
-        {
-            final long clientOrderId = nextClientOrderId - 1 - random.nextInt(RECENT);
-            return encoder.cancelOrder(buffer, 0, recentAccounts[(int)(clientOrderId % RECENT)], 0, clientOrderId);
-        }
-        final long account = 1 + random.nextInt(ACCOUNTS);
-        final Side side = random.nextBoolean() ? Side.BUY : Side.SELL;
-        final long price = 10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(40) - 20);
-        final long clientOrderId = nextClientOrderId++;
-        recentAccounts[(int)(clientOrderId % RECENT)] = account;
-        return encoder.limit(buffer, 0, account, clientOrderId, INSTRUMENT, side, price, 1 + random.nextInt(50));
     }
 
     private void send(final ExchangeClient client, final int length)

@@ -3,6 +3,7 @@ package io.bourse.bench;
 import io.aeron.cluster.service.Cluster;
 import io.bourse.cluster.ClusterNode;
 import io.bourse.cluster.LoopbackPorts;
+import io.bourse.cluster.OrderFlow;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.engine.CommandAdapter;

@@ -1,5 +1,6 @@
 package io.bourse.bench;
 
+import io.bourse.cluster.OrderFlow;
 import io.bourse.store.PostgresServer;
 import io.bourse.store.Store;
 import io.bourse.store.StoreMetrics;

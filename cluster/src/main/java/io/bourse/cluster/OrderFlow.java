@@ -1,4 +1,4 @@
-package io.bourse.bench;
+package io.bourse.cluster;
 
 import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.codec.Side;
@@ -8,17 +8,18 @@ import org.agrona.MutableDirectBuffer;
 import java.util.SplittableRandom;
 
 /**
- * Seeded order flow for the cluster benchmarks, encoded as engine commands: one instrument (BTC-USD, tick 0.01),
+ * Seeded order flow for the benchmarks and for the JVM's AOT training ({@code bourse aot-training}), encoded as
+ * engine commands: one instrument (BTC-USD, tick 0.01),
  * {@value #ACCOUNTS} funded accounts. {@link #next} gives 70 % GTC limit orders within ±0.40 of 100.00 (about a
  * third of them cross), 25 % cancels of one of the last 1,000 orders by its owner, 5 % deposits; {@link #nextResting}
  * gives orders that never cross (bids 50.00–99.99, asks 100.01–150.00).
  */
-final class OrderFlow
+public final class OrderFlow
 {
-    static final int ACCOUNTS = 100;
-    static final int BTC = 1;
-    static final int USD = 2;
-    static final int BTC_USD = 1;
+    public static final int ACCOUNTS = 100;
+    public static final int BTC = 1;
+    public static final int USD = 2;
+    public static final int BTC_USD = 1;
     private static final int RECENT = 1024;
 
     private final CommandEncoder encoder = new CommandEncoder();
@@ -28,7 +29,7 @@ final class OrderFlow
     private long nextTransactionId = 1;
     private int setUpStep;
 
-    OrderFlow(final long seed)
+    public OrderFlow(final long seed)
     {
         random = new SplittableRandom(seed);
     }
@@ -38,7 +39,7 @@ final class OrderFlow
      *
      * @return its length, or 0 once set-up is complete.
      */
-    int nextSetUp(final MutableDirectBuffer buffer)
+    public int nextSetUp(final MutableDirectBuffer buffer)
     {
         final int step = setUpStep++;
         if (step == 0)
@@ -65,14 +66,14 @@ final class OrderFlow
         return 0;
     }
 
-    int nextResting(final MutableDirectBuffer buffer)
+    public int nextResting(final MutableDirectBuffer buffer)
     {
         final Side side = random.nextBoolean() ? Side.BUY : Side.SELL;
         final long price = side == Side.BUY ? 5_000 + random.nextInt(5_000) : 10_001 + random.nextInt(5_000);
         return limit(buffer, 1 + random.nextInt(ACCOUNTS), side, price);
     }
 
-    int next(final MutableDirectBuffer buffer)
+    public int next(final MutableDirectBuffer buffer)
     {
         final int kind = random.nextInt(20);
         if (kind == 0)
