@@ -1,6 +1,7 @@
 package io.bourse.app;
 
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.TradingState;
 import io.bourse.store.Store;
@@ -203,7 +204,7 @@ public final class BourseConfig
             .segmentFileLength(powerOfTwo("journal.segment.bytes", 64 * 1024 * 1024, 64 * 1024, 1 << 30))
             .logTermLength(powerOfTwo("log.term.bytes", 16 * 1024 * 1024, 64 * 1024, 1 << 30))
             .historyCapacityBytes(powerOfTwo("history.bytes", 8 * 1024 * 1024, 4096, 1 << 30))
-            .agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(longValue("agent.yield.us", 0, 0, 1_000_000)));
+            .agentYieldWindowNs(agentYieldWindowNs());
         if (context.segmentFileLength() < context.logTermLength())
         {
             throw new ConfigException("configuration key 'journal.segment.bytes': must be at least log.term.bytes (" +
@@ -299,7 +300,18 @@ public final class BourseConfig
      */
     public io.bourse.gateway.fix.FixGateway.Context fixContext()
     {
-        return fix.context(new File(string("data.dir", "data")), instruments);
+        return fix.context(new File(string("data.dir", "data")), instruments)
+            .agentYieldWindowNs(agentYieldWindowNs());
+    }
+
+    /**
+     * @return how long every agent (the node's and the gateways') yields after work while the machine has CPU to
+     * spare: configuration {@code agent.yield.us}.
+     */
+    long agentYieldWindowNs()
+    {
+        return TimeUnit.MICROSECONDS.toNanos(longValue("agent.yield.us",
+            TimeUnit.NANOSECONDS.toMicros(NodeIdleStrategy.DEFAULT_YIELD_WINDOW_NS), 0, 1_000_000));
     }
 
     public List<AssetConfig> assets()

@@ -15,11 +15,13 @@ import java.util.TreeMap;
 final class HttpConfig
 {
     private final Map<String, String> values;
+    private final long agentYieldWindowNs;
     private final List<ApiKey> keys = new ArrayList<>();
 
     HttpConfig(final BourseConfig config)
     {
         this.values = config.section("http.");
+        this.agentYieldWindowNs = config.agentYieldWindowNs();
         final Map<String, String[]> byKey = new TreeMap<>();
         values.forEach((name, value) ->
         {
@@ -93,6 +95,7 @@ final class HttpConfig
             .host(host())
             .port(port())
             .eventLoops((int)longValue("http.event.loops", 1, 1, 64))
+            .agentYieldWindowNs(agentYieldWindowNs)
             .apiKeys(keys)
             .authWindowMs(longValue("http.auth.window.ms", 5_000, 1, 3_600_000))
             .rateLimit(longValue("http.rate.limit.per.second", 50, 1, 10_000_000),

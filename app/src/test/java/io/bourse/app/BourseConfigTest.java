@@ -1,6 +1,7 @@
 package io.bourse.app;
 
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.protocol.codec.TradingState;
 import org.junit.jupiter.api.Test;
 
@@ -33,7 +34,8 @@ class BourseConfigTest
         assertEquals(TimeUnit.MINUTES.toNanos(30), context.snapshotIntervalNs());
         assertEquals(2, context.retainedSnapshots());
         assertEquals(8 * 1024 * 1024, context.historyCapacityBytes());
-        assertEquals(0, context.agentYieldWindowNs(), "agents leave the CPU to the gateways by default");
+        assertEquals(NodeIdleStrategy.DEFAULT_YIELD_WINDOW_NS, context.agentYieldWindowNs(),
+            "agents yield between commands while the machine has CPU to spare");
 
         assertEquals(List.of(new BourseConfig.AssetConfig("BTC", 1, 8), new BourseConfig.AssetConfig("USD", 2, 6)),
             packaged.assets());

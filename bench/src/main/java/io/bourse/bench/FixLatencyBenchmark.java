@@ -2,6 +2,7 @@ package io.bourse.bench;
 
 import io.aeron.cluster.service.Cluster;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.gateway.fix.FixGateway;
@@ -104,6 +105,7 @@ public final class FixLatencyBenchmark
                 .memberId(0)
                 .memberHosts(List.of("localhost"))
                 .portBase(portBase)
+                .agentYieldWindowNs(NodeIdleStrategy.DEFAULT_YIELD_WINDOW_NS)
                 .aeronDirectoryName(new File("/dev/shm", "bourse-fix-bench-" + ProcessHandle.current().pid())
                     .getPath())
                 .log(new PrintStream(OutputStream.nullOutputStream())));
@@ -117,6 +119,7 @@ public final class FixLatencyBenchmark
                 fixPort = probe.getLocalPort();
             }
             final FixGateway.Context context = new FixGateway.Context()
+                .agentYieldWindowNs(NodeIdleStrategy.DEFAULT_YIELD_WINDOW_NS)
                 .dataDir(new File(baseDir, "fix"))
                 .port(fixPort)
                 .instrument(new FixInstrument("BTC-USD", 1, 2, 4, 6))

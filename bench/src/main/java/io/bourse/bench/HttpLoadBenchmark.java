@@ -2,6 +2,7 @@ package io.bourse.bench;
 
 import io.aeron.cluster.service.Cluster;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.gateway.http.ApiKey;
 import io.bourse.gateway.http.HttpGateway;
 import io.vertx.core.Vertx;
@@ -95,10 +96,14 @@ public final class HttpLoadBenchmark
     {
         final File dir = Files.createTempDirectory("bourse-http-bench").toFile();
         final int portBase = 10_000 + new SplittableRandom().nextInt(100) * 10;
+        // As `bourse run` has it unless configured otherwise (agent.yield.us).
+        final long agentYieldWindowNs = TimeUnit.MICROSECONDS.toNanos(
+            option("agent-yield-us", TimeUnit.NANOSECONDS.toMicros(NodeIdleStrategy.DEFAULT_YIELD_WINDOW_NS)));
         final ClusterNode node = ClusterNode.launch(new ClusterNode.Context()
             .dataDir(new File(dir, "node"))
             .memberHosts(List.of("localhost"))
             .portBase(portBase)
+            .agentYieldWindowNs(agentYieldWindowNs)
             .aeronDirectoryName(new File(System.getProperty("java.io.tmpdir"), "bourse-http-bench-" + portBase).getPath())
             .log(new PrintStream(OutputStream.nullOutputStream())));
         while (node.role() != Cluster.Role.LEADER)
@@ -110,6 +115,7 @@ public final class HttpLoadBenchmark
         final HttpGateway gateway = HttpGateway.launch(new HttpGateway.Context()
             .port(0)
             .eventLoops((int)option("event-loops", 1))
+            .agentYieldWindowNs(agentYieldWindowNs)
             .apiKeys(keys)
             .rateLimit(1e9, 1e9)
             .authWindowMs(option("auth-window-ms", 5_000))

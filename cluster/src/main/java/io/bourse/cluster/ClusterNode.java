@@ -220,8 +220,9 @@ public final class ClusterNode implements AutoCloseable
 
         /**
          * How long each of the node's agents keeps yielding after its last work before it parks (see
-         * {@link NodeIdleStrategy}): 0, the default, leaves the CPU to whatever shares the machine; ~100 µs keeps the
-         * agents awake between commands arriving every 100 µs, for the lowest round trip at a moderate rate.
+         * {@link NodeIdleStrategy}), taken only while nothing else on the machine wants the CPU: 0, the default here,
+         * never yields beyond a few calls; {@link NodeIdleStrategy#DEFAULT_YIELD_WINDOW_NS}, what the launchers use,
+         * keeps the agents awake between commands arriving every 100 µs, for the lowest round trip at a moderate rate.
          */
         public Context agentYieldWindowNs(final long agentYieldWindowNs)
         {

@@ -18,12 +18,13 @@ import java.util.concurrent.locks.LockSupport;
  * hop of a message through the node's agents paid that. With the slack at 1 ns a park lasts about what was asked.
  * Where {@code prctl} is unavailable (not Linux, or native access denied) the strategy is a plain back-off.
  * <p>
- * The yield window trades CPU for latency. A command crosses four agents of a single node (consensus module,
+ * The yield window trades idle CPU for latency. A command crosses four agents of a single node (consensus module,
  * archive, consensus module again, service); when commands come every 100 µs, each has started to park by the time
  * the next one arrives, and the wake-ups add up to more than the work. Yielding for a window after the last work
- * keeps the agents awake across such gaps, but a yielding thread competes for the CPU with everything else on the
- * machine: with gateways on the same two cores it cost a third of the HTTP gateway's throughput. So it is off by
- * default and a deployment chooses it (configuration {@code agent.yield.us}).
+ * keeps the agents awake across such gaps. But a yielding thread stays runnable and takes its fair share of the CPU
+ * from everything else on the machine (with the gateways on the same two cores it cost a third of the HTTP gateway's
+ * throughput), so the window is only taken while {@link CpuHeadroom} finds nothing but this JVM's agents wanting the
+ * CPU; under load from anything else the agents park as if there were no window. Configuration {@code agent.yield.us}.
  */
 public final class NodeIdleStrategy implements IdleStrategy
 {
@@ -35,17 +36,26 @@ public final class NodeIdleStrategy implements IdleStrategy
     private static final long NOT_YIELDING = Long.MIN_VALUE;
 
     /**
+     * The yield window `bourse run` and `bourse node` use unless configured otherwise: commands 100 µs apart (10k/s)
+     * find the agents awake, as long as the machine has CPU to spare.
+     */
+    public static final long DEFAULT_YIELD_WINDOW_NS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /**
      * Longest park: bounds both the wake-up delay of an idle agent and its CPU use when idle (a few thousand wake-ups
      * a second per agent, cheap next to the gateways sharing the cores).
      */
     private static final long MAX_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
 
     private final long yieldWindowNs;
+    private final CpuHeadroom headroom;
+    private Thread owner;
+    private volatile boolean parked;
+    private long parks;
     private int spins;
     private int yields;
     private long yieldUntilNs = NOT_YIELDING;
     private long parkPeriodNs = MIN_PARK_NS;
-    private boolean slackLowered;
 
     /**
      * The default: 20 spins, 10 yields, then parks from 1 µs to 100 µs.
@@ -57,15 +67,22 @@ public final class NodeIdleStrategy implements IdleStrategy
 
     /**
      * @param yieldWindowNs after the spins, yield until this long has passed since the agent last had work (at
-     *                      least 10 yields), then park; 0 for only the 10 yields.
+     *                      least 10 yields), then park; 0 for only the 10 yields. Taken only while the machine has
+     *                      CPU to spare ({@link CpuHeadroom#MACHINE}).
      */
     public NodeIdleStrategy(final long yieldWindowNs)
+    {
+        this(yieldWindowNs, CpuHeadroom.MACHINE);
+    }
+
+    NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom)
     {
         if (yieldWindowNs < 0)
         {
             throw new IllegalArgumentException("yield window must not be negative: " + yieldWindowNs);
         }
         this.yieldWindowNs = yieldWindowNs;
+        this.headroom = headroom;
     }
 
     @Override
@@ -84,10 +101,11 @@ public final class NodeIdleStrategy implements IdleStrategy
     @Override
     public void idle()
     {
-        if (!slackLowered)
+        if (owner == null)
         {
-            slackLowered = true;
+            owner = Thread.currentThread();
             lowerTimerSlackOfCurrentThread();
+            headroom.register(this);
         }
         if (spins < MAX_SPINS)
         {
@@ -101,7 +119,10 @@ public final class NodeIdleStrategy implements IdleStrategy
         }
         else
         {
+            parked = true;
             LockSupport.parkNanos(parkPeriodNs);
+            parked = false;
+            parks++;
             parkPeriodNs = Math.min(parkPeriodNs << 1, MAX_PARK_NS);
         }
     }
@@ -115,8 +136,9 @@ public final class NodeIdleStrategy implements IdleStrategy
         final long nowNs = System.nanoTime();
         if (yieldUntilNs == NOT_YIELDING)
         {
-            // The window starts after the spins and the first yields: well under a microsecond after the work.
-            yieldUntilNs = nowNs + yieldWindowNs;
+            // The window starts after the spins and the first yields: well under a microsecond after the work. It
+            // is decided once per idle spell; closed at once when the machine has no CPU to spare.
+            yieldUntilNs = headroom.allowsYielding(nowNs) ? nowNs + yieldWindowNs : nowNs;
         }
         return nowNs < yieldUntilNs;
     }
@@ -128,6 +150,25 @@ public final class NodeIdleStrategy implements IdleStrategy
         yields = 0;
         yieldUntilNs = NOT_YIELDING;
         parkPeriodNs = MIN_PARK_NS;
+    }
+
+    /**
+     * @return how often this agent has parked.
+     */
+    long parks()
+    {
+        return parks;
+    }
+
+    boolean isParked()
+    {
+        return parked;
+    }
+
+    boolean isThreadAlive()
+    {
+        final Thread thread = owner;
+        return thread != null && thread.isAlive();
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.aeron.archive.ArchivingMediaDriver;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.gateway.fix.codecs.builder.LogonEncoder;
 import uk.co.real_logic.artio.builder.AbstractLogonEncoder;
@@ -81,6 +82,7 @@ public final class FixGateway implements AutoCloseable
         private FixApplicationMessageOverride applicationMessageOverride;
         private FixLatencyProbe latencyProbe;
         private EpochNanoClock epochNanoClock = new OffsetEpochNanoClock();
+        private long agentYieldWindowNs;
 
         /**
          * Where Artio's session state, archive and monitoring files and the open-order record live.
@@ -180,6 +182,16 @@ public final class FixGateway implements AutoCloseable
         public Context latencyProbe(final FixLatencyProbe latencyProbe)
         {
             this.latencyProbe = latencyProbe;
+            return this;
+        }
+
+        /**
+         * How long the gateway's agents (Artio's framer and the gateway thread) keep yielding after work while the
+         * machine has CPU to spare (see {@link NodeIdleStrategy}); 0, the default, parks after a few yields.
+         */
+        public Context agentYieldWindowNs(final long agentYieldWindowNs)
+        {
+            this.agentYieldWindowNs = agentYieldWindowNs;
             return this;
         }
 
@@ -296,7 +308,7 @@ public final class FixGateway implements AutoCloseable
                     context.maxLogonFailures, context.logonFailureWindowMs, context.lockoutMs,
                     System::currentTimeMillis))
                 .scheduler(new LowResourceEngineScheduler())
-                .framerIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 100_000))
+                .framerIdleStrategy(new NodeIdleStrategy(context.agentYieldWindowNs))
                 .archiverIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 1_000_000));
             engineConfiguration.monitoringFile(new File(dataDir, "artio-engine-monitoring").getPath());
             engineConfiguration.epochNanoClock(context.epochNanoClock);
@@ -360,7 +372,7 @@ public final class FixGateway implements AutoCloseable
         this.library = connectedLibrary;
         this.client = exchangeClient;
         this.runner = new AgentRunner(
-            new BackoffIdleStrategy(20, 10, 1_000, 100_000), Throwable::printStackTrace, null, agent);
+            new NodeIdleStrategy(context.agentYieldWindowNs), Throwable::printStackTrace, null, agent);
         AgentRunner.startOnThread(runner);
         context.log.println("bourse: FIX gateway listening on " + context.host + ":" + context.port + " as " +
             context.compId + ", " + context.sessions.size() + " session(s), " + agent.openOrderCount() +

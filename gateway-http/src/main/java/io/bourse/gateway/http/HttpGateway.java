@@ -3,6 +3,7 @@ package io.bourse.gateway.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.RejectReason;
@@ -23,7 +24,6 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.ServerWebSocket;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,6 +62,7 @@ public final class HttpGateway implements AutoCloseable
         private double rateLimitBurst = 100;
         private int maxBodyBytes = 16 * 1024;
         private long heartbeatIntervalMs = 5_000;
+        private long agentYieldWindowNs;
         private int queueCapacity = 64 * 1024;
         private ExchangeClient.Context clientContext;
         private NodeStatus nodeStatus = NodeStatus.UNKNOWN;
@@ -125,6 +126,16 @@ public final class HttpGateway implements AutoCloseable
         public Context heartbeatIntervalMs(final long heartbeatIntervalMs)
         {
             this.heartbeatIntervalMs = heartbeatIntervalMs;
+            return this;
+        }
+
+        /**
+         * How long the gateway thread keeps yielding after work while the machine has CPU to spare (see
+         * {@link NodeIdleStrategy}); 0, the default, parks after a few yields.
+         */
+        public Context agentYieldWindowNs(final long agentYieldWindowNs)
+        {
+            this.agentYieldWindowNs = agentYieldWindowNs;
             return this;
         }
 
@@ -225,8 +236,9 @@ public final class HttpGateway implements AutoCloseable
         {
             staticFiles.put(name, resource("web/" + name));
         }
-        // Sleeping back-off: the gateway thread shares two cores with the node.
-        this.agentRunner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000), Throwable::printStackTrace,
+        // Parks when idle, and yields between requests only while nothing else wants the CPU: the gateway thread
+        // shares two cores with the node and the event loops.
+        this.agentRunner = new AgentRunner(new NodeIdleStrategy(context.agentYieldWindowNs), Throwable::printStackTrace,
             null, agent);
         AgentRunner.startOnThread(agentRunner);
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(context.eventLoops).setWorkerPoolSize(1)
