@@ -21,6 +21,8 @@ import org.agrona.IoUtil;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.File;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -337,6 +339,10 @@ public final class HttpLoadBenchmark
             .append("local requests = {}\n");
         final String timestamp = Long.toString(System.currentTimeMillis());
         final int count = 20_000;
+        // The same requests as raw HTTP/1.1 for HttpOpenLoopClient: a count, then each one's length and bytes.
+        final ByteArrayOutputStream raw = new ByteArrayOutputStream(8 * 1024 * 1024);
+        final DataOutputStream rawOut = new DataOutputStream(raw);
+        rawOut.writeInt(count);
         for (int i = 0; i < count; i++)
         {
             final int account = random.nextInt(traders.size());
@@ -350,6 +356,12 @@ public final class HttpLoadBenchmark
                 .append("\"application/json\", [\"X-Bourse-Key\"]=\"").append(traders.get(account).key())
                 .append("\", [\"X-Bourse-Timestamp\"]=\"").append(timestamp).append("\", [\"X-Bourse-Signature\"]=\"")
                 .append(signature).append("\"}, '").append(body).append("')\n");
+            final byte[] request = ("POST /api/v1/orders HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n" +
+                "Content-Type: application/json\r\nX-Bourse-Key: " + traders.get(account).key() + "\r\n" +
+                "X-Bourse-Timestamp: " + timestamp + "\r\nX-Bourse-Signature: " + signature + "\r\n" +
+                "Content-Length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8);
+            rawOut.writeInt(request.length);
+            rawOut.write(request);
         }
         lua.append("local i = 0\nrequest = function()\n  i = i % ").append(count)
             .append(" + 1\n  return requests[i]\nend\n")
@@ -358,6 +370,7 @@ public final class HttpLoadBenchmark
             .append("  io.write(string.format(\"wrk: %d requests, %d non-2xx/3xx reported by wrk\\n\", summary.requests, summary.errors.status))\n")
             .append("end\n");
         Files.writeString(new File(scriptPath).toPath(), lua);
+        Files.write(new File(scriptPath + ".requests").toPath(), raw.toByteArray());
         System.out.printf("serving on port %d for %d s; wrk script %s (%d pre-signed placements)%n", port, seconds,
             scriptPath, count);
         Files.writeString(new File(scriptPath + ".port").toPath(), Integer.toString(port));
