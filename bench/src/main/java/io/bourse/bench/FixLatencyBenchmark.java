@@ -249,6 +249,7 @@ public final class FixLatencyBenchmark
     static final class Stages implements FixLatencyProbe
     {
         final long[] receivedNs;
+        final long[] commandSentNs;
         final long[] sequencedNs;
         final long[] eventsNs;
         final long[] reportSentNs;
@@ -256,14 +257,15 @@ public final class FixLatencyBenchmark
         Stages(final int capacity)
         {
             receivedNs = new long[capacity];
+            commandSentNs = new long[capacity];
             sequencedNs = new long[capacity];
             eventsNs = new long[capacity];
             reportSentNs = new long[capacity];
         }
 
         public void onNewOrderAcknowledged(
-            final char[] clOrdId, final int clOrdIdLength, final long receivedNs, final long sequencedNs,
-            final long eventsReceivedNs, final long reportSentNs)
+            final char[] clOrdId, final int clOrdIdLength, final long receivedNs, final long commandSentNs,
+            final long sequencedNs, final long eventsReceivedNs, final long reportSentNs)
         {
             if (clOrdIdLength < 2 || clOrdId[0] != 'M')
             {
@@ -277,6 +279,7 @@ public final class FixLatencyBenchmark
             if (index < this.receivedNs.length)
             {
                 this.receivedNs[index] = receivedNs;
+                this.commandSentNs[index] = commandSentNs;
                 this.sequencedNs[index] = sequencedNs;
                 this.eventsNs[index] = eventsReceivedNs;
                 this.reportSentNs[index] = reportSentNs;
@@ -712,6 +715,8 @@ public final class FixLatencyBenchmark
             final int warmup = (int)(measuredRate * TimeUnit.NANOSECONDS.toSeconds(WARMUP_NS));
             final Histogram endToEnd = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
             final Histogram toGateway = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+            final Histogram toCommandSent = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+            final Histogram clusterRoundTrip = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
             final Histogram toSequenced = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
             final Histogram toEvents = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
             final Histogram toReportSent = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
@@ -722,7 +727,9 @@ public final class FixLatencyBenchmark
                 if (stages.receivedNs[i] != 0)
                 {
                     toGateway.recordValue(Math.max(0, stages.receivedNs[i] - sentNs[i]));
-                    toSequenced.recordValue(Math.max(0, stages.sequencedNs[i] - stages.receivedNs[i]));
+                    toCommandSent.recordValue(Math.max(0, stages.commandSentNs[i] - stages.receivedNs[i]));
+                    clusterRoundTrip.recordValue(Math.max(0, stages.eventsNs[i] - stages.commandSentNs[i]));
+                    toSequenced.recordValue(Math.max(0, stages.sequencedNs[i] - stages.commandSentNs[i]));
                     toEvents.recordValue(Math.max(0, stages.eventsNs[i] - stages.sequencedNs[i]));
                     toReportSent.recordValue(Math.max(0, stages.reportSentNs[i] - stages.eventsNs[i]));
                     toClient.recordValue(Math.max(0, ackNs[i] - stages.reportSentNs[i]));
@@ -735,16 +742,21 @@ public final class FixLatencyBenchmark
             printStats("TCP floor (ping-pong)", floor.histogram);
             printStats("end to end (intended send->ER)", endToEnd);
             printStats("client send -> Artio read", toGateway);
-            printStats("Artio read -> sequenced", toSequenced);
-            printStats("sequenced -> events at gateway", toEvents);
+            printStats("Artio read -> command sent", toCommandSent);
+            printStats("command sent -> events at gateway", clusterRoundTrip);
+            printStats("  command sent -> sequenced *", toSequenced);
+            printStats("  sequenced -> events at gateway *", toEvents);
             printStats("events -> report to Artio", toReportSent);
             printStats("report to Artio -> client", toClient);
+            System.out.println("  (* the cluster's clock against the gateway's: offset by up to a millisecond)");
             System.out.printf("  median end to end / median floor = %.2f%n",
                 (double)endToEnd.getValueAtPercentile(50) / floor.histogram.getValueAtPercentile(50));
             writeHgrm(outDir, "fix-" + rate + "-end-to-end", endToEnd);
             writeHgrm(outDir, "fix-" + rate + "-floor", floor.histogram);
             writeHgrm(outDir, "fix-" + rate + "-stage-client-to-artio", toGateway);
-            writeHgrm(outDir, "fix-" + rate + "-stage-artio-to-sequenced", toSequenced);
+            writeHgrm(outDir, "fix-" + rate + "-stage-artio-to-command-sent", toCommandSent);
+            writeHgrm(outDir, "fix-" + rate + "-stage-command-to-events", clusterRoundTrip);
+            writeHgrm(outDir, "fix-" + rate + "-stage-command-to-sequenced", toSequenced);
             writeHgrm(outDir, "fix-" + rate + "-stage-sequenced-to-events", toEvents);
             writeHgrm(outDir, "fix-" + rate + "-stage-events-to-report", toReportSent);
             writeHgrm(outDir, "fix-" + rate + "-stage-report-to-client", toClient);

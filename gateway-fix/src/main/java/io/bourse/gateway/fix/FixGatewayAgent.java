@@ -776,6 +776,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, "Exchange busy: too many orders in flight");
             return;
         }
+        if (latencyProbe != null)
+        {
+            order.commandSentNs = clock.nanoTime();
+        }
         state.usedClOrdIds.add(clOrdIdHash);
         state.openOrdersByClOrdId.put(clOrdIdHash, order);
         final Pending pending = newPending(PENDING_NEW, state, order);
@@ -1088,7 +1092,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     if (latencyProbe != null)
                     {
                         latencyProbe.onNewOrderAcknowledged(order.clOrdId, order.clOrdIdLength, order.receivedNs,
-                            timestampNs, eventsReceivedNs, clock.nanoTime());
+                            order.commandSentNs, timestampNs, eventsReceivedNs, clock.nanoTime());
                     }
                 }
             }

@@ -12,10 +12,12 @@ public interface FixLatencyProbe
      * @param clOrdId          the order's ClOrdID (valid during the call only).
      * @param clOrdIdLength    its length.
      * @param receivedNs       when Artio read the NewOrderSingle from the socket.
+     * @param commandSentNs    when the gateway sent the order's command to the cluster.
      * @param sequencedNs      the cluster time of the command (when the leader sequenced it).
      * @param eventsReceivedNs when the engine's events for it reached the gateway.
      * @param reportSentNs     when the ExecutionReport was handed to Artio for sending.
      */
     void onNewOrderAcknowledged(
-        char[] clOrdId, int clOrdIdLength, long receivedNs, long sequencedNs, long eventsReceivedNs, long reportSentNs);
+        char[] clOrdId, int clOrdIdLength, long receivedNs, long commandSentNs, long sequencedNs, long eventsReceivedNs,
+        long reportSentNs);
 }

@@ -26,6 +26,7 @@ final class FixOrder
     long filledQuantity;
     long executedNotional;
     long receivedNs;
+    long commandSentNs;
 
     void clOrdId(final char[] value, final int length)
     {
@@ -62,6 +63,7 @@ final class FixOrder
         filledQuantity = 0;
         executedNotional = 0;
         receivedNs = 0;
+        commandSentNs = 0;
     }
 
     /**
