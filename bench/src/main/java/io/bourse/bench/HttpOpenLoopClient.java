@@ -37,13 +37,13 @@ public final class HttpOpenLoopClient
     private static final byte[] CONTENT_LENGTH = "content-length:".getBytes(StandardCharsets.US_ASCII);
 
     /**
-     * One keep-alive connection: its queue of due requests (index and due time), the head in flight.
+     * One keep-alive connection: its queue of due requests by number (which give the request and its due time), the
+     * head in flight.
      */
     private static final class Connection
     {
         final SocketChannel channel;
-        final LongArrayQueue requests = new LongArrayQueue();
-        final LongArrayQueue dueNs = new LongArrayQueue();
+        final LongArrayQueue due = new LongArrayQueue();
         final ByteBuffer in = ByteBuffer.allocate(64 * 1024);
         ByteBuffer out;
 
@@ -60,6 +60,7 @@ public final class HttpOpenLoopClient
      */
     private long[] worstBySecondNs = new long[0];
     private long startNs;
+    private long intervalNs;
     private long answered;
     private long failed;
 
@@ -103,7 +104,7 @@ public final class HttpOpenLoopClient
                 connections.add(connection);
             }
             final NodeIdleStrategy idle = new NodeIdleStrategy();
-            final long intervalNs = TimeUnit.SECONDS.toNanos(1) / rate;
+            intervalNs = TimeUnit.SECONDS.toNanos(1) / rate;
             final long total = rate * (seconds + warmupSeconds);
             startNs = System.nanoTime();
             worstBySecondNs = new long[(int)(seconds + warmupSeconds + 1)];
@@ -115,12 +116,11 @@ public final class HttpOpenLoopClient
             {
                 final long nowNs = System.nanoTime();
                 int work = 0;
-                while (next < total && startNs + next * intervalNs <= nowNs)
+                while (next < total && dueNs(next) <= nowNs)
                 {
                     final Connection connection = connections.get((int)(next % connectionCount));
-                    connection.requests.addLong(next % requests.length);
-                    connection.dueNs.addLong(startNs + next * intervalNs);
-                    if (connection.requests.size() == 1)
+                    connection.due.addLong(next);
+                    if (connection.due.size() == 1)
                     {
                         send(connection);
                     }
@@ -145,7 +145,7 @@ public final class HttpOpenLoopClient
                         connection.channel.write(connection.out);
                     }
                 }
-                if (next < total && nowNs - (startNs + next * intervalNs) > BEHIND_LIMIT_NS ||
+                if (next < total && nowNs - dueNs(next) > BEHIND_LIMIT_NS ||
                     outstanding > 0 && nowNs - oldestDueNs(connections) > BEHIND_LIMIT_NS)
                 {
                     sustained = false;
@@ -180,14 +180,19 @@ public final class HttpOpenLoopClient
         }
     }
 
-    private static long oldestDueNs(final List<Connection> connections)
+    private long dueNs(final long requestNumber)
+    {
+        return startNs + requestNumber * intervalNs;
+    }
+
+    private long oldestDueNs(final List<Connection> connections)
     {
         long oldest = Long.MAX_VALUE;
         for (final Connection connection : connections)
         {
-            if (!connection.dueNs.isEmpty())
+            if (!connection.due.isEmpty())
             {
-                oldest = Math.min(oldest, connection.dueNs.peekLong());
+                oldest = Math.min(oldest, dueNs(connection.due.peekLong()));
             }
         }
         return oldest;
@@ -195,7 +200,7 @@ public final class HttpOpenLoopClient
 
     private void send(final Connection connection) throws IOException
     {
-        connection.out = requests[(int)connection.requests.peekLong()].duplicate();
+        connection.out = requests[(int)(connection.due.peekLong() % requests.length)].duplicate();
         connection.channel.write(connection.out);
     }
 
@@ -220,8 +225,7 @@ public final class HttpOpenLoopClient
             in.flip();
             in.position(length);
             in.compact();
-            connection.requests.pollLong();
-            final long dueNs = connection.dueNs.pollLong();
+            final long dueAtNs = dueNs(connection.due.pollLong());
             if (ok)
             {
                 answered++;
@@ -230,14 +234,14 @@ public final class HttpOpenLoopClient
             {
                 failed++;
             }
-            final int second = (int)((dueNs - startNs) / 1_000_000_000L);
-            worstBySecondNs[second] = Math.max(worstBySecondNs[second], nowNs - dueNs);
-            if (dueNs >= measureFromNs)
+            final int second = (int)((dueAtNs - startNs) / 1_000_000_000L);
+            worstBySecondNs[second] = Math.max(worstBySecondNs[second], nowNs - dueAtNs);
+            if (dueAtNs >= measureFromNs)
             {
-                latency.recordValue(Math.min(nowNs - dueNs, latency.getHighestTrackableValue()));
+                latency.recordValue(Math.min(nowNs - dueAtNs, latency.getHighestTrackableValue()));
             }
             responses++;
-            if (!connection.requests.isEmpty())
+            if (!connection.due.isEmpty())
             {
                 send(connection);
             }
