@@ -184,9 +184,16 @@ final class TestCluster implements AutoCloseable
         return hash[0];
     }
 
+    /**
+     * A copy of the lines the nodes have printed so far: the readers of the nodes' output keep appending while a
+     * test streams over the lines, so iterating the live list would throw {@code ConcurrentModificationException}.
+     */
     List<String> logLines()
     {
-        return logLines;
+        synchronized (logLines)
+        {
+            return List.copyOf(logLines);
+        }
     }
 
     public void close()
