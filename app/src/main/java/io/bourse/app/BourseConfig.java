@@ -47,7 +47,8 @@ public final class BourseConfig
         "agent.yield.us");
     private static final List<String> STORE_KEYS = List.of(
         "store.enabled", "store.jdbc.url", "store.jdbc.user", "store.jdbc.password", "store.sqlite.file",
-        "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms", "store.thread.nice");
+        "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms", "store.thread.nice",
+        "store.defer.max.ms");
     private static final Pattern HTTP_KEY = Pattern.compile(
         "http\\.(host|port|event\\.loops|auth\\.window\\.ms|rate\\.limit\\.per\\.second|rate\\.limit\\.burst|" +
             "demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
@@ -246,7 +247,8 @@ public final class BourseConfig
             .password(string("store.jdbc.password", ""))
             .batchRows(integer("store.batch.rows", 20_000, 1, 10_000_000))
             .snapshotLogBytes(longValue("store.snapshot.log.bytes", 64L * 1024 * 1024, 1, Long.MAX_VALUE))
-            .threadNice(integer("store.thread.nice", 19, 0, 19));
+            .threadNice(integer("store.thread.nice", 19, 0, 19))
+            .maxDeferralMs(longValue("store.defer.max.ms", Store.RUN_MAX_DEFERRAL_MS, 0, TimeUnit.HOURS.toMillis(24)));
         final String url = context.jdbcUrl();
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:"))
         {

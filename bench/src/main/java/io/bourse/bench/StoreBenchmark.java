@@ -25,7 +25,8 @@ import java.util.stream.Stream;
  *     on SQLite, and one on a PostgreSQL server started for the run, each write the whole backlog from the start of
  *     the log: trades and rows per second, with the per-second rate while it ran.</li>
  *     <li>{@code impact [commands] [runs]}: the node's throughput (commands sent as fast as the client's window allows,
- *     until all are answered) without and with a store (SQLite) following it live, alternating, on fresh nodes; then
+ *     until all are answered) without a store, with a store (SQLite) following it live as {@code run} has it (standing
+ *     aside while the machine is saturated), and with one that never stands aside, alternating, on fresh nodes; then
  *     how far behind the store was when the load stopped and how long it took to reach zero lag.</li>
  * </ul>
  */
@@ -49,11 +50,11 @@ public final class StoreBenchmark
             case "ingest" -> ingest(args.length > 1 ? Integer.parseInt(args[1]) : 3_000_000,
                 args.length > 2 ? args[2] : "both");
             case "impact" -> impact(
-                args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000, args.length > 2 ? Integer.parseInt(args[2]) : 3);
+                args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000, args.length > 2 ? Integer.parseInt(args[2]) : 5);
             case "all" ->
             {
                 ingest(3_000_000, "both");
-                impact(1_000_000, 3);
+                impact(1_000_000, 5);
             }
             default -> throw new IllegalArgumentException(
                 "usage: StoreBenchmark ingest [commands] [sqlite|postgresql|both] | impact [commands] [runs] | all");
@@ -116,7 +117,7 @@ public final class StoreBenchmark
             store.start();
             long lastTrades = 0;
             long nextSampleNs = startNs + TimeUnit.SECONDS.toNanos(1);
-            while (!(metrics.state() == StoreState.FOLLOWING && metrics.lagBytes() == 0 &&
+            while (!(metrics.state().isFollowing() && metrics.lagBytes() == 0 &&
                 metrics.committedLogPosition() > 0))
             {
                 if (metrics.state() == StoreState.FAILED)
@@ -183,28 +184,49 @@ public final class StoreBenchmark
 
     private static void impact(final int commands, final int runs) throws Exception
     {
-        System.out.printf("== store impact: node throughput for %,d commands, without and with the store (SQLite) " +
-            "following live, %d runs each, alternating, after one warm-up run%n", commands, runs);
-        run(commands, false);
+        System.out.printf("== store impact: node throughput for %,d commands, without the store, with the store " +
+            "(SQLite) following live as run has it (standing aside up to %,d ms while the machine is saturated), and " +
+            "with it never standing aside; %d runs each, in turn, after a warm-up run without and one with the store%n",
+            commands, Store.RUN_MAX_DEFERRAL_MS, runs);
+        // Warm-up: the JIT goes on compiling over the first runs of each kind, so one of each is left out.
+        run(commands, false, 0);
+        run(commands, true, 0);
         final double[] without = new double[runs];
-        final double[] with = new double[runs];
+        final double[] deferring = new double[runs];
+        final double[] following = new double[runs];
         for (int i = 0; i < runs; i++)
         {
-            without[i] = run(commands, false);
-            with[i] = run(commands, true);
+            // The order turns each round, so that no kind always runs first or last of its round.
+            for (int k = 0; k < 3; k++)
+            {
+                switch ((i + k) % 3)
+                {
+                    case 0 -> without[i] = run(commands, false, 0);
+                    case 1 -> deferring[i] = run(commands, true, Store.RUN_MAX_DEFERRAL_MS);
+                    default -> following[i] = run(commands, true, 0);
+                }
+            }
         }
-        Arrays.sort(without);
-        Arrays.sort(with);
-        final double medianWithout = without[runs / 2];
-        final double medianWith = with[runs / 2];
-        System.out.printf("node throughput, median of %d: without store %,.0f commands/s, with store %,.0f " +
-            "commands/s: %+.1f %%%n", runs, medianWithout, medianWith, (medianWith / medianWithout - 1) * 100);
+        final double medianWithout = median(without);
+        final double medianDeferring = median(deferring);
+        final double medianFollowing = median(following);
+        System.out.printf("node throughput, median of %d: without store %,.0f commands/s; with the store as run has " +
+            "it %,.0f commands/s: %+.1f %%; with the store never standing aside %,.0f commands/s: %+.1f %%%n", runs,
+            medianWithout, medianDeferring, (medianDeferring / medianWithout - 1) * 100, medianFollowing,
+            (medianFollowing / medianWithout - 1) * 100);
+    }
+
+    private static double median(final double[] values)
+    {
+        final double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
     }
 
     /**
      * @return commands per second through the node.
      */
-    private static double run(final int commands, final boolean withStore) throws Exception
+    private static double run(final int commands, final boolean withStore, final long maxDeferralMs) throws Exception
     {
         final File dir = Files.createTempDirectory("bourse-bench-store-impact").toFile();
         try (ClusterBenchmark.Driver driver = new ClusterBenchmark.Driver(dir, ClusterBenchmark.freePortBase()))
@@ -212,6 +234,7 @@ public final class StoreBenchmark
             final Store store = withStore ? Store.open(new Store.Context()
                 .nodeDataDir(dir)
                 .aeronDirectoryName(driver.node.context().aeronDirectoryName())
+                .maxDeferralMs(maxDeferralMs)
                 .log(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()))).start() : null;
             try
             {
@@ -238,8 +261,9 @@ public final class StoreBenchmark
                 {
                     throw new IllegalStateException("store did not catch up: " + metrics.summary());
                 }
-                System.out.printf("with store:    %,.0f commands/s; store lag when the load stopped %,d bytes " +
-                    "(%.2f s), zero %.2f s later; %,d trades written%n", rate, lagBytes, lagSeconds,
+                System.out.printf("with store (%s): %,.0f commands/s; store lag when the load stopped %,d bytes " +
+                    "(%.2f s), zero %.2f s later; %,d trades written%n",
+                    maxDeferralMs == 0 ? "never aside" : "aside up to " + maxDeferralMs + " ms", rate, lagBytes, lagSeconds,
                     (System.nanoTime() - endNs) / 1e9, metrics.tradesWritten());
                 return rate;
             }

@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * agents: gateways' event loops, the post-trade store, load generators, other processes. Its average over the last
  * few samples must stay under half a thread for the window to be allowed. Where {@code /proc/loadavg} cannot be read
  * the window is never allowed.
+ * <p>
+ * The same samples tell background work (the post-trade store) when to stand aside: {@link #isSaturated} is true
+ * while the threads that want a CPU, not counting agents that are only yielding, are more than the cores.
  */
 public final class CpuHeadroom
 {
@@ -54,9 +57,25 @@ public final class CpuHeadroom
      * Starts at a whole thread: no yielding until the first samples say the machine is idle.
      */
     private volatile int othersRunnableAverage = ONE_THREAD;
+    /**
+     * Runnable threads but the yielding agents. Starts at none, and stays there where the load cannot be read:
+     * background work that waited on an unknown signal would never run.
+     */
+    private volatile int demandAverage;
+    private final int saturatedAt;
 
-    CpuHeadroom(final Path loadAverageFile)
+    /**
+     * @param loadAverageFile {@code /proc/loadavg}, or a file in its format (tests).
+     */
+    public CpuHeadroom(final Path loadAverageFile)
     {
+        this(loadAverageFile, Runtime.getRuntime().availableProcessors());
+    }
+
+    CpuHeadroom(final Path loadAverageFile, final int cores)
+    {
+        // The thread that samples is runnable and counted: saturated means more than the cores want to run besides it.
+        saturatedAt = (cores + 1) * ONE_THREAD;
         FileChannel channel = null;
         try
         {
@@ -84,6 +103,25 @@ public final class CpuHeadroom
      */
     boolean allowsYielding(final long nowNs)
     {
+        sampleIfDue(nowNs);
+        return othersRunnableAverage < ALLOWED_BELOW;
+    }
+
+    /**
+     * Whether work that can wait should wait: on recent samples, besides the caller, more threads want to run than
+     * the machine has cores (agents in their yield window not counted: they give way at once).
+     *
+     * @param nowNs {@link System#nanoTime()} of the caller.
+     * @return true while every core is wanted; false where {@code /proc/loadavg} cannot be read.
+     */
+    public boolean isSaturated(final long nowNs)
+    {
+        sampleIfDue(nowNs);
+        return demandAverage >= saturatedAt;
+    }
+
+    private void sampleIfDue(final long nowNs)
+    {
         if (nowNs >= nextSampleNs && sampling.compareAndSet(false, true))
         {
             try
@@ -99,7 +137,6 @@ public final class CpuHeadroom
                 sampling.set(false);
             }
         }
-        return othersRunnableAverage < ALLOWED_BELOW;
     }
 
     /**
@@ -110,22 +147,42 @@ public final class CpuHeadroom
         return othersRunnableAverage;
     }
 
+    /**
+     * @return the average number of runnable threads but this JVM's yielding agents, in 1/256 of a thread.
+     */
+    int demandAverage()
+    {
+        return demandAverage;
+    }
+
     private void sample()
     {
         final int runnable = runnableThreads();
         if (runnable < 0)
         {
             othersRunnableAverage = ONE_THREAD;
+            demandAverage = 0;
             return;
         }
-        final int others = Math.max(0, runnable - awakeAgents());
-        final int average = othersRunnableAverage;
-        othersRunnableAverage = average + ((others * ONE_THREAD - average) >> SMOOTHING_SHIFT);
+        final long agentCounts = countAgents();
+        final int others = Math.max(0, runnable - (int)(agentCounts >>> 32));
+        final int demand = Math.max(0, runnable - (int)agentCounts);
+        othersRunnableAverage = smoothed(othersRunnableAverage, others);
+        demandAverage = smoothed(demandAverage, demand);
     }
 
-    private int awakeAgents()
+    private static int smoothed(final int average, final int sample)
+    {
+        return average + ((sample * ONE_THREAD - average) >> SMOOTHING_SHIFT);
+    }
+
+    /**
+     * @return this JVM's awake agents (working or yielding) in the high 32 bits, those yielding in the low 32.
+     */
+    private long countAgents()
     {
         int awake = 0;
+        int yielding = 0;
         boolean anyGone = false;
         // A snapshot of the list: an agent may register meanwhile.
         for (final WeakReference<NodeIdleStrategy> reference : agents)
@@ -138,13 +195,17 @@ public final class CpuHeadroom
             else if (!agent.isParked())
             {
                 awake++;
+                if (agent.isYielding())
+                {
+                    yielding++;
+                }
             }
         }
         if (anyGone)
         {
             agents.removeIf(CpuHeadroom::isGone);
         }
-        return awake;
+        return ((long)awake << 32) | yielding;
     }
 
     /**

@@ -51,6 +51,11 @@ public final class NodeIdleStrategy implements IdleStrategy
     private final CpuHeadroom headroom;
     private Thread owner;
     private volatile boolean parked;
+    private volatile boolean yielding;
+    /**
+     * The owner's own copy of {@link #yielding}, so that the volatile is written only when it changes.
+     */
+    private boolean yieldingNow;
     private long parks;
     private int spins;
     private int yields;
@@ -112,13 +117,24 @@ public final class NodeIdleStrategy implements IdleStrategy
             spins++;
             Thread.onSpinWait();
         }
-        else if (yields < MAX_YIELDS || isInYieldWindow())
+        else if (yields < MAX_YIELDS)
         {
+            yields++;
+            Thread.yield();
+        }
+        else if (isInYieldWindow())
+        {
+            if (!yieldingNow)
+            {
+                yieldingNow = true;
+                yielding = true;
+            }
             yields++;
             Thread.yield();
         }
         else
         {
+            stopYielding();
             parked = true;
             LockSupport.parkNanos(parkPeriodNs);
             parked = false;
@@ -146,10 +162,20 @@ public final class NodeIdleStrategy implements IdleStrategy
     @Override
     public void reset()
     {
+        stopYielding();
         spins = 0;
         yields = 0;
         yieldUntilNs = NOT_YIELDING;
         parkPeriodNs = MIN_PARK_NS;
+    }
+
+    private void stopYielding()
+    {
+        if (yieldingNow)
+        {
+            yieldingNow = false;
+            yielding = false;
+        }
     }
 
     /**
@@ -163,6 +189,14 @@ public final class NodeIdleStrategy implements IdleStrategy
     boolean isParked()
     {
         return parked;
+    }
+
+    /**
+     * @return true while the agent is in its yield window: runnable, but giving the CPU to any thread that wants it.
+     */
+    boolean isYielding()
+    {
+        return yielding;
     }
 
     boolean isThreadAlive()

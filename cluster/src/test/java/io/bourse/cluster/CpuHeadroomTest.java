@@ -9,6 +9,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -120,12 +122,81 @@ class CpuHeadroomTest
     }
 
     @Test
+    void isSaturatedWhileMoreThreadsThanCoresWantToRunBesidesTheCaller() throws IOException
+    {
+        final Path file = loadAverage(4);
+        final CpuHeadroom headroom = new CpuHeadroom(file, 2);
+        long nowNs = 0;
+        for (int i = 0; i < 30; i++)
+        {
+            nowNs += MS;
+            headroom.isSaturated(nowNs);
+        }
+        assertTrue(headroom.isSaturated(nowNs + MS), "the caller and three more threads on two cores, average " +
+            headroom.demandAverage());
+
+        loadAverage(2);
+        for (int i = 0; i < 30; i++)
+        {
+            nowNs += MS;
+            headroom.isSaturated(nowNs);
+        }
+        assertFalse(headroom.isSaturated(nowNs + MS), "the caller and one more thread, average " +
+            headroom.demandAverage());
+    }
+
+    @Test
+    void agentsInTheirYieldWindowDoNotSaturateTheMachine() throws IOException
+    {
+        final CpuHeadroom headroom = new CpuHeadroom(loadAverage(4), 2);
+        final List<NodeIdleStrategy> agents = new ArrayList<>();
+        for (int i = 0; i < 4; i++)
+        {
+            final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(60), headroom);
+            agent.idle(0);
+            agents.add(agent);
+        }
+        // The agents decide on their window at System.nanoTime(): the samples here follow on from it.
+        long nowNs = System.nanoTime();
+        for (int i = 0; i < 30; i++)
+        {
+            nowNs += MS;
+            headroom.allowsYielding(nowNs);
+        }
+        for (final NodeIdleStrategy agent : agents)
+        {
+            for (int i = 0; i < 40; i++)
+            {
+                agent.idle(0);
+            }
+            assertTrue(agent.isYielding());
+        }
+        for (int i = 0; i < 30; i++)
+        {
+            nowNs += MS;
+            headroom.isSaturated(nowNs);
+        }
+        assertFalse(headroom.isSaturated(nowNs + MS), "four runnable threads, all agents yielding, average " +
+            headroom.demandAverage());
+
+        agents.forEach(NodeIdleStrategy::reset);
+        for (int i = 0; i < 30; i++)
+        {
+            nowNs += MS;
+            headroom.isSaturated(nowNs);
+        }
+        assertTrue(headroom.isSaturated(nowNs + MS), "the same four working, average " + headroom.demandAverage());
+        assertFalse(agents.get(0).isYielding());
+    }
+
+    @Test
     void withoutALoadAverageTheWindowIsNeverAllowed()
     {
         final CpuHeadroom headroom = new CpuHeadroom(dir.resolve("missing"));
         for (int i = 1; i <= 100; i++)
         {
             assertFalse(headroom.allowsYielding(i * MS));
+            assertFalse(headroom.isSaturated(i * MS), "background work does not wait on a signal it cannot read");
         }
     }
 

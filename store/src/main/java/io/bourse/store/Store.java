@@ -1,5 +1,6 @@
 package io.bourse.store;
 
+import io.bourse.cluster.CpuHeadroom;
 import io.bourse.cluster.LogRetention;
 import io.bourse.engine.Engine;
 import org.agrona.CloseHelper;
@@ -24,6 +25,12 @@ import java.util.concurrent.TimeUnit;
 public final class Store implements AutoCloseable
 {
     /**
+     * The deferral limit {@code run} and {@code store} use unless configured ({@code store.defer.max.ms}): a peak of a
+     * few seconds is written after it; under longer saturation history stays about this far behind.
+     */
+    public static final long RUN_MAX_DEFERRAL_MS = 5_000;
+
+    /**
      * Store configuration.
      */
     public static final class Context
@@ -39,6 +46,8 @@ public final class Store implements AutoCloseable
         private int clusterId;
         private int replayStreamId = 0x5707;
         private int threadNice = 19;
+        private long maxDeferralMs;
+        private CpuHeadroom headroom = CpuHeadroom.MACHINE;
         private PrintStream log = System.out;
 
         /**
@@ -200,6 +209,45 @@ public final class Store implements AutoCloseable
             return threadNice;
         }
 
+        /**
+         * How long the store may stand aside while the machine is saturated. Nice 19 keeps the store's thread off
+         * the CPU the node wants, but not off the memory bus, the caches and a hyper-threaded core's other half:
+         * writing history at full speed next to a saturated node still cost the node 7-14 % of its throughput. So
+         * while more threads want to run than there are cores ({@link CpuHeadroom#isSaturated}), the store does not
+         * follow the log at all, for at most this long after it fell behind; then it follows regardless (at its nice
+         * value) until caught up. State {@link StoreState#DEFERRING} meanwhile; the lag shows how far behind it is.
+         *
+         * @param maxDeferralMs 0 (the default) never defers.
+         */
+        public Context maxDeferralMs(final long maxDeferralMs)
+        {
+            if (maxDeferralMs < 0)
+            {
+                throw new IllegalArgumentException("store.defer.max.ms must not be negative: " + maxDeferralMs);
+            }
+            this.maxDeferralMs = maxDeferralMs;
+            return this;
+        }
+
+        public long maxDeferralMs()
+        {
+            return maxDeferralMs;
+        }
+
+        /**
+         * Where the store learns whether the machine is saturated: {@link CpuHeadroom#MACHINE} unless a test says.
+         */
+        public Context headroom(final CpuHeadroom headroom)
+        {
+            this.headroom = headroom;
+            return this;
+        }
+
+        public CpuHeadroom headroom()
+        {
+            return headroom;
+        }
+
         public Context log(final PrintStream log)
         {
             this.log = log;
@@ -334,7 +382,7 @@ public final class Store implements AutoCloseable
             {
                 return false;
             }
-            if (progress.state() == StoreState.FOLLOWING && progress.lagBytes() == 0 &&
+            if (progress.state().isFollowing() && progress.lagBytes() == 0 &&
                 progress.committedLogPosition() > 0)
             {
                 return true;
@@ -366,6 +414,10 @@ public final class Store implements AutoCloseable
         private volatile long fenceLogPosition;
         private volatile long fenceTimestampNs;
         private volatile long committedLogPosition;
+        /**
+         * When the store last found itself behind after being caught up (epoch ns), 0 while caught up.
+         */
+        private volatile long behindSinceEpochNs;
         private volatile long tradesWritten;
         private volatile long rowsWritten;
         private volatile long batchesCommitted;
@@ -381,6 +433,14 @@ public final class Store implements AutoCloseable
         void committed(final long logPosition)
         {
             committedLogPosition = logPosition;
+            if (logPosition <= fenceLogPosition)
+            {
+                behindSinceEpochNs = 0;
+            }
+            else if (behindSinceEpochNs == 0)
+            {
+                behindSinceEpochNs = epochNs();
+            }
         }
 
         void committedBatch(final long logPosition, final long timestampNs, final long trades, final long rows)
@@ -423,8 +483,16 @@ public final class Store implements AutoCloseable
             {
                 return 0;
             }
-            final long nowNs = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
-            return Math.max(0, nowNs - fenceTimestampNs) / 1e9;
+            // The oldest message not yet written is newer than the fence's, and was committed after the store last
+            // found itself caught up: the later of the two is the closer bound (the fence's alone would count an idle
+            // hour before a new command as lag, or the whole epoch on an empty database).
+            final long since = Math.max(fenceTimestampNs, behindSinceEpochNs);
+            return since == 0 ? 0 : Math.max(0, epochNs() - since) / 1e9;
+        }
+
+        private static long epochNs()
+        {
+            return TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis());
         }
 
         public long tradesWritten()

@@ -41,6 +41,7 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
 {
     private static final long RETRY_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final int FRAGMENT_LIMIT = 1024;
+    private static final long NOT_BEHIND = Long.MIN_VALUE;
 
     private final Store.Context context;
     private final StoreDatabase database;
@@ -62,6 +63,8 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     private long appliedLogPosition;
     private long appliedTimestampNs;
     private long nextRetryNs;
+    private final long maxDeferralNs;
+    private long behindSinceNs = NOT_BEHIND;
 
     StoreAgent(final Store.Context context, final StoreDatabase database, final Store.Progress progress)
     {
@@ -77,6 +80,7 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             throw new StoreException("store database " + database.description(), ex);
         }
         applier = new LogApplier(writer);
+        maxDeferralNs = TimeUnit.MILLISECONDS.toNanos(context.maxDeferralMs());
     }
 
     public void onStart()
@@ -160,6 +164,10 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             }
             final long committed = counters.getCounterValue(commitPositionCounterId);
             progress.committed(committed);
+            if (defers(committed))
+            {
+                return 0;
+            }
             final int fragments = image.boundedControlledPoll(fragmentHandler, committed, FRAGMENT_LIMIT);
             final boolean caughtUp = fragments < FRAGMENT_LIMIT;
             // Padding at the end of a term is skipped without a fragment: move over it, so that the fence (and the
@@ -192,6 +200,39 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         {
             throw fail(ex);
         }
+    }
+
+    /**
+     * Whether to stand aside this duty cycle: behind the log for less than the deferral limit while the machine is
+     * saturated. Once past the limit, the store follows until it has caught up; only then may it defer again.
+     */
+    private boolean defers(final long committed)
+    {
+        if (maxDeferralNs == 0 || progress.state() == StoreState.RESTORING)
+        {
+            return false;
+        }
+        final long nowNs = System.nanoTime();
+        if (committed <= appliedLogPosition)
+        {
+            behindSinceNs = NOT_BEHIND;
+        }
+        else if (behindSinceNs == NOT_BEHIND)
+        {
+            behindSinceNs = nowNs;
+        }
+        final boolean defers = behindSinceNs != NOT_BEHIND && nowNs - behindSinceNs < maxDeferralNs &&
+            context.headroom().isSaturated(nowNs);
+        final StoreState state = progress.state();
+        if (defers && state == StoreState.FOLLOWING)
+        {
+            progress.state(StoreState.DEFERRING);
+        }
+        else if (!defers && state == StoreState.DEFERRING)
+        {
+            progress.state(StoreState.FOLLOWING);
+        }
+        return defers;
     }
 
     private Action onRawFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)

@@ -23,7 +23,8 @@ public interface StoreMetrics
 
     /**
      * @return how far behind the database is in time: 0 when {@link #lagBytes()} is 0, otherwise the wall-clock time
-     * since the cluster time of the last message written.
+     * since the cluster time of the last message written, or since the store found itself behind after being caught
+     * up if that is later.
      */
     double lagSeconds();
 

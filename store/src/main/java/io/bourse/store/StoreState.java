@@ -11,10 +11,23 @@ public enum StoreState
     RESTORING,
     /** Writing the committed log into the database. */
     FOLLOWING,
+    /**
+     * Following, but standing aside while the machine is saturated, for at most {@code store.defer.max.ms} after it
+     * fell behind: see {@link Store.Context#maxDeferralMs}.
+     */
+    DEFERRING,
     /** The node's log recording stopped (node stopped or restarting): waiting to replay again from the fence. */
     WAITING_FOR_NODE,
     /** Stopped on an error; see {@link StoreMetrics#failure()}. Restarting resumes from the fence. */
     FAILED,
     /** Closed. */
-    CLOSED
+    CLOSED;
+
+    /**
+     * @return true when following the log, writing or standing aside for a while.
+     */
+    public boolean isFollowing()
+    {
+        return this == FOLLOWING || this == DEFERRING;
+    }
 }
