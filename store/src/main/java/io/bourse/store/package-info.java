@@ -18,6 +18,10 @@
  * after each new store snapshot is committed); the node's journal purge never removes log at or after that position.
  * A store on an empty database of a node whose journal was already purged refuses to start and says why.
  * <p>
+ * <b>Off the matching path.</b> The store's thread runs at nice 19, and while the machine is saturated it stands
+ * aside altogether (state {@code DEFERRING}) for at most {@code store.defer.max.ms} after it fell behind, then follows
+ * regardless until caught up: history lags a peak instead of slowing it ({@link io.bourse.store.Store.Context#maxDeferralMs}).
+ * <p>
  * <b>Reading.</b> {@link io.bourse.store.StoreMetrics} (fence, committed position, lag in bytes and seconds) for
  * metrics and monitor pages; {@link io.bourse.store.HistoryQueries} for an account's trades and orders, paged and
  * filtered by time, for the HTTP API.
