@@ -212,7 +212,7 @@ public final class Store implements AutoCloseable
         /**
          * How long the store may stand aside while the machine is saturated. Nice 19 keeps the store's thread off
          * the CPU the node wants, but not off the memory bus, the caches and a hyper-threaded core's other half:
-         * writing history at full speed next to a saturated node still cost the node 7-14 % of its throughput. So
+         * writing history next to a saturated node cost the node 1-14 % of its throughput, varying run to run. So
          * while more threads want to run than there are cores ({@link CpuHeadroom#isSaturated}), the store does not
          * follow the log at all, for at most this long after it fell behind; then it follows regardless (at its nice
          * value) until caught up. State {@link StoreState#DEFERRING} meanwhile; the lag shows how far behind it is.
