@@ -30,6 +30,11 @@ import java.util.List;
  * balance ledger, current balances and transfers. The fence moves in the same transaction, so a batch is either
  * wholly in the database with its fence or not at all.
  * <p>
+ * Rows are what writing costs, so a change that belongs to another row is written into it: a trade's row carries its
+ * four settlements, which the engine publishes straight after the trade, and an order's row its acceptance and the
+ * reservation the engine makes straight after accepting it. The {@code ledger} and {@code order_events} views show
+ * them as entries and events like any other; each keeps one id sequence, numbered in the order the engine made them.
+ * <p>
  * While {@link #writing(boolean)} is off (the store replaying up to its fence after a restart) events only update
  * the in-memory balances that ledger deltas are computed from. Single-threaded.
  */
@@ -62,6 +67,11 @@ final class HistoryWriter implements EngineListener, AutoCloseable
     private final Long2ObjectHashMap<long[]> balances = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<long[]> pendingBalances = new Long2ObjectHashMap<>();
 
+    private final PendingTrade trade = new PendingTrade();
+    /**
+     * The order accepted by the current message, until its reservation is attached to its row.
+     */
+    private OrderRow acceptedRow;
     private boolean writing;
     private long logPosition;
     private long nextOrderEventId;
@@ -77,10 +87,16 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         connection = database.connection();
         trades = RowBatch.of(database, "trades", "trade_id, instrument_id, price, quantity, taker_side, " +
             "maker_order_id, maker_account_id, maker_fee, taker_order_id, taker_account_id, taker_fee, timestamp_ns, " +
-            "log_position");
+            "log_position, settlement_entry_id, base_asset_id, quote_asset_id, " +
+            "maker_base_available_delta, maker_base_reserved_delta, maker_base_available, maker_base_reserved, " +
+            "maker_quote_available_delta, maker_quote_reserved_delta, maker_quote_available, maker_quote_reserved, " +
+            "taker_base_available_delta, taker_base_reserved_delta, taker_base_available, taker_base_reserved, " +
+            "taker_quote_available_delta, taker_quote_reserved_delta, taker_quote_available, taker_quote_reserved");
         newOrders = RowBatch.of(database, "orders", "order_id, account_id, client_order_id, instrument_id, side, " +
             "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
-            "created_ns, updated_ns, log_position");
+            "created_ns, updated_ns, log_position, accepted_event_id, accepted_client_order_id, accepted_price, " +
+            "accepted_quantity, created_log_position, reserve_entry_id, reserve_asset_id, reserve_amount, " +
+            "reserve_available, reserve_reserved");
         if (database.dialect() == StoreDatabase.Dialect.POSTGRESQL)
         {
             // unnest() of parameter arrays: the planner takes it for a few rows and joins by the primary key, one
@@ -121,14 +137,15 @@ final class HistoryWriter implements EngineListener, AutoCloseable
             orderTermsRows = null;
             balanceRows = null;
         }
-        orderEvents = RowBatch.of(database, "order_events", "event_id, order_id, account_id, kind, client_order_id, " +
+        orderEvents = RowBatch.of(database, "order_changes", "event_id, order_id, account_id, kind, client_order_id, " +
             "price, quantity, filled_quantity, reason, timestamp_ns, log_position");
-        ledger = RowBatch.of(database, "ledger", "entry_id, account_id, asset_id, reason, available_delta, " +
+        ledger = RowBatch.of(database, "ledger_entries", "entry_id, account_id, asset_id, reason, available_delta, " +
             "reserved_delta, available, reserved, timestamp_ns, log_position");
         transfers = RowBatch.of(database, "transfers", "transfer_id, transaction_id, account_id, asset_id, amount, " +
             "direction, applied, timestamp_ns, log_position");
-        updateFence = connection.prepareStatement(
-            "UPDATE store_fence SET log_position = ?, timestamp_ns = ?, snapshot_log_position = ? WHERE id = 1");
+        updateFence = connection.prepareStatement("UPDATE store_fence SET log_position = ?, timestamp_ns = ?, " +
+            "snapshot_log_position = ?, next_order_event_id = ?, next_ledger_entry_id = ?, next_transfer_id = ? " +
+            "WHERE id = 1");
         deleteSnapshot = connection.prepareStatement("DELETE FROM store_snapshot");
         insertSnapshot = connection.prepareStatement(
             "INSERT INTO store_snapshot (id, log_position, engine, clients) VALUES (1, ?, ?, ?)");
@@ -150,19 +167,19 @@ final class HistoryWriter implements EngineListener, AutoCloseable
                     balances.put(balanceKey(rows.getLong(1), rows.getInt(2)), new long[]{ rows.getLong(3), rows.getLong(4) });
                 }
             }
-            nextOrderEventId = maxPlusOne(statement, "SELECT MAX(event_id) FROM order_events");
-            nextLedgerEntryId = maxPlusOne(statement, "SELECT MAX(entry_id) FROM ledger");
-            nextTransferId = maxPlusOne(statement, "SELECT MAX(transfer_id) FROM transfers");
+            try (ResultSet rows = statement.executeQuery(
+                "SELECT next_order_event_id, next_ledger_entry_id, next_transfer_id FROM store_fence WHERE id = 1"))
+            {
+                if (!rows.next())
+                {
+                    throw new SQLException("store_fence row missing");
+                }
+                nextOrderEventId = rows.getLong(1);
+                nextLedgerEntryId = rows.getLong(2);
+                nextTransferId = rows.getLong(3);
+            }
         }
         connection.commit();
-    }
-
-    private static long maxPlusOne(final Statement statement, final String sql) throws SQLException
-    {
-        try (ResultSet rows = statement.executeQuery(sql))
-        {
-            return rows.next() ? rows.getLong(1) + 1 : 1;
-        }
     }
 
     /**
@@ -178,7 +195,22 @@ final class HistoryWriter implements EngineListener, AutoCloseable
      */
     void logPosition(final long logPosition)
     {
+        expectSettlements();
         this.logPosition = logPosition;
+        acceptedRow = null;
+    }
+
+    /**
+     * A trade's four settlements follow it within its message; a trade still waiting for them at the next message (or
+     * a commit) means the engine's events are not what this writer was built for, and rows would be wrong.
+     */
+    private void expectSettlements()
+    {
+        if (trade.pending)
+        {
+            throw new StoreException("trade " + trade.tradeId + ": " + trade.settlements + " of its 4 settlements " +
+                "before the next message", null);
+        }
     }
 
     /**
@@ -215,6 +247,7 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         final byte[] engineSnapshot,
         final byte[] clientsSnapshot) throws SQLException
     {
+        expectSettlements();
         try
         {
             flushOrders();
@@ -253,6 +286,9 @@ final class HistoryWriter implements EngineListener, AutoCloseable
             updateFence.setLong(1, fenceLogPosition);
             updateFence.setLong(2, fenceTimestampNs);
             updateFence.setLong(3, snapshotLogPosition);
+            updateFence.setLong(4, nextOrderEventId);
+            updateFence.setLong(5, nextLedgerEntryId);
+            updateFence.setLong(6, nextTransferId);
             if (updateFence.executeUpdate() != 1)
             {
                 throw new SQLException("store_fence row missing");
@@ -280,7 +316,18 @@ final class HistoryWriter implements EngineListener, AutoCloseable
                     .column(row.side).column(row.orderType).column(row.timeInForce).column(row.price)
                     .column(row.quantity).column(row.filledQuantity).column(row.remainingQuantity)
                     .column(row.executedNotional).column(row.status).column(row.createdNs).column(row.updatedNs)
-                    .column(row.logPosition).endRow();
+                    .column(row.logPosition).column(row.acceptedEventId).column(row.acceptedClientOrderId)
+                    .column(row.acceptedPrice).column(row.acceptedQuantity).column(row.createdLogPosition);
+                if (row.reserveEntryId != 0)
+                {
+                    newOrders.column(row.reserveEntryId).column(row.reserveAssetId).column(row.reserveAmount)
+                        .column(row.reserveAvailable).column(row.reserveReserved);
+                }
+                else
+                {
+                    newOrders.nullColumn().nullColumn().nullColumn().nullColumn().nullColumn();
+                }
+                newOrders.endRow();
             }
             else
             {
@@ -417,7 +464,14 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         row.createdNs = timestampNs;
         row.updatedNs = timestampNs;
         row.logPosition = logPosition;
-        orderEvent(orderId, accountId, "ACCEPTED", clientOrderId, price, quantity, 0, null, timestampNs);
+        row.acceptedEventId = nextOrderEventId++;
+        row.acceptedClientOrderId = clientOrderId;
+        row.acceptedPrice = price;
+        row.acceptedQuantity = quantity;
+        row.createdLogPosition = logPosition;
+        row.reserveEntryId = 0;
+        // The engine reserves for a limit order straight after accepting it: that entry goes into this row.
+        acceptedRow = row;
     }
 
     public void onTrade(
@@ -432,16 +486,10 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         {
             return;
         }
-        try
-        {
-            trades.column(tradeId).column(instrumentId).column(price).column(quantity).column(takerSide.name())
-                .column(makerOrderId).column(makerAccountId).column(makerFee).column(takerOrderId).column(takerAccountId)
-                .column(takerFee).column(timestampNs).column(logPosition).endRow();
-        }
-        catch (final SQLException ex)
-        {
-            throw new StoreException("trade " + tradeId, ex);
-        }
+        expectSettlements();
+        acceptedRow = null;
+        trade.start(tradeId, instrumentId, price, quantity, takerSide, makerOrderId, makerAccountId, makerFee,
+            takerOrderId, takerAccountId, takerFee, timestampNs, logPosition);
         pendingRows++;
         pendingTrades++;
         fill(makerOrderId, makerFilledQuantity, makerRemainingQuantity, makerExecutedNotional, timestampNs);
@@ -579,6 +627,95 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         {
             return;
         }
+        if (trade.pending && reason == BalanceChangeReason.TRADE)
+        {
+            settle(accountId, assetId, availableDelta, reservedDelta, available, reserved);
+        }
+        else if (acceptedRow != null && reason == BalanceChangeReason.RESERVE && acceptedRow.accountId == accountId &&
+            availableDelta == -reservedDelta)
+        {
+            acceptedRow.reserveEntryId = nextLedgerEntryId++;
+            acceptedRow.reserveAssetId = assetId;
+            acceptedRow.reserveAmount = reservedDelta;
+            acceptedRow.reserveAvailable = available;
+            acceptedRow.reserveReserved = reserved;
+            acceptedRow = null;
+        }
+        else
+        {
+            ledgerEntry(accountId, assetId, reason, availableDelta, reservedDelta, available, reserved, timestampNs);
+        }
+        long[] pending = pendingBalances.get(key);
+        if (pending == null)
+        {
+            pending = new long[3];
+            pendingBalances.put(key, pending);
+            pendingRows++;
+        }
+        pending[0] = available;
+        pending[1] = reserved;
+        pending[2] = timestampNs;
+    }
+
+    /**
+     * The next of the pending trade's settlements, in the engine's order: maker base, maker quote, taker base, taker
+     * quote. The trade's row is written with the fourth.
+     */
+    private void settle(
+        final long accountId, final int assetId, final long availableDelta, final long reservedDelta,
+        final long available, final long reserved)
+    {
+        final int index = trade.settlements;
+        final long expectedAccount = index < 2 ? trade.makerAccountId : trade.takerAccountId;
+        if (index == 0)
+        {
+            trade.baseAssetId = assetId;
+        }
+        else if (index == 1)
+        {
+            trade.quoteAssetId = assetId;
+        }
+        final int expectedAsset = index % 2 == 0 ? trade.baseAssetId : trade.quoteAssetId;
+        if (accountId != expectedAccount || assetId != expectedAsset ||
+            (index > 0 && trade.baseAssetId == trade.quoteAssetId))
+        {
+            throw new StoreException("trade " + trade.tradeId + ": settlement " + (index + 1) + " is for account " +
+                accountId + " asset " + assetId + ", not the account and asset expected", null);
+        }
+        final int at = index * 4;
+        trade.settlement[at] = availableDelta;
+        trade.settlement[at + 1] = reservedDelta;
+        trade.settlement[at + 2] = available;
+        trade.settlement[at + 3] = reserved;
+        if (++trade.settlements < 4)
+        {
+            return;
+        }
+        try
+        {
+            trades.column(trade.tradeId).column(trade.instrumentId).column(trade.price).column(trade.quantity)
+                .column(trade.takerSide.name()).column(trade.makerOrderId).column(trade.makerAccountId)
+                .column(trade.makerFee).column(trade.takerOrderId).column(trade.takerAccountId).column(trade.takerFee)
+                .column(trade.timestampNs).column(trade.logPosition).column(nextLedgerEntryId)
+                .column(trade.baseAssetId).column(trade.quoteAssetId);
+            for (final long value : trade.settlement)
+            {
+                trades.column(value);
+            }
+            trades.endRow();
+        }
+        catch (final SQLException ex)
+        {
+            throw new StoreException("trade " + trade.tradeId, ex);
+        }
+        nextLedgerEntryId += 4;
+        trade.pending = false;
+    }
+
+    private void ledgerEntry(
+        final long accountId, final int assetId, final BalanceChangeReason reason, final long availableDelta,
+        final long reservedDelta, final long available, final long reserved, final long timestampNs)
+    {
         try
         {
             ledger.column(nextLedgerEntryId++).column(accountId).column(assetId).column(BALANCE_REASONS[reason.value()])
@@ -590,16 +727,6 @@ final class HistoryWriter implements EngineListener, AutoCloseable
             throw new StoreException("ledger entry for account " + accountId, ex);
         }
         pendingRows++;
-        long[] pending = pendingBalances.get(key);
-        if (pending == null)
-        {
-            pending = new long[3];
-            pendingBalances.put(key, pending);
-            pendingRows++;
-        }
-        pending[0] = available;
-        pending[1] = reserved;
-        pending[2] = timestampNs;
     }
 
     public void onTransferProcessed(
@@ -793,6 +920,19 @@ final class HistoryWriter implements EngineListener, AutoCloseable
         long createdNs;
         long updatedNs;
         long logPosition;
+        long acceptedEventId;
+        long acceptedClientOrderId;
+        long acceptedPrice;
+        long acceptedQuantity;
+        long createdLogPosition;
+        /**
+         * 0 while the order has no reservation of its own row (a market order, or the row of an older order).
+         */
+        long reserveEntryId;
+        int reserveAssetId;
+        long reserveAmount;
+        long reserveAvailable;
+        long reserveReserved;
 
         void reset(final long orderId)
         {
@@ -800,6 +940,53 @@ final class HistoryWriter implements EngineListener, AutoCloseable
             isNew = false;
             termsChanged = false;
             fillChanged = false;
+        }
+    }
+
+    /**
+     * A trade whose row waits for its four settlements, which the engine publishes straight after it.
+     */
+    private static final class PendingTrade
+    {
+        final long[] settlement = new long[16];
+        boolean pending;
+        int settlements;
+        long tradeId;
+        int instrumentId;
+        long price;
+        long quantity;
+        Side takerSide;
+        long makerOrderId;
+        long makerAccountId;
+        long makerFee;
+        long takerOrderId;
+        long takerAccountId;
+        long takerFee;
+        long timestampNs;
+        long logPosition;
+        int baseAssetId;
+        int quoteAssetId;
+
+        void start(
+            final long tradeId, final int instrumentId, final long price, final long quantity, final Side takerSide,
+            final long makerOrderId, final long makerAccountId, final long makerFee, final long takerOrderId,
+            final long takerAccountId, final long takerFee, final long timestampNs, final long logPosition)
+        {
+            pending = true;
+            settlements = 0;
+            this.tradeId = tradeId;
+            this.instrumentId = instrumentId;
+            this.price = price;
+            this.quantity = quantity;
+            this.takerSide = takerSide;
+            this.makerOrderId = makerOrderId;
+            this.makerAccountId = makerAccountId;
+            this.makerFee = makerFee;
+            this.takerOrderId = takerOrderId;
+            this.takerAccountId = takerAccountId;
+            this.takerFee = takerFee;
+            this.timestampNs = timestampNs;
+            this.logPosition = logPosition;
         }
     }
 }

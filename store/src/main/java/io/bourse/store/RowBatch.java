@@ -7,6 +7,7 @@ import java.io.Reader;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Types;
 
 /**
  * Rows for one table, gathered for the next commit and written in bulk: through a batched prepared INSERT (SQLite),
@@ -38,6 +39,11 @@ abstract class RowBatch
     abstract RowBatch column(String value) throws SQLException;
 
     abstract RowBatch column(boolean value) throws SQLException;
+
+    /**
+     * A SQL NULL in a numeric column.
+     */
+    abstract RowBatch nullColumn() throws SQLException;
 
     abstract void endRow() throws SQLException;
 
@@ -76,6 +82,12 @@ abstract class RowBatch
         RowBatch column(final boolean value) throws SQLException
         {
             statement.setBoolean(index++, value);
+            return this;
+        }
+
+        RowBatch nullColumn() throws SQLException
+        {
+            statement.setNull(index++, Types.BIGINT);
             return this;
         }
 
@@ -144,6 +156,13 @@ abstract class RowBatch
         {
             separator();
             text.append(value ? 't' : 'f');
+            return this;
+        }
+
+        RowBatch nullColumn()
+        {
+            separator();
+            text.append("\\N");
             return this;
         }
 

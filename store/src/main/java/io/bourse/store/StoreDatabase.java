@@ -39,7 +39,8 @@ public final class StoreDatabase implements AutoCloseable
     /**
      * Migrations in order; version N is {@code V<N>__<name>.sql}. Add new ones at the end, never edit an applied one.
      */
-    static final List<String> MIGRATIONS = List.of("V1__history.sql", "V2__ledger_index_off_write_path.sql");
+    static final List<String> MIGRATIONS = List.of("V1__history.sql", "V2__ledger_index_off_write_path.sql",
+        "V3__settlements_in_their_rows.sql");
 
     /**
      * The store's position and snapshot as last committed.
@@ -74,6 +75,16 @@ public final class StoreDatabase implements AutoCloseable
      * @throws IllegalStateException    naming the database when it cannot be opened or migrated.
      */
     public static StoreDatabase open(final String jdbcUrl, final File sqliteFile, final String user, final String password)
+    {
+        return open(jdbcUrl, sqliteFile, user, password, MIGRATIONS.size());
+    }
+
+    /**
+     * Open the database migrated up to the given version only: for tests of upgrading a database written by an
+     * earlier version.
+     */
+    static StoreDatabase open(
+        final String jdbcUrl, final File sqliteFile, final String user, final String password, final int schemaVersion)
     {
         final Dialect dialect;
         final String url;
@@ -142,7 +153,7 @@ public final class StoreDatabase implements AutoCloseable
             final StoreDatabase database = new StoreDatabase(connection, dialect, description);
             try
             {
-                database.migrate();
+                database.migrate(schemaVersion);
             }
             catch (final SQLException | RuntimeException ex)
             {
@@ -209,7 +220,7 @@ public final class StoreDatabase implements AutoCloseable
         }
     }
 
-    private void migrate() throws SQLException
+    private void migrate(final int targetVersion) throws SQLException
     {
         connection.setAutoCommit(false);
         try (Statement statement = connection.createStatement())
@@ -233,7 +244,7 @@ public final class StoreDatabase implements AutoCloseable
             throw new IllegalStateException("store database " + description + " is at schema version " + current +
                 ", newer than this build knows (" + MIGRATIONS.size() + ")");
         }
-        for (int version = current + 1; version <= MIGRATIONS.size(); version++)
+        for (int version = current + 1; version <= targetVersion; version++)
         {
             final String name = MIGRATIONS.get(version - 1);
             // Comments first (they may hold semicolons), then one statement per semicolon.

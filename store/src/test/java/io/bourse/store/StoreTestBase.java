@@ -1,11 +1,16 @@
 package io.bourse.store;
 
+import io.bourse.protocol.codec.BalanceChangeReason;
+import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
 import org.agrona.IoUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
+import java.sql.Statement;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -68,6 +73,13 @@ abstract class StoreTestBase
             {
                 StoreChecks.assertTrades(database, workload.trades(), workload.tradeChecksum());
                 StoreChecks.assertLedger(database, store.engine(), Workload.ACCOUNTS, Workload.BTC, Workload.USD);
+                assertEquals(0, StoreChecks.count(database, "SELECT COUNT(*) - COUNT(DISTINCT entry_id) FROM ledger"),
+                    "one id per ledger entry, whichever row holds it");
+                assertEquals(0, StoreChecks.count(database,
+                    "SELECT COUNT(*) - COUNT(DISTINCT event_id) FROM order_events"), "one id per order event");
+                assertEquals(4 * workload.trades(),
+                    StoreChecks.count(database, "SELECT COUNT(*) FROM ledger WHERE reason = 'TRADE'"),
+                    "four settlements per trade");
                 assertEquals(2 * workload.trades(), StoreChecks.count(database, "SELECT COUNT(*) FROM fills"),
                     "a fill per side of each trade");
                 assertEquals(StoreChecks.count(database, "SELECT COUNT(*) FROM orders"),
@@ -186,5 +198,88 @@ abstract class StoreTestBase
         final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
             () -> StoreDatabase.open("jdbc:mysql://localhost/x", null, null, null));
         assertTrue(refused.getMessage().contains("unsupported database"), refused.getMessage());
+    }
+    @Test
+    void aDatabaseWrittenBeforeSettlementsMovedIntoTheirRowsReadsTheSameAndContinues() throws Exception
+    {
+        final Store.Context context = database(node.storeContext());
+        // History as version 2 wrote it: every settlement, reservation and acceptance a row of its own.
+        try (StoreDatabase old = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null, 2);
+            Statement statement = old.connection().createStatement())
+        {
+            assertEquals(2, old.schemaVersion());
+            statement.execute("INSERT INTO transfers VALUES (1, 1, 1, 2, 1000000, 'DEPOSIT', TRUE, 1, 100)");
+            statement.execute("INSERT INTO ledger VALUES " +
+                "(1, 1, 2, 'DEPOSIT', 1000000, 0, 1000000, 0, 1, 100), (2, 2, 1, 'DEPOSIT', 500, 0, 500, 0, 2, 110), " +
+                "(3, 2, 1, 'RESERVE', -100, 100, 400, 100, 3, 120), (4, 1, 2, 'RESERVE', -10000, 10000, 990000, 10000, 4, 130), " +
+                "(5, 2, 1, 'TRADE', 0, -100, 400, 0, 4, 130), (6, 2, 2, 'TRADE', 10000, 0, 10000, 0, 4, 130), " +
+                "(7, 1, 1, 'TRADE', 100, 0, 100, 0, 4, 130), (8, 1, 2, 'TRADE', 0, -10000, 990000, 0, 4, 130)");
+            statement.execute("INSERT INTO order_events VALUES " +
+                "(1, 1, 2, 'ACCEPTED', 11, 100, 100, 0, NULL, 3, 120), (2, 2, 1, 'ACCEPTED', 21, 100, 100, 0, NULL, 4, 130)");
+            statement.execute("INSERT INTO orders VALUES " +
+                "(1, 2, 11, 1, 'SELL', 'LIMIT', 'GTC', 100, 100, 100, 0, 10000, 'FILLED', 3, 4, 130), " +
+                "(2, 1, 21, 1, 'BUY', 'LIMIT', 'GTC', 100, 100, 100, 0, 10000, 'FILLED', 4, 4, 130)");
+            statement.execute("INSERT INTO trades VALUES (1, 1, 100, 100, 'BUY', 1, 2, 0, 2, 1, 0, 4, 130)");
+            statement.execute("INSERT INTO balances VALUES (1, 1, 100, 0, 4), (1, 2, 990000, 0, 4), " +
+                "(2, 1, 400, 0, 4), (2, 2, 10000, 0, 4)");
+            statement.execute("UPDATE store_fence SET log_position = 130, timestamp_ns = 4");
+            old.connection().commit();
+        }
+
+        try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        {
+            assertEquals(StoreDatabase.MIGRATIONS.size(), database.schemaVersion());
+            assertEquals(8, StoreChecks.count(database, "SELECT COUNT(*) FROM ledger"), "the old entries, once each");
+            assertEquals(2, StoreChecks.count(database, "SELECT COUNT(*) FROM order_events"));
+
+            // Then history written by this version: an order resting, one taking it, their reservations and the trade.
+            try (HistoryWriter writer = new HistoryWriter(database))
+            {
+                writer.writing(true);
+                writer.logPosition(140);
+                writer.onOrderAccepted(3, 31, 1, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, 100, 50, 0, 5);
+                writer.onBalanceChanged(1, 2, 985000, 5000, BalanceChangeReason.RESERVE, 5);
+                writer.logPosition(150);
+                writer.onOrderAccepted(4, 41, 2, 1, Side.SELL, OrderType.LIMIT, TimeInForce.IOC, 100, 50, 0, 6);
+                writer.onBalanceChanged(2, 1, 350, 50, BalanceChangeReason.RESERVE, 6);
+                writer.onTrade(2, 1, 100, 50, Side.SELL, 3, 31, 1, 50, 0, 5000, 0, 4, 41, 2, 50, 0, 5000, 0, 6);
+                writer.onBalanceChanged(1, 1, 150, 0, BalanceChangeReason.TRADE, 6);
+                writer.onBalanceChanged(1, 2, 985000, 0, BalanceChangeReason.TRADE, 6);
+                writer.onBalanceChanged(2, 1, 350, 0, BalanceChangeReason.TRADE, 6);
+                writer.onBalanceChanged(2, 2, 15000, 0, BalanceChangeReason.TRADE, 6);
+                writer.commit(150, 6, 0, null, null);
+                assertEquals(7, writer.rowsWritten(), "two orders, a trade and four balances: the acceptances, " +
+                    "reservations and settlements are in those rows");
+            }
+
+            assertEquals(14, StoreChecks.count(database, "SELECT COUNT(DISTINCT entry_id) FROM ledger"),
+                "entry ids continue after the old ones, none twice");
+            assertEquals(14, StoreChecks.count(database, "SELECT MAX(entry_id) FROM ledger"));
+            assertEquals(4, StoreChecks.count(database, "SELECT COUNT(DISTINCT event_id) FROM order_events " +
+                "WHERE kind = 'ACCEPTED'"));
+            assertEquals(9, StoreChecks.count(database,
+                "SELECT entry_id FROM ledger WHERE reason = 'RESERVE' AND log_position = 140"));
+            assertEquals(-5000, StoreChecks.count(database,
+                "SELECT available_delta FROM ledger WHERE reason = 'RESERVE' AND log_position = 140"));
+            assertEquals(5000, StoreChecks.count(database,
+                "SELECT available_delta FROM ledger WHERE entry_id = 14 AND account_id = 2 AND asset_id = 2 " +
+                "AND reason = 'TRADE'"), "the taker's quote settlement");
+            assertEquals(-50, StoreChecks.count(database,
+                "SELECT reserved_delta FROM ledger WHERE entry_id = 13 AND account_id = 2 AND asset_id = 1"));
+            for (final long[] balance : new long[][]{ { 1, 1, 150, 0 }, { 1, 2, 985000, 0 }, { 2, 1, 350, 0 },
+                { 2, 2, 15000, 0 } })
+            {
+                final String of = " FROM ledger WHERE account_id = " + balance[0] + " AND asset_id = " + balance[1];
+                assertEquals(balance[2], StoreChecks.count(database, "SELECT SUM(available_delta)" + of), of);
+                assertEquals(balance[3], StoreChecks.count(database, "SELECT SUM(reserved_delta)" + of), of);
+                assertEquals(balance[2], StoreChecks.count(database, "SELECT available FROM balances WHERE " +
+                    "account_id = " + balance[0] + " AND asset_id = " + balance[1]));
+            }
+            assertEquals(2, StoreChecks.count(database, "SELECT COUNT(*) FROM orders WHERE status = 'FILLED' " +
+                "AND accepted_event_id IS NOT NULL"));
+            assertEquals(5, StoreChecks.count(database, "SELECT next_order_event_id FROM store_fence"));
+            assertEquals(15, StoreChecks.count(database, "SELECT next_ledger_entry_id FROM store_fence"));
+            assertEquals(2, StoreChecks.count(database, "SELECT next_transfer_id FROM store_fence"));
+        }
     }
 }
