@@ -37,6 +37,7 @@ public final class StoreBenchmark
      * The store's agent thread (its role name).
      */
     private static final String STORE_THREAD = "bourse-store";
+    private static final String COMMIT_THREAD = "bourse-store-commit";
 
     private StoreBenchmark()
     {
@@ -139,6 +140,7 @@ public final class StoreBenchmark
             }
             final double seconds = (System.nanoTime() - startNs) / 1e9;
             final double storeCpuSeconds = threadCpuNs(STORE_THREAD) / 1e9;
+            final double commitCpuSeconds = threadCpuNs(COMMIT_THREAD) / 1e9;
             final double serverCpuSeconds = serverPid < 0 ? 0 : (processTreeCpuNs(serverPid) - serverCpuStartNs) / 1e9;
             final long[] rates = perSecond.stream().mapToLong(Long::longValue).sorted().toArray();
             System.out.printf("%s: %,d trades and %,d rows (%,d transactions) in %.2f s: %,.0f trades/s, %,.0f rows/s; " +
@@ -149,9 +151,10 @@ public final class StoreBenchmark
                 rates.length > 0 ? rates[rates.length - 1] : 0, rates.length);
             // On a machine shared with other work the wall-clock rate says as much about the load as about the store:
             // the CPU time spent gives the cost per trade, whatever share of the machine the run got.
-            System.out.printf("%s: CPU %.2f s in the store thread%s: %,.0f trades per CPU second%n", name,
-                storeCpuSeconds, serverPid < 0 ? "" : String.format(" + %.2f s in the server", serverCpuSeconds),
-                metrics.tradesWritten() / (storeCpuSeconds + serverCpuSeconds));
+            System.out.printf("%s: CPU %.2f s in the store thread (replay, rows) + %.2f s in its commit thread%s: " +
+                "%,.0f trades per CPU second%n", name, storeCpuSeconds, commitCpuSeconds,
+                serverPid < 0 ? "" : String.format(" + %.2f s in the server", serverCpuSeconds),
+                metrics.tradesWritten() / (storeCpuSeconds + commitCpuSeconds + serverCpuSeconds));
         }
     }
 

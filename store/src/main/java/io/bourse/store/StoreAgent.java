@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The store's duty cycle: replays the node's log recording from the archive (following it live), applies each
- * committed message to its own engine ({@link LogApplier}) and commits the resulting rows with the fence in batches.
+ * committed message to its own engine ({@link LogApplier}) and commits the resulting rows with the fence in batches,
+ * written by a {@link CommitThread} while this thread fills the next batch.
  * <p>
  * Exactly once by construction: a row is written only for a message after the fence, and the fence moves in the same
  * transaction as the rows; the engine is restored from the store's snapshot (taken at a fence, stored in the same
@@ -47,6 +48,13 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     private final StoreDatabase database;
     private final Store.Progress progress;
     private final HistoryWriter writer;
+    private final BatchCommitter committer;
+    private CommitThread commits;
+    /**
+     * The batch to fill next, while the other is being committed; null while this thread fills it.
+     */
+    private HistoryBatch spare;
+    private boolean committing;
     private final LogApplier applier;
     private final ControlledFragmentAssembler assembler = new ControlledFragmentAssembler(this);
     private final ControlledFragmentHandler fragmentHandler = this::onRawFragment;
@@ -58,8 +66,16 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     private Image image;
     private int commitPositionCounterId = CountersReader.NULL_COUNTER_ID;
 
+    /**
+     * Committed: every row up to here is in the database.
+     */
     private long fenceLogPosition;
     private long snapshotLogPosition;
+    /**
+     * Handed to the commit thread: the fence and snapshot position once the batch in flight is committed.
+     */
+    private long sealedLogPosition;
+    private long sealedSnapshotLogPosition;
     private long appliedLogPosition;
     private long appliedTimestampNs;
     private long nextRetryNs;
@@ -73,12 +89,14 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         this.progress = progress;
         try
         {
-            writer = new HistoryWriter(database);
+            writer = new HistoryWriter(database, new HistoryBatch());
+            committer = new BatchCommitter(database);
         }
         catch (final SQLException ex)
         {
             throw new StoreException("store database " + database.description(), ex);
         }
+        spare = new HistoryBatch();
         applier = new LogApplier(writer);
         maxDeferralNs = TimeUnit.MILLISECONDS.toNanos(context.maxDeferralMs());
     }
@@ -104,6 +122,8 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
                 loadSnapshot();
             }
             appliedLogPosition = snapshotLogPosition;
+            sealedLogPosition = fenceLogPosition;
+            sealedSnapshotLogPosition = snapshotLogPosition;
             progress.fence(fenceLogPosition, fenceTimestampNs());
             context.log().printf("bourse store: %s, fence at log position %,d, restoring from %s%n",
                 database.description(), fenceLogPosition,
@@ -114,6 +134,7 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         {
             throw fail(new StoreException("store database " + database.description(), ex));
         }
+        commits = new CommitThread(committer, context.threadNice(), roleName() + "-commit");
         // Aeron's default handler exits the JVM when the media driver stops answering: in the node's process that
         // would take the node down with the store. The store stops instead (and a restart resumes from the fence).
         aeron = Aeron.connect(new Aeron.Context()
@@ -152,9 +173,10 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         }
         try
         {
+            final int reaped = reapCommitted();
             if (image == null)
             {
-                return connect();
+                return reaped + connect();
             }
             final CountersReader counters = aeron.countersReader();
             if (counters.getCounterState(commitPositionCounterId) != CountersReader.RECORD_ALLOCATED)
@@ -166,7 +188,12 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             progress.committed(committed);
             if (defers(committed))
             {
-                return 0;
+                return reaped;
+            }
+            if (committing && writer.pendingRows() >= context.batchRows())
+            {
+                // Both batches full: wait for the commit thread rather than grow this one.
+                return reaped;
             }
             final int fragments = image.boundedControlledPoll(fragmentHandler, committed, FRAGMENT_LIMIT);
             final boolean caughtUp = fragments < FRAGMENT_LIMIT;
@@ -181,20 +208,16 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             {
                 progress.state(StoreState.FOLLOWING);
             }
-            if (appliedLogPosition > fenceLogPosition &&
+            if (!committing && appliedLogPosition > sealedLogPosition &&
                 (writer.pendingRows() >= context.batchRows() || caughtUp))
             {
-                commit();
+                seal();
             }
             if (fragments == 0 && image.isClosed())
             {
                 disconnect();
             }
-            return fragments;
-        }
-        catch (final SQLException ex)
-        {
-            throw fail(new StoreException("store database " + database.description(), ex));
+            return reaped + fragments;
         }
         catch (final RuntimeException ex)
         {
@@ -258,26 +281,60 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         return writer.pendingRows() >= context.batchRows() ? Action.BREAK : Action.CONTINUE;
     }
 
-    private void commit() throws SQLException
+    /**
+     * Close the batch at the last message applied and hand it to the commit thread; fill the other meanwhile. Every so
+     * much log, the batch carries a snapshot of the store's engine at its fence.
+     */
+    private void seal()
     {
         byte[] engineSnapshot = null;
         byte[] clientsSnapshot = null;
-        long newSnapshotLogPosition = snapshotLogPosition;
-        if (appliedLogPosition - snapshotLogPosition >= context.snapshotLogBytes())
+        long newSnapshotLogPosition = sealedSnapshotLogPosition;
+        if (appliedLogPosition - sealedSnapshotLogPosition >= context.snapshotLogBytes())
         {
             engineSnapshot = applier.engineSnapshot(snapshotScratch);
             clientsSnapshot = applier.clientsSnapshot();
             newSnapshotLogPosition = appliedLogPosition;
         }
-        writer.commit(appliedLogPosition, appliedTimestampNs, newSnapshotLogPosition, engineSnapshot, clientsSnapshot);
-        fenceLogPosition = appliedLogPosition;
-        if (newSnapshotLogPosition != snapshotLogPosition)
+        final HistoryBatch batch = writer.seal(
+            appliedLogPosition, appliedTimestampNs, newSnapshotLogPosition, engineSnapshot, clientsSnapshot);
+        sealedLogPosition = appliedLogPosition;
+        sealedSnapshotLogPosition = newSnapshotLogPosition;
+        writer.startBatch(spare);
+        spare = null;
+        commits.submit(batch);
+        committing = true;
+    }
+
+    /**
+     * Take back the batch in flight once it is committed: the fence moves, and with a new snapshot the journal before
+     * it may go.
+     *
+     * @return 1 when a batch came back.
+     */
+    private int reapCommitted()
+    {
+        if (!committing)
         {
-            snapshotLogPosition = newSnapshotLogPosition;
+            return 0;
+        }
+        final HistoryBatch batch = commits.poll();
+        if (batch == null)
+        {
+            return 0;
+        }
+        committing = false;
+        spare = batch;
+        fenceLogPosition = batch.fenceLogPosition;
+        if (batch.snapshotLogPosition != snapshotLogPosition)
+        {
+            snapshotLogPosition = batch.snapshotLogPosition;
             // After the commit: until then the journal must still be kept from the previous snapshot.
             LogRetention.floor(context.nodeDataDir(), snapshotLogPosition);
         }
-        progress.committedBatch(fenceLogPosition, appliedTimestampNs, writer.tradesWritten(), writer.rowsWritten());
+        progress.committedBatch(
+            fenceLogPosition, batch.fenceTimestampNs, committer.tradesWritten(), committer.rowsWritten());
+        return 1;
     }
 
     /**
@@ -384,7 +441,11 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     public void onClose()
     {
         CloseHelper.quietCloseAll(subscription, archive, aeron);
-        writer.close();
+        if (commits != null)
+        {
+            commits.close(context.log());
+        }
+        committer.close();
     }
 
     public String roleName()

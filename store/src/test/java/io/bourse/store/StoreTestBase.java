@@ -233,7 +233,8 @@ abstract class StoreTestBase
             assertEquals(2, StoreChecks.count(database, "SELECT COUNT(*) FROM order_events"));
 
             // Then history written by this version: an order resting, one taking it, their reservations and the trade.
-            try (HistoryWriter writer = new HistoryWriter(database))
+            final HistoryWriter writer = new HistoryWriter(database, new HistoryBatch());
+            try (BatchCommitter committer = new BatchCommitter(database))
             {
                 writer.writing(true);
                 writer.logPosition(140);
@@ -247,8 +248,8 @@ abstract class StoreTestBase
                 writer.onBalanceChanged(1, 2, 985000, 0, BalanceChangeReason.TRADE, 6);
                 writer.onBalanceChanged(2, 1, 350, 0, BalanceChangeReason.TRADE, 6);
                 writer.onBalanceChanged(2, 2, 15000, 0, BalanceChangeReason.TRADE, 6);
-                writer.commit(150, 6, 0, null, null);
-                assertEquals(7, writer.rowsWritten(), "two orders, a trade and four balances: the acceptances, " +
+                committer.commit(writer.seal(150, 6, 0, null, null));
+                assertEquals(7, committer.rowsWritten(), "two orders, a trade and four balances: the acceptances, " +
                     "reservations and settlements are in those rows");
             }
 
