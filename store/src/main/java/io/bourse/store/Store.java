@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The post-trade store: follows a cluster member's committed log and keeps trades, orders, order events, the balance
  * ledger, balances and transfers in SQLite (the default, in the node's data directory) or PostgreSQL, exactly once.
- * It runs on its own thread, off the matching path: it reads the log from the member's archive through the member's
+ * It runs on threads of its own (one applying the log, one committing batches), off the matching path: it reads the log from the member's archive through the member's
  * media driver (so it runs in the node's process, as {@code run} does, or as a separate process on the member's
  * machine), and re-derives the events with its own copy of the deterministic engine.
  * <p>
@@ -191,8 +191,9 @@ public final class Store implements AutoCloseable
         }
 
         /**
-         * The Linux nice value of the store's thread, 0 to 19: at 19 (the default) the store takes only CPU the
-         * node's threads leave idle, so it falls behind under load and catches up after; 0 leaves it as it is.
+         * The Linux nice value of the store's threads (the one applying the log and its commit thread), 0 to 19:
+         * at 19 (the default) the store takes only CPU the node's threads leave idle, so it falls behind under load
+         * and catches up after; 0 leaves them as they are.
          */
         public Context threadNice(final int threadNice)
         {

@@ -5,7 +5,10 @@
  * <b>How.</b> {@link io.bourse.store.Store} replays the member's log recording from its archive (following it live,
  * never past the cluster's commit position) and applies each message to its own copy of the deterministic engine,
  * exactly as the clustered service does (same request de-duplication, cluster timestamps and expiry timer), so it
- * sees the same events; a test compares its engine state hash with the node's. The events become rows.
+ * sees the same events; a test compares its engine state hash with the node's. The events become rows, gathered in
+ * batches; a commit thread writes one batch while the store's thread fills the next. A change that belongs to another
+ * row is written into it (a trade's row carries its settlements, an order's row its acceptance and reservation), and
+ * the {@code ledger} and {@code order_events} views show them with the others: rows are what writing costs.
  * <p>
  * <b>Exactly once.</b> Rows for a batch of messages and the log position after the batch (the fence) are committed in
  * one transaction. A message is written only if it lies after the fence. On a restart the engine is restored from the
@@ -18,7 +21,7 @@
  * after each new store snapshot is committed); the node's journal purge never removes log at or after that position.
  * A store on an empty database of a node whose journal was already purged refuses to start and says why.
  * <p>
- * <b>Off the matching path.</b> The store's thread runs at nice 19, and while the machine is saturated it stands
+ * <b>Off the matching path.</b> The store's threads run at nice 19, and while the machine is saturated it stands
  * aside altogether (state {@code DEFERRING}) for at most {@code store.defer.max.ms} after it fell behind, then follows
  * regardless until caught up: history lags a peak instead of slowing it ({@link io.bourse.store.Store.Context#maxDeferralMs}).
  * <p>
