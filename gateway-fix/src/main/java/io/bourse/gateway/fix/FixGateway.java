@@ -429,10 +429,29 @@ public final class FixGateway implements AutoCloseable
 
     /**
      * Test-only: start every known session again at sequence number 1 (the acceptance definitions' reference acceptor
-     * does so for every connection). Call only while no session is connected.
+     * does so for every connection). Call only once no session is connected: it waits for the gateway to have seen the
+     * last one go, since a client's socket can be closed before the gateway has handled the disconnect, and Artio does
+     * not reset a session it still holds.
      */
     void resetSequenceNumbers()
     {
+        final long disconnectDeadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (agent.loggedOnSessions() > 0)
+        {
+            if (System.nanoTime() > disconnectDeadlineNs)
+            {
+                throw new IllegalStateException(agent.loggedOnSessions() + " session(s) still logged on after 10 s");
+            }
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
         for (final uk.co.real_logic.artio.engine.SessionInfo session : engine.allSessions())
         {
             final uk.co.real_logic.artio.Reply<?> reply = engine.resetSequenceNumber(session.sessionId());
@@ -441,7 +460,8 @@ public final class FixGateway implements AutoCloseable
             {
                 if (System.nanoTime() > deadlineNs)
                 {
-                    throw new IllegalStateException("sequence number reset did not complete");
+                    throw new IllegalStateException("sequence number reset of session " + session.sessionId() +
+                        " did not complete within 10 s");
                 }
                 try
                 {
