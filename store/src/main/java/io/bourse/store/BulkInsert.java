@@ -1,17 +1,22 @@
 package io.bourse.store;
 
+import org.agrona.ExpandableArrayBuffer;
 import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+import org.postgresql.copy.CopyManager;
 
-import java.io.IOException;
-import java.io.Reader;
+import java.nio.ByteOrder;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 
 /**
  * Inserts the rows of a {@link RowBuffer} into one table, in bulk: through a batched prepared INSERT (SQLite), or
- * through PostgreSQL's COPY, which takes a whole batch in one stream without a statement per row.
+ * through PostgreSQL's binary COPY, which takes a whole batch in one stream without a statement per row.
  */
 abstract class BulkInsert implements AutoCloseable
 {
@@ -79,17 +84,37 @@ abstract class BulkInsert implements AutoCloseable
         }
     }
 
+    /**
+     * PostgreSQL's COPY in its binary format: each value as the server stores it (no number parsed from text on
+     * either side). The format wants each column's exact type, which the table's own metadata gives.
+     */
     private static final class Copy extends BulkInsert
     {
-        private final PGConnection connection;
+        private static final byte[] HEADER = { 'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte)0xFF, '\r', '\n', 0,
+            0, 0, 0, 0, 0, 0, 0, 0 };
+
+        private final CopyManager copyManager;
         private final String sql;
-        private final StringBuilder text = new StringBuilder(1 << 20);
+        private final int[] types;
+        private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(1 << 20);
+        private int length;
 
         Copy(final Connection connection, final String table, final String columns) throws SQLException
         {
             super(table);
-            this.connection = connection.unwrap(PGConnection.class);
-            sql = "COPY " + table + " (" + columns + ") FROM STDIN";
+            copyManager = connection.unwrap(PGConnection.class).getCopyAPI();
+            sql = "COPY " + table + " (" + columns + ") FROM STDIN (FORMAT binary)";
+            try (Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT " + columns + " FROM " + table + " WHERE false"))
+            {
+                final ResultSetMetaData metaData = rows.getMetaData();
+                types = new int[metaData.getColumnCount()];
+                for (int i = 0; i < types.length; i++)
+                {
+                    types[i] = metaData.getColumnType(i + 1);
+                }
+            }
+            connection.commit();
         }
 
         void write(final RowBuffer rows) throws SQLException
@@ -100,71 +125,93 @@ abstract class BulkInsert implements AutoCloseable
                 return;
             }
             final int columns = rows.columns();
+            buffer.putBytes(0, HEADER);
+            length = HEADER.length;
             int cell = 0;
             for (int row = 0; row < rowCount; row++)
             {
+                putShort((short)columns);
                 for (int column = 0; column < columns; column++, cell++)
                 {
-                    if (column > 0)
+                    final byte kind = rows.kind(cell);
+                    if (kind == RowBuffer.NULL)
                     {
-                        text.append('\t');
+                        putInt(-1);
                     }
-                    switch (rows.kind(cell))
+                    else if (kind == RowBuffer.TEXT)
                     {
-                        case RowBuffer.NUMBER -> text.append(rows.number(cell));
-                        case RowBuffer.TEXT -> text.append(rows.text(cell));
-                        case RowBuffer.BOOLEAN -> text.append(rows.number(cell) != 0 ? 't' : 'f');
-                        default -> text.append("\\N");
+                        putText(rows.text(cell));
+                    }
+                    else
+                    {
+                        putNumber(types[column], rows.number(cell), column);
                     }
                 }
-                text.append('\n');
             }
+            putShort((short)-1);
+            final CopyIn copy = copyManager.copyIn(sql);
             try
             {
-                connection.getCopyAPI().copyIn(sql, new CharSequenceReader(text));
-            }
-            catch (final IOException ex)
-            {
-                throw new SQLException("COPY into " + table + ": " + ex.getMessage(), ex);
+                copy.writeToCopy(buffer.byteArray(), 0, length);
+                copy.endCopy();
             }
             finally
             {
-                text.setLength(0);
+                if (copy.isActive())
+                {
+                    copy.cancelCopy();
+                }
             }
         }
 
-        public void close()
+        private void putNumber(final int type, final long value, final int column) throws SQLException
         {
-            text.setLength(0);
-        }
-    }
-
-    /**
-     * Reads a StringBuilder in place, without copying it to a String first.
-     */
-    private static final class CharSequenceReader extends Reader
-    {
-        private final CharSequence text;
-        private int position;
-
-        CharSequenceReader(final CharSequence text)
-        {
-            this.text = text;
-        }
-
-        public int read(final char[] buffer, final int offset, final int length)
-        {
-            if (position >= text.length())
+            switch (type)
             {
-                return -1;
+                case Types.BIGINT ->
+                {
+                    putInt(8);
+                    buffer.putLong(length, value, ByteOrder.BIG_ENDIAN);
+                    length += 8;
+                }
+                case Types.INTEGER ->
+                {
+                    putInt(4);
+                    putInt((int)value);
+                }
+                case Types.BIT, Types.BOOLEAN ->
+                {
+                    putInt(1);
+                    buffer.putByte(length++, (byte)(value != 0 ? 1 : 0));
+                }
+                default -> throw new SQLException("COPY into " + table + ": column " + (column + 1) +
+                    " has SQL type " + type + ", not a number this store writes");
             }
-            final int count = Math.min(length, text.length() - position);
-            for (int i = 0; i < count; i++)
+        }
+
+        /**
+         * @param text names of enum values: ASCII, so one byte a character as UTF-8 has them.
+         */
+        private void putText(final String text)
+        {
+            final int size = text.length();
+            putInt(size);
+            for (int i = 0; i < size; i++)
             {
-                buffer[offset + i] = text.charAt(position + i);
+                buffer.putByte(length++, (byte)text.charAt(i));
             }
-            position += count;
-            return count;
+        }
+
+        private void putInt(final int value)
+        {
+            buffer.putInt(length, value, ByteOrder.BIG_ENDIAN);
+            length += 4;
+        }
+
+        private void putShort(final short value)
+        {
+            buffer.putShort(length, value, ByteOrder.BIG_ENDIAN);
+            length += 2;
         }
 
         public void close()
