@@ -51,7 +51,7 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     private final BatchCommitter committer;
     private CommitThread commits;
     /**
-     * The batch to fill next, while the other is being committed; null while this thread fills it.
+     * The batch to fill after the one being filled; null while it is with the commit thread.
      */
     private HistoryBatch spare;
     private boolean committing;
