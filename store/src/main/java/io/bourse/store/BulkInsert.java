@@ -36,7 +36,15 @@ abstract class BulkInsert implements AutoCloseable
     /**
      * Write the buffer's rows, in the current transaction.
      */
-    abstract void write(RowBuffer rows) throws SQLException;
+    final void write(final RowBuffer rows) throws SQLException
+    {
+        if (rows.rows() > 0)
+        {
+            writeRows(rows);
+        }
+    }
+
+    abstract void writeRows(RowBuffer rows) throws SQLException;
 
     public abstract void close() throws SQLException;
 
@@ -52,13 +60,9 @@ abstract class BulkInsert implements AutoCloseable
                 "?, ".repeat(count - 1) + "?)");
         }
 
-        void write(final RowBuffer rows) throws SQLException
+        void writeRows(final RowBuffer rows) throws SQLException
         {
             final int rowCount = rows.rows();
-            if (rowCount == 0)
-            {
-                return;
-            }
             final int columns = rows.columns();
             int cell = 0;
             for (int row = 0; row < rowCount; row++)
@@ -117,13 +121,9 @@ abstract class BulkInsert implements AutoCloseable
             connection.commit();
         }
 
-        void write(final RowBuffer rows) throws SQLException
+        void writeRows(final RowBuffer rows) throws SQLException
         {
             final int rowCount = rows.rows();
-            if (rowCount == 0)
-            {
-                return;
-            }
             final int columns = rows.columns();
             buffer.putBytes(0, HEADER);
             length = HEADER.length;

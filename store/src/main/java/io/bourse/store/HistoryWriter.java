@@ -213,7 +213,6 @@ final class HistoryWriter implements EngineListener
         row.acceptedPrice = price;
         row.acceptedQuantity = quantity;
         row.createdLogPosition = logPosition;
-        row.reserveEntryId = 0;
         // The engine reserves for a limit order straight after accepting it: that entry goes into this row.
         acceptedRow = row;
     }
