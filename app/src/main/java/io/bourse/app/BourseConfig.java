@@ -302,12 +302,11 @@ public final class BourseConfig
      */
     public io.bourse.gateway.fix.FixGateway.Context fixContext()
     {
-        return fix.context(new File(string("data.dir", "data")), instruments)
-            .agentYieldWindowNs(agentYieldWindowNs());
+        return fix.context(new File(string("data.dir", "data")), instruments);
     }
 
     /**
-     * @return how long every agent (the node's and the gateways') yields after work while the machine has CPU to
+     * @return how long the node's and the HTTP gateway's agents yield after work while the machine has CPU to
      * spare: configuration {@code agent.yield.us}.
      */
     long agentYieldWindowNs()

@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,7 +22,7 @@ final class FixConfig
 {
     private static final List<String> KEYS = List.of(
         "fix.enabled", "fix.host", "fix.port", "fix.comp.id", "fix.data.dir", "fix.logon.max.failures",
-        "fix.logon.failure.window.ms", "fix.logon.lockout.ms", "fix.sending.time.window.ms");
+        "fix.logon.failure.window.ms", "fix.logon.lockout.ms", "fix.sending.time.window.ms", "fix.yield.us");
     private static final Pattern SESSION_KEY = Pattern.compile("fix\\.session\\.([^.]+)\\.(.+)");
     private static final List<String> SESSION_FIELDS = List.of(
         "account", "password", "cancel.on.disconnect", "cancel.on.disconnect.grace.ms");
@@ -68,7 +69,9 @@ final class FixConfig
             .logonLockout((int)number("fix.logon.max.failures", 5, 1, 1000),
                 number("fix.logon.failure.window.ms", 60_000, 1, Long.MAX_VALUE / 2),
                 number("fix.logon.lockout.ms", 300_000, 0, Long.MAX_VALUE / 2))
-            .sendingTimeWindowMs(number("fix.sending.time.window.ms", 120_000, 1, Long.MAX_VALUE / 2));
+            .sendingTimeWindowMs(number("fix.sending.time.window.ms", 120_000, 1, Long.MAX_VALUE / 2))
+            .agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(number("fix.yield.us",
+                TimeUnit.NANOSECONDS.toMicros(FixGateway.DEFAULT_YIELD_WINDOW_NS), 0, 1_000_000)));
         for (final BourseConfig.InstrumentConfig instrument : instruments)
         {
             context.instrument(new FixInstrument(instrument.symbol(), instrument.id(), instrument.priceScale(),

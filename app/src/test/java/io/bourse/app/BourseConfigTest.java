@@ -137,6 +137,9 @@ class BourseConfigTest
         assertTrue(packaged.fixEnabled());
         final io.bourse.gateway.fix.FixGateway.Context fix = packaged.fixContext();
         assertEquals(9880, fix.port());
+        assertEquals(io.bourse.gateway.fix.FixGateway.DEFAULT_YIELD_WINDOW_NS, fix.agentYieldWindowNs(),
+            "the gateway's framer keeps reading its sockets between orders a millisecond apart");
+        assertEquals(0, BourseConfig.load(null, Map.of("fix.yield.us", "0")).fixContext().agentYieldWindowNs());
 
         assertEquals("configuration key 'fix.session.X.cancel.on.disconnect': expected one of [NONE, SESSION, " +
             "ACCOUNT], got 'sometimes'", assertThrows(BourseConfig.ConfigException.class, () -> BourseConfig.load(

@@ -119,7 +119,7 @@ public final class FixLatencyBenchmark
                 fixPort = probe.getLocalPort();
             }
             final FixGateway.Context context = new FixGateway.Context()
-                .agentYieldWindowNs(NodeIdleStrategy.DEFAULT_YIELD_WINDOW_NS)
+                .agentYieldWindowNs(FixGateway.DEFAULT_YIELD_WINDOW_NS)
                 .dataDir(new File(baseDir, "fix"))
                 .port(fixPort)
                 .instrument(new FixInstrument("BTC-USD", 1, 2, 4, 6))

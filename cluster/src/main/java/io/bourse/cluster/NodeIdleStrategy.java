@@ -25,6 +25,11 @@ import java.util.concurrent.locks.LockSupport;
  * from everything else on the machine (with the gateways on the same two cores it cost a third of the HTTP gateway's
  * throughput), so the window is only taken while {@link CpuHeadroom} finds nothing but this JVM's agents wanting the
  * CPU; under load from anything else the agents park as if there were no window. Configuration {@code agent.yield.us}.
+ * <p>
+ * When commands come further apart than the window, the agents park between them anyway. The first agent to find work
+ * after a lull wakes the other parked agents of the JVM ({@link ParkedAgents}), which start their back-off (and
+ * window) again: the command crosses them without waiting out their parks. Agents that such wake-ups keep finding
+ * idle are left out until they have work of their own.
  */
 public final class NodeIdleStrategy implements IdleStrategy
 {
@@ -34,6 +39,11 @@ public final class NodeIdleStrategy implements IdleStrategy
     private static final int MAX_YIELDS = 10;
     private static final long MIN_PARK_NS = TimeUnit.MICROSECONDS.toNanos(1);
     private static final long NOT_YIELDING = Long.MIN_VALUE;
+    /**
+     * An agent that commands do not pass through (an idle gateway, a driver's conductor) would otherwise be woken by
+     * every burst; after this many wake-ups that found nothing it is left to its own back-off.
+     */
+    private static final int MAX_USELESS_PEER_WAKE_UPS = 4;
 
     /**
      * The yield window `bourse run` and `bourse node` use unless configured otherwise: commands 100 µs apart (10k/s)
@@ -49,14 +59,32 @@ public final class NodeIdleStrategy implements IdleStrategy
 
     private final long yieldWindowNs;
     private final CpuHeadroom headroom;
+    private final ParkedAgents peers;
+    /**
+     * Written once, before the first write of {@link #parked}: a peer that reads parked as true sees it.
+     */
     private Thread owner;
     private volatile boolean parked;
+    /**
+     * Set by a peer that unparked this agent because it found work: the park ends the back-off.
+     */
+    private volatile boolean wokenByPeer;
+    /**
+     * Whether a peer woke this agent since it last had work.
+     */
+    private boolean wokenSinceWork;
+    /**
+     * Peer wake-ups in a row after which this agent went through a whole back-off without work; written by the owner
+     * only, read by peers: at {@link #MAX_USELESS_PEER_WAKE_UPS} peers stop waking it until it has work of its own.
+     */
+    private volatile int uselessPeerWakeUps;
     private volatile boolean yielding;
     /**
      * The owner's own copy of {@link #yielding}, so that the volatile is written only when it changes.
      */
     private boolean yieldingNow;
     private long parks;
+    private volatile long peerWakeUps;
     private int spins;
     private int yields;
     private long yieldUntilNs = NOT_YIELDING;
@@ -77,10 +105,10 @@ public final class NodeIdleStrategy implements IdleStrategy
      */
     public NodeIdleStrategy(final long yieldWindowNs)
     {
-        this(yieldWindowNs, CpuHeadroom.MACHINE);
+        this(yieldWindowNs, CpuHeadroom.MACHINE, ParkedAgents.JVM);
     }
 
-    NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom)
+    NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom, final ParkedAgents peers)
     {
         if (yieldWindowNs < 0)
         {
@@ -88,6 +116,7 @@ public final class NodeIdleStrategy implements IdleStrategy
         }
         this.yieldWindowNs = yieldWindowNs;
         this.headroom = headroom;
+        this.peers = peers;
     }
 
     @Override
@@ -99,6 +128,16 @@ public final class NodeIdleStrategy implements IdleStrategy
         }
         else
         {
+            if (yields >= MAX_YIELDS)
+            {
+                // Work after a lull (spins and the first yields found nothing): the start of a burst.
+                peers.wakeAllBut(this);
+            }
+            if (wokenSinceWork || uselessPeerWakeUps != 0)
+            {
+                wokenSinceWork = false;
+                uselessPeerWakeUps = 0;
+            }
             reset();
         }
     }
@@ -111,6 +150,7 @@ public final class NodeIdleStrategy implements IdleStrategy
             owner = Thread.currentThread();
             lowerTimerSlackOfCurrentThread();
             headroom.register(this);
+            peers.register(this);
         }
         if (spins < MAX_SPINS)
         {
@@ -139,7 +179,24 @@ public final class NodeIdleStrategy implements IdleStrategy
             LockSupport.parkNanos(parkPeriodNs);
             parked = false;
             parks++;
-            parkPeriodNs = Math.min(parkPeriodNs << 1, MAX_PARK_NS);
+            if (wokenByPeer)
+            {
+                // Work is coming this way: start the back-off again, window included, rather than park longer.
+                wokenByPeer = false;
+                peerWakeUps++;
+                wokenSinceWork = true;
+                reset();
+            }
+            else
+            {
+                if (wokenSinceWork && parkPeriodNs == MAX_PARK_NS)
+                {
+                    // Woken, and a whole back-off passed without work: this agent is not on the path of what woke it.
+                    wokenSinceWork = false;
+                    uselessPeerWakeUps++;
+                }
+                parkPeriodNs = Math.min(parkPeriodNs << 1, MAX_PARK_NS);
+            }
         }
     }
 
@@ -186,9 +243,42 @@ public final class NodeIdleStrategy implements IdleStrategy
         return parks;
     }
 
+    /**
+     * @return how often a peer that found work ended a park of this agent.
+     */
+    long peerWakeUps()
+    {
+        return peerWakeUps;
+    }
+
+    /**
+     * @return peer wake-ups in a row that found nothing to do (0 once the agent has work).
+     */
+    int uselessPeerWakeUps()
+    {
+        return uselessPeerWakeUps;
+    }
+
     boolean isParked()
     {
         return parked;
+    }
+
+    /**
+     * Called by a peer that found work after a lull: unpark this agent if it is parked, unless its recent wake-ups
+     * found nothing to do.
+     *
+     * @return whether it was unparked.
+     */
+    boolean wakeIfParked()
+    {
+        if (!parked || uselessPeerWakeUps >= MAX_USELESS_PEER_WAKE_UPS)
+        {
+            return false;
+        }
+        wokenByPeer = true;
+        LockSupport.unpark(owner);
+        return true;
     }
 
     /**

@@ -187,12 +187,18 @@ public final class FixGateway implements AutoCloseable
 
         /**
          * How long the gateway's agents (Artio's framer and the gateway thread) keep yielding after work while the
-         * machine has CPU to spare (see {@link NodeIdleStrategy}); 0, the default, parks after a few yields.
+         * machine has CPU to spare (see {@link NodeIdleStrategy}); 0, the default here, parks after a few yields;
+         * {@link #DEFAULT_YIELD_WINDOW_NS} is what the launchers use.
          */
         public Context agentYieldWindowNs(final long agentYieldWindowNs)
         {
             this.agentYieldWindowNs = agentYieldWindowNs;
             return this;
+        }
+
+        public long agentYieldWindowNs()
+        {
+            return agentYieldWindowNs;
         }
 
         /**
@@ -252,6 +258,17 @@ public final class FixGateway implements AutoCloseable
     private final ExchangeClient client;
     private final FixOrderStore store;
     private final FixGatewayAgent agent;
+    /**
+     * The yield window `bourse run` and `bourse gateway-fix` give the gateway's agents unless configured otherwise
+     * ({@code fix.yield.us}): a millisecond, ten times the node's. Why: the framer polls the sessions' sockets, so while
+     * it parks every order waits out the rest of its park (up to 100 µs) before anything reads it, and then the
+     * gateway thread's wake-up; the node's agents after them are woken by the first agent that finds the order
+     * ({@link io.bourse.cluster.NodeIdleStrategy}), but nothing can wake the one that reads the socket. Kept awake for
+     * a millisecond after each message, the two take orders up to 1,000 a second off the socket at once, and the
+     * window closes as soon as anything else on the machine wants the CPU.
+     */
+    public static final long DEFAULT_YIELD_WINDOW_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
     private final AgentRunner runner;
     private final AtomicCounter droppedReports;
 
