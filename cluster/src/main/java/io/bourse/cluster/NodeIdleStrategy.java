@@ -44,6 +44,13 @@ public final class NodeIdleStrategy implements IdleStrategy
      * every burst; after this many wake-ups that found nothing it is left to its own back-off.
      */
     private static final int MAX_USELESS_PEER_WAKE_UPS = 4;
+    /**
+     * Work after at least this long without any wakes the parked peers. Longer than the node's yield window, so that
+     * commands close enough together to find the agents awake (10,000/s and more) wake nobody: waking agents that are
+     * not needed only adds threads competing for the cores.
+     */
+    private static final long LULL_NS = TimeUnit.MICROSECONDS.toNanos(150);
+    private static final long NO_LULL = Long.MIN_VALUE;
 
     /**
      * The yield window `bourse run` and `bourse node` use unless configured otherwise: commands 100 µs apart (10k/s)
@@ -73,6 +80,11 @@ public final class NodeIdleStrategy implements IdleStrategy
      * Whether a peer woke this agent since it last had work.
      */
     private boolean wokenSinceWork;
+    /**
+     * When the spins and the first yields ran out without work, kept through peer wake-ups until work comes; {@link
+     * #NO_LULL} otherwise.
+     */
+    private long lullStartNs = NO_LULL;
     /**
      * Peer wake-ups in a row after which this agent went through a whole back-off without work; written by the owner
      * only, read by peers: at {@link #MAX_USELESS_PEER_WAKE_UPS} peers stop waking it until it has work of its own.
@@ -128,10 +140,15 @@ public final class NodeIdleStrategy implements IdleStrategy
         }
         else
         {
-            if (yields >= MAX_YIELDS)
+            if (lullStartNs != NO_LULL)
             {
-                // Work after a lull (spins and the first yields found nothing): the start of a burst.
-                peers.wakeAllBut(this);
+                if (System.nanoTime() - lullStartNs >= LULL_NS)
+                {
+                    // Work after a lull longer than the node's yield window: the start of a burst the others,
+                    // parked by now, would each wait out a park for.
+                    peers.wakeAllBut(this);
+                }
+                lullStartNs = NO_LULL;
             }
             if (wokenSinceWork || uselessPeerWakeUps != 0)
             {
@@ -160,6 +177,10 @@ public final class NodeIdleStrategy implements IdleStrategy
         else if (yields < MAX_YIELDS)
         {
             yields++;
+            if (yields == MAX_YIELDS && lullStartNs == NO_LULL)
+            {
+                lullStartNs = System.nanoTime();
+            }
             Thread.yield();
         }
         else if (isInYieldWindow())

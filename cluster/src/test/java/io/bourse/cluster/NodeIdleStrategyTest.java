@@ -67,6 +67,36 @@ class NodeIdleStrategyTest
     }
 
     @Test
+    void workAfterAShortLullWakesNobody() throws Exception
+    {
+        final ParkedAgents peers = new ParkedAgents();
+        final NodeIdleStrategy sleeper = new NodeIdleStrategy(0, NO_HEADROOM, peers);
+        final NodeIdleStrategy worker = new NodeIdleStrategy(0, NO_HEADROOM, peers);
+        final AtomicBoolean stop = new AtomicBoolean();
+        final Thread sleeperThread = idleUntil(stop, sleeper);
+        try
+        {
+            final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+            while (System.nanoTime() < untilNs)
+            {
+                final long lullEndNs = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(20);
+                while (System.nanoTime() < lullEndNs)
+                {
+                    worker.idle(0);
+                }
+                worker.idle(1);
+            }
+            assertTrue(sleeper.parks() > 0, "the peer parked meanwhile");
+            assertEquals(0, sleeper.peerWakeUps(), "commands 20 µs apart find the agents awake: nobody is woken");
+        }
+        finally
+        {
+            stop.set(true);
+            sleeperThread.join(10_000);
+        }
+    }
+
+    @Test
     void anAgentThatKeepsFindingWorkWakesNobody() throws Exception
     {
         final ParkedAgents peers = new ParkedAgents();
@@ -145,12 +175,13 @@ class NodeIdleStrategyTest
     }
 
     /**
-     * Idle until parked once, then find work: a lull followed by work.
+     * Idle for longer than a lull that wakes peers (and park at least once), then find work.
      */
     private static void wakePeersAfterALull(final NodeIdleStrategy worker)
     {
         final long parks = worker.parks();
-        while (worker.parks() == parks)
+        final long lullEndNs = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(200);
+        while (worker.parks() == parks || System.nanoTime() < lullEndNs)
         {
             worker.idle(0);
         }
