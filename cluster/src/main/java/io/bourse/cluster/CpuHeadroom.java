@@ -5,8 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.lang.ref.WeakReference;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -50,7 +48,7 @@ public final class CpuHeadroom
 
     private final FileChannel loadAverage;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(256);
-    private final CopyOnWriteArrayList<WeakReference<NodeIdleStrategy>> agents = new CopyOnWriteArrayList<>();
+    private final IdleAgents agents = new IdleAgents();
     private final AtomicBoolean sampling = new AtomicBoolean();
     private volatile long nextSampleNs = Long.MIN_VALUE;
     /**
@@ -89,12 +87,11 @@ public final class CpuHeadroom
     }
 
     /**
-     * Count an agent's thread among this JVM's agents while it is alive and not parked.
+     * The agents that share this headroom: counted here while alive and not parked, and woken by each other.
      */
-    void register(final NodeIdleStrategy agent)
+    IdleAgents agents()
     {
-        agents.removeIf(CpuHeadroom::isGone);
-        agents.add(new WeakReference<>(agent));
+        return agents;
     }
 
     /**
@@ -164,7 +161,7 @@ public final class CpuHeadroom
             demandAverage = 0;
             return;
         }
-        final long agentCounts = countAgents();
+        final long agentCounts = agents.countAwake();
         final int others = Math.max(0, runnable - (int)(agentCounts >>> 32));
         final int demand = Math.max(0, runnable - (int)agentCounts);
         othersRunnableAverage = smoothed(othersRunnableAverage, others);
@@ -174,47 +171,6 @@ public final class CpuHeadroom
     private static int smoothed(final int average, final int sample)
     {
         return average + ((sample * ONE_THREAD - average) >> SMOOTHING_SHIFT);
-    }
-
-    /**
-     * @return this JVM's awake agents (working or yielding) in the high 32 bits, those yielding in the low 32.
-     */
-    private long countAgents()
-    {
-        int awake = 0;
-        int yielding = 0;
-        boolean anyGone = false;
-        // A snapshot of the list: an agent may register meanwhile.
-        for (final WeakReference<NodeIdleStrategy> reference : agents)
-        {
-            final NodeIdleStrategy agent = reference.get();
-            if (agent == null || !agent.isThreadAlive())
-            {
-                anyGone = true;
-            }
-            else if (!agent.isParked())
-            {
-                awake++;
-                if (agent.isYielding())
-                {
-                    yielding++;
-                }
-            }
-        }
-        if (anyGone)
-        {
-            agents.removeIf(CpuHeadroom::isGone);
-        }
-        return ((long)awake << 32) | yielding;
-    }
-
-    /**
-     * @return true for a closed agent's strategy: collected, or its thread has ended.
-     */
-    private static boolean isGone(final WeakReference<NodeIdleStrategy> reference)
-    {
-        final NodeIdleStrategy agent = reference.get();
-        return agent == null || !agent.isThreadAlive();
     }
 
     /**

@@ -27,7 +27,7 @@ import java.util.concurrent.locks.LockSupport;
  * CPU; under load from anything else the agents park as if there were no window. Configuration {@code agent.yield.us}.
  * <p>
  * When commands come further apart than the window, the agents park between them anyway. The first agent to find work
- * after a lull wakes the other parked agents of the JVM ({@link ParkedAgents}), which start their back-off (and
+ * after a lull wakes the other parked agents of the JVM ({@link IdleAgents}), which start their back-off (and
  * window) again: the command crosses them without waiting out their parks. Agents that such wake-ups keep finding
  * idle are left out until they have work of their own.
  */
@@ -66,7 +66,7 @@ public final class NodeIdleStrategy implements IdleStrategy
 
     private final long yieldWindowNs;
     private final CpuHeadroom headroom;
-    private final ParkedAgents peers;
+    private final IdleAgents peers;
     /**
      * Written once, before the first write of {@link #parked}: a peer that reads parked as true sees it.
      */
@@ -117,10 +117,10 @@ public final class NodeIdleStrategy implements IdleStrategy
      */
     public NodeIdleStrategy(final long yieldWindowNs)
     {
-        this(yieldWindowNs, CpuHeadroom.MACHINE, ParkedAgents.JVM);
+        this(yieldWindowNs, CpuHeadroom.MACHINE);
     }
 
-    NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom, final ParkedAgents peers)
+    NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom)
     {
         if (yieldWindowNs < 0)
         {
@@ -128,7 +128,7 @@ public final class NodeIdleStrategy implements IdleStrategy
         }
         this.yieldWindowNs = yieldWindowNs;
         this.headroom = headroom;
-        this.peers = peers;
+        this.peers = headroom.agents();
     }
 
     @Override
@@ -166,7 +166,6 @@ public final class NodeIdleStrategy implements IdleStrategy
         {
             owner = Thread.currentThread();
             lowerTimerSlackOfCurrentThread();
-            headroom.register(this);
             peers.register(this);
         }
         if (spins < MAX_SPINS)
@@ -288,18 +287,14 @@ public final class NodeIdleStrategy implements IdleStrategy
     /**
      * Called by a peer that found work after a lull: unpark this agent if it is parked, unless its recent wake-ups
      * found nothing to do.
-     *
-     * @return whether it was unparked.
      */
-    boolean wakeIfParked()
+    void wakeIfParked()
     {
-        if (!parked || uselessPeerWakeUps >= MAX_USELESS_PEER_WAKE_UPS)
+        if (parked && uselessPeerWakeUps < MAX_USELESS_PEER_WAKE_UPS)
         {
-            return false;
+            wokenByPeer = true;
+            LockSupport.unpark(owner);
         }
-        wokenByPeer = true;
-        LockSupport.unpark(owner);
-        return true;
     }
 
     /**

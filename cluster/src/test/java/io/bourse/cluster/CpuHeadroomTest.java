@@ -77,7 +77,7 @@ class CpuHeadroomTest
     {
         final Path file = loadAverage(1);
         final CpuHeadroom headroom = new CpuHeadroom(file);
-        final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(1), headroom, new ParkedAgents());
+        final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(1), headroom);
         agent.idle(0);
 
         long nowNs = 0;
@@ -94,7 +94,7 @@ class CpuHeadroomTest
     void anAgentParksAtOnceInsteadOfYieldingWhenTheMachineIsBusy() throws IOException
     {
         final CpuHeadroom headroom = new CpuHeadroom(loadAverage(5));
-        final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(60), headroom, new ParkedAgents());
+        final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(60), headroom);
 
         for (int i = 0; i < 40; i++)
         {
@@ -107,7 +107,7 @@ class CpuHeadroomTest
     void anAgentYieldsThroughItsWindowWhenTheMachineIsIdle() throws IOException
     {
         final CpuHeadroom headroom = new CpuHeadroom(loadAverage(1));
-        final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(60), headroom, new ParkedAgents());
+        final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(60), headroom);
         agent.idle(0);
         for (long nowNs = MS; nowNs < 30 * MS; nowNs += MS)
         {
@@ -152,7 +152,7 @@ class CpuHeadroomTest
         final List<NodeIdleStrategy> agents = new ArrayList<>();
         for (int i = 0; i < 4; i++)
         {
-            final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(60), headroom, new ParkedAgents());
+            final NodeIdleStrategy agent = new NodeIdleStrategy(TimeUnit.SECONDS.toNanos(60), headroom);
             agent.idle(0);
             agents.add(agent);
         }

@@ -131,16 +131,15 @@ class NodeIdleStrategyTest
     }
 
     /**
-     * Two agents of one {@link ParkedAgents}, with no window: a sleeper idling on its own thread (working once each
-     * time {@link #sleeperWork} is set) and a worker the test drives.
+     * Two agents of one {@link CpuHeadroom} of their own (so no other test's agents among their peers), with no
+     * window: a sleeper idling on its own thread (working once each time {@link #sleeperWork} is set) and a worker the
+     * test drives.
      */
     private static final class IdlePeers implements AutoCloseable
     {
-        private static final CpuHeadroom NO_HEADROOM = new CpuHeadroom(Path.of("/nonexistent/loadavg"));
-
-        final ParkedAgents peers = new ParkedAgents();
-        final NodeIdleStrategy sleeper = new NodeIdleStrategy(0, NO_HEADROOM, peers);
-        final NodeIdleStrategy worker = new NodeIdleStrategy(0, NO_HEADROOM, peers);
+        private final CpuHeadroom headroom = new CpuHeadroom(Path.of("/nonexistent/loadavg"));
+        final NodeIdleStrategy sleeper = new NodeIdleStrategy(0, headroom);
+        final NodeIdleStrategy worker = new NodeIdleStrategy(0, headroom);
         final AtomicBoolean sleeperWork = new AtomicBoolean();
         private final AtomicBoolean stop = new AtomicBoolean();
         private final Thread sleeperThread = new Thread(() ->
