@@ -1,6 +1,8 @@
 package io.bourse.cluster;
 
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -66,6 +68,7 @@ public final class NodeIdleStrategy implements IdleStrategy
 
     private final long yieldWindowNs;
     private final CpuHeadroom headroom;
+    private final NanoClock clock;
     private final IdleAgents peers;
     /**
      * Written once, before the first write of {@link #parked}: a peer that reads parked as true sees it.
@@ -95,7 +98,10 @@ public final class NodeIdleStrategy implements IdleStrategy
      * The owner's own copy of {@link #yielding}, so that the volatile is written only when it changes.
      */
     private boolean yieldingNow;
-    private long parks;
+    /**
+     * Written by the owner only; volatile so that a test can wait for another thread's agent to park.
+     */
+    private volatile long parks;
     private volatile long peerWakeUps;
     private int spins;
     private int yields;
@@ -122,12 +128,22 @@ public final class NodeIdleStrategy implements IdleStrategy
 
     NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom)
     {
+        this(yieldWindowNs, headroom, SystemNanoClock.INSTANCE);
+    }
+
+    /**
+     * @param clock what lulls and the yield window are timed by: a test's own clock makes them independent of how the
+     *              scheduler treats the test's threads.
+     */
+    NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom, final NanoClock clock)
+    {
         if (yieldWindowNs < 0)
         {
             throw new IllegalArgumentException("yield window must not be negative: " + yieldWindowNs);
         }
         this.yieldWindowNs = yieldWindowNs;
         this.headroom = headroom;
+        this.clock = clock;
         this.peers = headroom.agents();
     }
 
@@ -142,7 +158,7 @@ public final class NodeIdleStrategy implements IdleStrategy
         {
             if (lullStartNs != NO_LULL)
             {
-                if (System.nanoTime() - lullStartNs >= LULL_NS)
+                if (clock.nanoTime() - lullStartNs >= LULL_NS)
                 {
                     // Work after a lull longer than the node's yield window: the start of a burst the others,
                     // parked by now, would each wait out a park for.
@@ -178,7 +194,7 @@ public final class NodeIdleStrategy implements IdleStrategy
             yields++;
             if (yields == MAX_YIELDS && lullStartNs == NO_LULL)
             {
-                lullStartNs = System.nanoTime();
+                lullStartNs = clock.nanoTime();
             }
             Thread.yield();
         }
@@ -226,7 +242,7 @@ public final class NodeIdleStrategy implements IdleStrategy
         {
             return false;
         }
-        final long nowNs = System.nanoTime();
+        final long nowNs = clock.nanoTime();
         if (yieldUntilNs == NOT_YIELDING)
         {
             // The window starts after the spins and the first yields: well under a microsecond after the work. It

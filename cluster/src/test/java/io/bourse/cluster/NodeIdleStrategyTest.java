@@ -1,5 +1,6 @@
 package io.bourse.cluster;
 
+import org.agrona.concurrent.CachedNanoClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -64,12 +65,7 @@ class NodeIdleStrategyTest
             final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
             while (System.nanoTime() < untilNs)
             {
-                final long lullEndNs = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(20);
-                while (System.nanoTime() < lullEndNs)
-                {
-                    agents.worker.idle(0);
-                }
-                agents.worker.idle(1);
+                agents.workAfter(TimeUnit.MICROSECONDS.toNanos(20));
             }
             assertTrue(agents.sleeper.parks() > 0, "the peer parked meanwhile");
             assertEquals(0, agents.sleeper.peerWakeUps(),
@@ -105,8 +101,12 @@ class NodeIdleStrategyTest
                 agents.workAfterALull();
             }
             assertEquals(4, sleeper.uselessPeerWakeUps(), "wake-ups that found nothing, within 10 s");
-            // A wake-up that raced with the sleeper's park ending is taken at its next park, well within this.
-            Thread.sleep(5);
+            // A wake-up that raced with the end of the park that made it useless is taken at its next park.
+            final long parks = sleeper.parks();
+            while (sleeper.parks() < parks + 2 && System.nanoTime() < deadlineNs)
+            {
+                Thread.sleep(1);
+            }
 
             final long wakeUps = sleeper.peerWakeUps();
             final long untilNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
@@ -133,13 +133,14 @@ class NodeIdleStrategyTest
     /**
      * Two agents of one {@link CpuHeadroom} of their own (so no other test's agents among their peers), with no
      * window: a sleeper idling on its own thread (working once each time {@link #sleeperWork} is set) and a worker the
-     * test drives.
+     * test drives, whose lulls are timed by the test's clock so that a descheduled test thread cannot lengthen them.
      */
     private static final class IdlePeers implements AutoCloseable
     {
         private final CpuHeadroom headroom = new CpuHeadroom(Path.of("/nonexistent/loadavg"));
+        private final CachedNanoClock workerClock = new CachedNanoClock();
         final NodeIdleStrategy sleeper = new NodeIdleStrategy(0, headroom);
-        final NodeIdleStrategy worker = new NodeIdleStrategy(0, headroom);
+        final NodeIdleStrategy worker = new NodeIdleStrategy(0, headroom, workerClock);
         final AtomicBoolean sleeperWork = new AtomicBoolean();
         private final AtomicBoolean stop = new AtomicBoolean();
         private final Thread sleeperThread = new Thread(() ->
@@ -156,16 +157,24 @@ class NodeIdleStrategyTest
         }
 
         /**
-         * The worker idles for longer than a lull that wakes peers (and parks at least once), then finds work.
+         * The worker idles for longer than a lull that wakes peers, then finds work.
          */
         void workAfterALull()
         {
+            workAfter(TimeUnit.MICROSECONDS.toNanos(200));
+        }
+
+        /**
+         * The worker idles until it has parked once, its clock advances by the lull, then it finds work.
+         */
+        void workAfter(final long lullNs)
+        {
             final long parks = worker.parks();
-            final long lullEndNs = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(200);
-            while (worker.parks() == parks || System.nanoTime() < lullEndNs)
+            while (worker.parks() == parks)
             {
                 worker.idle(0);
             }
+            workerClock.advance(lullNs);
             worker.idle(1);
         }
 
