@@ -50,8 +50,8 @@ public final class BourseConfig
         "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms", "store.thread.nice",
         "store.defer.max.ms");
     private static final Pattern HTTP_KEY = Pattern.compile(
-        "http\\.(host|port|event\\.loops|auth\\.window\\.ms|rate\\.limit\\.per\\.second|rate\\.limit\\.burst|" +
-            "demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
+        "http\\.(host|port|event\\.loops|auth\\.window\\.ms|auth\\.reject\\.replays|rate\\.limit\\.per\\.second|" +
+            "rate\\.limit\\.burst|demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
     private static final List<String> INSTRUMENT_FIELDS = List.of(
         "id", "base", "quote", "price.scale", "tick", "quantity.scale", "lot", "min.quantity", "max.quantity",
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");
@@ -224,12 +224,21 @@ public final class BourseConfig
      */
     public boolean storeEnabled()
     {
-        final String text = string("store.enabled", "true");
-        if (!text.equals("true") && !text.equals("false"))
+        return parseBoolean("store.enabled", string("store.enabled", "true"));
+    }
+
+    /**
+     * @return the value of a true/false key.
+     * @throws ConfigException naming the key when the text is neither.
+     */
+    static boolean parseBoolean(final String key, final String text)
+    {
+        final String value = text.trim();
+        if (!value.equals("true") && !value.equals("false"))
         {
-            throw new ConfigException("configuration key 'store.enabled': expected true or false, got '" + text + "'");
+            throw new ConfigException("configuration key '" + key + "': expected true or false, got '" + text + "'");
         }
-        return text.equals("true");
+        return value.equals("true");
     }
 
     /**

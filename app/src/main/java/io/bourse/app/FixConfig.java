@@ -46,13 +46,7 @@ final class FixConfig
 
     boolean enabled()
     {
-        final String text = values.getOrDefault("fix.enabled", "true").trim();
-        if (!text.equals("true") && !text.equals("false"))
-        {
-            throw new BourseConfig.ConfigException(
-                "configuration key 'fix.enabled': expected true or false, got '" + text + "'");
-        }
-        return text.equals("true");
+        return BourseConfig.parseBoolean("fix.enabled", values.getOrDefault("fix.enabled", "true"));
     }
 
     /**

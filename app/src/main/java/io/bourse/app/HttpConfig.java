@@ -16,12 +16,15 @@ final class HttpConfig
 {
     private final Map<String, String> values;
     private final long agentYieldWindowNs;
+    private final boolean rejectReplays;
     private final List<ApiKey> keys = new ArrayList<>();
 
     HttpConfig(final BourseConfig config)
     {
         this.values = config.section("http.");
         this.agentYieldWindowNs = config.agentYieldWindowNs();
+        this.rejectReplays = BourseConfig.parseBoolean(
+            "http.auth.reject.replays", values.getOrDefault("http.auth.reject.replays", "true"));
         final Map<String, String[]> byKey = new TreeMap<>();
         values.forEach((name, value) ->
         {
@@ -47,12 +50,7 @@ final class HttpConfig
                 throw new BourseConfig.ConfigException("configuration key '" + prefix + "secret': every API key needs a " +
                     "secret of at least 8 characters");
             }
-            final boolean admin = "true".equals(fields[2]);
-            if (fields[2] != null && !admin && !"false".equals(fields[2]))
-            {
-                throw new BourseConfig.ConfigException("configuration key '" + prefix + "admin': expected true or false, got '" +
-                    fields[2] + "'");
-            }
+            final boolean admin = fields[2] != null && BourseConfig.parseBoolean(prefix + "admin", fields[2]);
             if (admin == (fields[1] != null))
             {
                 throw new BourseConfig.ConfigException("API key '" + key + "': set either " + prefix + "account (a trading key) " +
@@ -98,6 +96,7 @@ final class HttpConfig
             .agentYieldWindowNs(agentYieldWindowNs)
             .apiKeys(keys)
             .authWindowMs(longValue("http.auth.window.ms", 5_000, 1, 3_600_000))
+            .rejectReplays(rejectReplays)
             .rateLimit(longValue("http.rate.limit.per.second", 50, 1, 10_000_000),
                 longValue("http.rate.limit.burst", 100, 1, 10_000_000));
     }

@@ -32,6 +32,10 @@ class HttpConfigTest
             Map.of("http.key.k.secret", "long-enough", "http.key.k.account", "1", "http.key.k.admin", "true"));
         assertRefused("configuration key 'http.key.k.account': expected an integer from 1 to 9223372036854775807, got '0'",
             Map.of("http.key.k.secret", "long-enough", "http.key.k.account", "0"));
+        assertRefused("configuration key 'http.auth.reject.replays': expected true or false, got 'maybe'",
+            Map.of("http.auth.reject.replays", "maybe"));
+        assertRefused("configuration key 'http.key.k.admin': expected true or false, got 'yes'",
+            Map.of("http.key.k.secret", "long-enough", "http.key.k.admin", "yes"));
         final BourseConfig.ConfigException unknown = assertThrows(BourseConfig.ConfigException.class,
             () -> BourseConfig.load(null, Map.of("http.colour", "red")));
         assertEquals("unknown configuration key 'http.colour' (see config/bourse.properties for the keys)", unknown.getMessage());

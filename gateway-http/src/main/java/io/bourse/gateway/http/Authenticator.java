@@ -2,6 +2,7 @@ package io.bourse.gateway.http;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -9,35 +10,58 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Checks signed requests: {@code X-Bourse-Key}, {@code X-Bourse-Timestamp} (Unix milliseconds) and
  * {@code X-Bourse-Signature}, the lower-case hex HMAC-SHA256, under the key's secret, of
  * {@code timestamp + method + pathWithQuery + body}. A timestamp further than the window from the server's clock
- * is refused, which bounds how long a captured request can be replayed.
+ * is refused, which bounds how long a captured request can be replayed; within the window, a request that acts
+ * (anything but GET and HEAD, and a WebSocket's authentication) is accepted once: its signature is remembered until its
+ * timestamp leaves the window, and the same signed request again is refused. Reads may repeat: a client polling the
+ * same resource twice in a millisecond signs the same bytes, and reading again changes nothing.
  */
 final class Authenticator
 {
+    /**
+     * How often the remembered signatures are swept of those whose timestamp has left the window.
+     */
+    private static final long SWEEP_INTERVAL_MS = 1_000;
+
     private final Map<String, ApiKey> keys = new HashMap<>();
     private final long windowMs;
+    private final boolean rejectReplays;
     private final ThreadLocal<Map<String, Mac>> macs = ThreadLocal.withInitial(HashMap::new);
+    /**
+     * Signatures of accepted single-use requests, each with the time after which its timestamp is stale anyway. Bounded
+     * by the rate limit: at most the keys' requests of two windows.
+     */
+    private final ConcurrentHashMap<ByteBuffer, Long> accepted = new ConcurrentHashMap<>();
+    private final AtomicLong nextSweepMs = new AtomicLong();
 
-    Authenticator(final List<ApiKey> keys, final long windowMs)
+    /**
+     * @param rejectReplays whether a single-use request is refused when it comes again within the window; off only
+     *                      for load generators that replay pre-signed requests.
+     */
+    Authenticator(final List<ApiKey> keys, final long windowMs, final boolean rejectReplays)
     {
         for (final ApiKey key : keys)
         {
             this.keys.put(key.key(), key);
         }
         this.windowMs = windowMs;
+        this.rejectReplays = rejectReplays;
     }
 
     /**
+     * @param singleUse whether the request acts (is accepted once) rather than reads.
      * @return the key that signed the request.
      * @throws ApiException 401 naming what is wrong.
      */
     ApiKey authenticate(
         final String key, final String timestamp, final String signature, final String method,
-        final String pathWithQuery, final byte[] body, final long nowMs)
+        final String pathWithQuery, final byte[] body, final boolean singleUse, final long nowMs)
     {
         if (key == null || timestamp == null || signature == null)
         {
@@ -79,7 +103,43 @@ final class Authenticator
             throw new ApiException(401, "INVALID_SIGNATURE",
                 "signature does not match HMAC-SHA256(secret, timestamp + method + path + body)", null);
         }
+        if (singleUse && rejectReplays)
+        {
+            sweepAt(nowMs);
+            if (accepted.putIfAbsent(ByteBuffer.wrap(expected), timestampMs + windowMs) != null)
+            {
+                throw new ApiException(401, "REPLAYED_REQUEST", "the same signed request was already accepted " +
+                    "within the auth window: a new request needs a new timestamp or another body (its own clientOrderId)",
+                    null);
+            }
+        }
         return apiKey;
+    }
+
+    /**
+     * @return whether a request with this method acts, and so is accepted once.
+     */
+    static boolean isSingleUse(final String method)
+    {
+        return !method.equals("GET") && !method.equals("HEAD");
+    }
+
+    /**
+     * @return signatures of single-use requests remembered now.
+     */
+    int rememberedCount()
+    {
+        return accepted.size();
+    }
+
+    private void sweepAt(final long nowMs)
+    {
+        final long due = nextSweepMs.get();
+        if (nowMs >= due && nextSweepMs.compareAndSet(due, nowMs + SWEEP_INTERVAL_MS))
+        {
+            // A remembered signature whose timestamp has left the window is refused as stale before it is looked up.
+            accepted.values().removeIf(staleAfterMs -> staleAfterMs < nowMs);
+        }
     }
 
     private byte[] sign(

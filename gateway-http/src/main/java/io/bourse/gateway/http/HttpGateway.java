@@ -58,6 +58,7 @@ public final class HttpGateway implements AutoCloseable
         private int eventLoops = 1;
         private List<ApiKey> apiKeys = List.of();
         private long authWindowMs = 5_000;
+        private boolean rejectReplays = true;
         private double rateLimitPerSecond = 50;
         private double rateLimitBurst = 100;
         private int maxBodyBytes = 16 * 1024;
@@ -104,6 +105,16 @@ public final class HttpGateway implements AutoCloseable
         public Context authWindowMs(final long authWindowMs)
         {
             this.authWindowMs = authWindowMs;
+            return this;
+        }
+
+        /**
+         * Whether a signed request that acts (POST, PUT, DELETE; a WebSocket's authentication) is refused when it comes
+         * again within the auth window (default true). Off only for load generators that replay pre-signed requests.
+         */
+        public Context rejectReplays(final boolean rejectReplays)
+        {
+            this.rejectReplays = rejectReplays;
             return this;
         }
 
@@ -225,7 +236,7 @@ public final class HttpGateway implements AutoCloseable
     private HttpGateway(final Context context)
     {
         this.context = context;
-        this.authenticator = new Authenticator(context.apiKeys, context.authWindowMs);
+        this.authenticator = new Authenticator(context.apiKeys, context.authWindowMs, context.rejectReplays);
         this.rateLimiter = new RateLimiter(context.rateLimitPerSecond, context.rateLimitBurst);
         this.agent = new GatewayAgent(context.clientContext, metrics, context.queueCapacity,
             TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs));
@@ -1294,7 +1305,8 @@ public final class HttpGateway implements AutoCloseable
         {
             ex.key = authenticator.authenticate(request.getHeader("X-Bourse-Key"),
                 request.getHeader("X-Bourse-Timestamp"), request.getHeader("X-Bourse-Signature"),
-                request.method().name(), request.uri(), ex.body, System.currentTimeMillis());
+                request.method().name(), request.uri(), ex.body, Authenticator.isSingleUse(request.method().name()),
+                System.currentTimeMillis());
         }
         catch (final ApiException failure)
         {
@@ -1600,7 +1612,7 @@ public final class HttpGateway implements AutoCloseable
                 {
                     final ApiKey key = authenticator.authenticate(Requests.string(message, "key", true),
                         Requests.string(message, "timestamp", true), Requests.string(message, "signature", true),
-                        "GET", "/ws", new byte[0], System.currentTimeMillis());
+                        "GET", "/ws", new byte[0], true, System.currentTimeMillis());
                     if (key.admin())
                     {
                         throw new ApiException(403, "FORBIDDEN", "admin keys have no private channels", null);

@@ -297,6 +297,23 @@ class RestApiTest
     }
 
     @Test
+    void aSignedRequestThatActsIsAcceptedOnceWhileReadsMayRepeat()
+    {
+        final long timestamp = System.currentTimeMillis();
+        final String body = "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"type\":\"LIMIT\",\"price\":\"70.00\"," +
+            "\"quantity\":\"1\"}";
+        expect(200, harness.call(CAROL.key(), CAROL.secret(), timestamp, "POST", "/api/v1/orders", body));
+        expectProblem(401, "REPLAYED_REQUEST", null,
+            harness.call(CAROL.key(), CAROL.secret(), timestamp, "POST", "/api/v1/orders", body));
+
+        final String path = "/api/v1/orders?symbol=BTC-USD";
+        expect(200, harness.call(CAROL.key(), CAROL.secret(), timestamp, "GET", path, null));
+        final JsonNode open = expect(200, harness.call(CAROL.key(), CAROL.secret(), timestamp, "GET", path, null)).json();
+        assertEquals(1, open.size(), "the replayed placement placed nothing: " + open);
+        assertEquals("70.00", open.get(0).get("price").asText());
+    }
+
+    @Test
     void anAccountCannotSeeOrCancelAnotherAccountsOrder()
     {
         final String orderId = expect(200, harness.placeLimit(ALICE, "BUY", "50.00", "1", "mine")).str("orderId");

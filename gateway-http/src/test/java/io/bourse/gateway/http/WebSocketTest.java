@@ -208,6 +208,23 @@ class WebSocketTest
     }
 
     @Test
+    void aReplayedAuthenticationIsRefused()
+    {
+        try (Client first = new Client(harness.baseUrl()); Client second = new Client(harness.baseUrl()))
+        {
+            final String timestamp = Long.toString(System.currentTimeMillis());
+            final String auth = "{\"op\":\"auth\",\"key\":\"" + ALICE.key() + "\",\"timestamp\":\"" + timestamp +
+                "\",\"signature\":\"" + Authenticator.signature(ALICE.secret(), timestamp, "GET", "/ws", new byte[0]) + "\"}";
+            first.send(auth);
+            assertEquals("1", first.next("authenticated").get("accountId").asText());
+            second.send(auth);
+            assertEquals("REPLAYED_REQUEST", second.next("error").get("code").asText());
+            second.send("{\"op\":\"subscribe\",\"channel\":\"orders\"}");
+            assertEquals("NOT_AUTHENTICATED", second.next("error").get("code").asText());
+        }
+    }
+
+    @Test
     void tradesTickerAndPrivateChannels()
     {
         try (Client alice = new Client(harness.baseUrl()); Client watcher = new Client(harness.baseUrl()))
