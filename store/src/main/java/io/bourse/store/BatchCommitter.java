@@ -40,6 +40,10 @@ final class BatchCommitter implements AutoCloseable
     private final PreparedStatement updateFence;
     private final PreparedStatement deleteSnapshot;
     private final PreparedStatement insertSnapshot;
+    /**
+     * SQLite: switches the durability of the next commit (null on PostgreSQL, whose commits are durable).
+     */
+    private final Statement sqlitePragma;
 
     private static final String NEW_ORDER_COLUMNS = "order_id, account_id, client_order_id, instrument_id, side, " +
         "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
@@ -82,6 +86,7 @@ final class BatchCommitter implements AutoCloseable
             orderFillRows = new ArrayRows(6, true);
             orderTermsRows = new ArrayRows(8, true);
             balanceRows = new ArrayRows(5, false);
+            sqlitePragma = null;
         }
         else
         {
@@ -97,6 +102,7 @@ final class BatchCommitter implements AutoCloseable
             orderFillRows = null;
             orderTermsRows = null;
             balanceRows = null;
+            sqlitePragma = connection.createStatement();
         }
         updateFence = connection.prepareStatement("UPDATE store_fence SET log_position = ?, timestamp_ns = ?, " +
             "snapshot_log_position = ?, next_order_event_id = ?, next_ledger_entry_id = ?, next_transfer_id = ? " +
@@ -123,10 +129,18 @@ final class BatchCommitter implements AutoCloseable
     }
 
     /**
-     * Write the batch, its fence and its snapshot if it has one, in one transaction; rolled back on failure.
+     * Write the batch, its fence and its snapshot if it has one, in one transaction; rolled back on failure. A batch
+     * with a snapshot is committed durably even on SQLite (whose other commits survive a crash of the process but may be
+     * lost with the machine's power): once it returns, the node's journal may be purged up to that snapshot, and a
+     * commit lost after that would leave the store needing log that is gone.
      */
     void commit(final HistoryBatch batch) throws SQLException
     {
+        final boolean durable = sqlitePragma != null && batch.engineSnapshot != null;
+        if (durable)
+        {
+            sqliteSynchronous("FULL");
+        }
         try
         {
             flushOrders(batch);
@@ -182,9 +196,25 @@ final class BatchCommitter implements AutoCloseable
         finally
         {
             newOrderRows.clear();
+            if (durable)
+            {
+                sqliteSynchronous("NORMAL");
+            }
         }
         rowsWritten += batch.rows;
         tradesWritten += batch.tradeCount;
+    }
+
+    /**
+     * Set SQLite's {@code synchronous} for the commits that follow: FULL syncs the write-ahead log at each commit,
+     * NORMAL (the store's setting, see {@link StoreDatabase}) only at checkpoints. SQLite refuses the change inside a
+     * transaction, and the driver opens the next one at each commit, so it is made between two.
+     */
+    private void sqliteSynchronous(final String level) throws SQLException
+    {
+        connection.setAutoCommit(true);
+        sqlitePragma.execute("PRAGMA synchronous = " + level);
+        connection.setAutoCommit(false);
     }
 
     private void flushOrders(final HistoryBatch batch) throws SQLException
@@ -288,6 +318,10 @@ final class BatchCommitter implements AutoCloseable
                 updateOrderFill, updateOrderTerms, upsertBalance, updateFence, deleteSnapshot, insertSnapshot))
             {
                 statement.close();
+            }
+            if (sqlitePragma != null)
+            {
+                sqlitePragma.close();
             }
         }
         catch (final SQLException ex)

@@ -100,7 +100,8 @@ public final class StoreDatabase implements AutoCloseable
             url = "jdbc:sqlite:" + sqliteFile.getPath();
             properties.setProperty("journal_mode", "WAL");
             // WAL with synchronous=NORMAL is durable against a crash of the process, which is the failure the fence
-            // protects against; a power loss may lose the last commits, which the store then writes again.
+            // protects against; a power loss may lose the last commits, which the store then writes again from the
+            // journal. A commit carrying a snapshot, after which the journal may be purged, is synced (BatchCommitter).
             properties.setProperty("synchronous", "NORMAL");
             properties.setProperty("busy_timeout", "10000");
             // The indexes of a growing history outgrow SQLite's 2 MB default page cache within seconds of ingest; a
