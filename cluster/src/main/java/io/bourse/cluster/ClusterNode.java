@@ -568,10 +568,12 @@ public final class ClusterNode implements AutoCloseable
             final long lengthBytes, final long snapshotTimeNs, final long durationNs, final int openOrders)
         {
             final double seconds = durationNs / 1e9;
-            final long ageMs = (System.currentTimeMillis() * 1_000_000L - snapshotTimeNs) / 1_000_000L;
+            // The engine's time is that of the last command it applied: none yet in a snapshot of an empty log.
+            final String age = snapshotTimeNs == 0 ? "no commands" :
+                String.format("age %,d ms", (System.currentTimeMillis() * 1_000_000L - snapshotTimeNs) / 1_000_000L);
             context.log().printf(
-                "bourse node %d: loaded snapshot: %,d bytes, %,d open orders, age %,d ms, in %.3f s (%.1f MB/s)%n",
-                context.memberId(), lengthBytes, openOrders, ageMs, seconds, lengthBytes / 1e6 / Math.max(seconds, 1e-9));
+                "bourse node %d: loaded snapshot: %,d bytes, %,d open orders, %s, in %.3f s (%.1f MB/s)%n",
+                context.memberId(), lengthBytes, openOrders, age, seconds, lengthBytes / 1e6 / Math.max(seconds, 1e-9));
         }
 
         public void onLogReplayed(final long commands, final long bytes, final long durationNs)
