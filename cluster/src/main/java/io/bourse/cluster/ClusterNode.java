@@ -11,11 +11,13 @@ import io.aeron.cluster.NanosecondClusterClock;
 import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusterCounters;
 import io.aeron.cluster.service.ClusterMarkFile;
+import io.aeron.cluster.service.ClusterTerminationException;
 import io.aeron.cluster.service.ClusteredServiceContainer;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.bourse.cluster.client.ExchangeClient;
 import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
@@ -356,6 +358,7 @@ public final class ClusterNode implements AutoCloseable
             .segmentFileLength(context.segmentFileLength())
             .threadingMode(ArchiveThreadingMode.SHARED)
             .idleStrategySupplier(idle)
+            .errorHandler(componentErrors("archive"))
             .archiveClientContext(new AeronArchive.Context()
                 .aeronDirectoryName(aeronDir)
                 .controlResponseChannel("aeron:udp?endpoint=" + host + ":0")));
@@ -380,6 +383,7 @@ public final class ClusterNode implements AutoCloseable
             .replicationChannel("aeron:udp?endpoint=" + host + ":0")
             .archiveContext(archiveClient.clone())
             .idleStrategySupplier(idle)
+            .errorHandler(componentErrors("consensus module"))
             .terminationHook(terminated::countDown));
 
         service = new ExchangeService(context.historyCapacityBytes(), new NodeServiceListener());
@@ -390,6 +394,7 @@ public final class ClusterNode implements AutoCloseable
             .clusteredService(service)
             .archiveContext(archiveClient.clone())
             .idleStrategySupplier(idle)
+            .errorHandler(componentErrors("service"))
             .terminationHook(terminated::countDown));
 
         aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDir));
@@ -511,6 +516,22 @@ public final class ClusterNode implements AutoCloseable
     {
         final AtomicCounter toggle = ClusterControl.findControlToggle(aeron.countersReader(), 0);
         return toggle != null && state.toggle(toggle);
+    }
+
+    /**
+     * Errors of an Aeron component, printed to the node's log as well as kept in the component's mark file (where
+     * {@code ClusterTool errors} reads them): a recovery that stops on an error says so where the operator looks.
+     */
+    private ErrorHandler componentErrors(final String component)
+    {
+        return error ->
+        {
+            // Aeron reports its own orderly shutdown as an error too.
+            if (!(error instanceof ClusterTerminationException termination && termination.isExpected()))
+            {
+                context.log().printf("bourse node %d: %s error: %s%n", context.memberId(), component, error);
+            }
+        };
     }
 
     private void onMaintenanceError(final Throwable error)

@@ -1,5 +1,7 @@
 package io.bourse.cluster;
 
+import io.aeron.archive.ArchiveTool;
+import io.aeron.cluster.ClusterTool;
 import io.aeron.cluster.service.Cluster;
 
 import java.io.BufferedReader;
@@ -44,7 +46,19 @@ public final class NodeProcess
         {
             if (System.nanoTime() > deadlineNs)
             {
-                out.println("node did not become leader within 60 s");
+                out.println("node did not become leader within 60 s; its threads:");
+                // What recovery is waiting for: the consensus module's and the service's stacks say where it stopped.
+                Thread.getAllStackTraces().forEach((thread, stack) ->
+                {
+                    out.println("  thread " + thread.getName() + " (" + thread.getState() + ")");
+                    for (final StackTraceElement frame : stack)
+                    {
+                        out.println("    at " + frame);
+                    }
+                });
+                out.println("the cluster components' error logs:");
+                ClusterTool.errors(out, node.context().clusterDir());
+                ArchiveTool.printErrors(out, node.context().archiveDir());
                 node.abort();
                 System.exit(1);
             }
