@@ -144,6 +144,7 @@ public final class ExchangeService implements ClusteredService
         if (loaded != null)
         {
             loadState(loaded);
+            serviceSnapshot.expectLength(loaded.lengthBytes());
             serviceListener.onSnapshotLoaded(
                 loaded.lengthBytes(), engine.lastTimestampNs(), System.nanoTime() - loadStartNs, engine.openOrderCount());
         }

@@ -38,6 +38,8 @@ final class ServiceSnapshot
 {
     static final int FORMAT_VERSION = 1;
     private static final int CHUNK_BYTES = 256 * 1024;
+    private static final int MIN_LENGTH_HINT_BYTES = 1024 * 1024;
+    private static final int MAX_LENGTH_HINT_BYTES = ExpandableDirectByteBuffer.MAX_BUFFER_LENGTH;
 
     /**
      * A snapshot read back: the payload and where its parts are.
@@ -59,6 +61,22 @@ final class ServiceSnapshot
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
 
     /**
+     * Capacity of the next snapshot's buffer. A large book's snapshot grown from a small buffer in steps of half again
+     * holds the last two steps at once (and, until a collection, the earlier ones): near the direct memory limit that
+     * fails where one buffer of the expected size fits.
+     */
+    private int lengthHintBytes = MIN_LENGTH_HINT_BYTES;
+
+    /**
+     * Size the next snapshot's buffer for about this many bytes (a quarter more, for the book's growth meanwhile).
+     */
+    void expectLength(final long lengthBytes)
+    {
+        lengthHintBytes =
+            (int)Math.min(MAX_LENGTH_HINT_BYTES, Math.max(MIN_LENGTH_HINT_BYTES, lengthBytes + (lengthBytes >> 2)));
+    }
+
+    /**
      * @return the number of payload bytes written.
      */
     long write(
@@ -69,7 +87,7 @@ final class ServiceSnapshot
         final EventHistory history,
         final Engine engine)
     {
-        final ExpandableDirectByteBuffer payload = new ExpandableDirectByteBuffer(1024 * 1024);
+        final ExpandableDirectByteBuffer payload = new ExpandableDirectByteBuffer(lengthHintBytes);
         final long[] clientIds = lastRequestSequenceByClient.keySet().stream().mapToLong(Long::longValue).toArray();
         Arrays.sort(clientIds);
 
@@ -102,6 +120,7 @@ final class ServiceSnapshot
             .droppedUpToLogPosition(history.droppedUpToLogPosition());
 
         final int totalLength = position[0] + engine.writeSnapshot(payload, position[0]);
+        expectLength(totalLength);
         final CRC32C crc = new CRC32C();
         crc.update(payload.byteBuffer().duplicate().position(0).limit(totalLength));
 

@@ -414,8 +414,10 @@ class CrashRecoveryTest
         {
             final String java = ProcessHandle.current().info().command()
                 .orElse(System.getProperty("java.home") + "/bin/java");
+            // Rounds add about 30,000 open orders each: past 30 rounds a million of them, whose snapshot (~100 MB, in
+            // direct memory, limited to the heap's size) and book no longer fit in 256 MB together.
             final ProcessBuilder builder = new ProcessBuilder(
-                java, "-Xms256m", "-Xmx256m", "-XX:+UseSerialGC",
+                java, "-Xms512m", "-Xmx512m", "-XX:+UseSerialGC",
                 "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"),
                 NodeProcess.class.getName(), dataDir.getPath(), Integer.toString(portBase), aeronDir)
