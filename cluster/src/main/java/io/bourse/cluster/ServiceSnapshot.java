@@ -23,6 +23,7 @@ import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.collections.IntArrayList;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.Arrays;
 import java.util.zip.CRC32C;
@@ -39,6 +40,7 @@ final class ServiceSnapshot
     static final int FORMAT_VERSION = 1;
     private static final int CHUNK_BYTES = 256 * 1024;
     private static final int MIN_LENGTH_HINT_BYTES = 1024 * 1024;
+    private static final UnsafeBuffer RELEASED = new UnsafeBuffer(new byte[MessageHeaderDecoder.ENCODED_LENGTH]);
     private static final int MAX_LENGTH_HINT_BYTES = ExpandableDirectByteBuffer.MAX_BUFFER_LENGTH;
 
     /**
@@ -220,8 +222,11 @@ final class ServiceSnapshot
             position = historyDecoder.limit();
         }
 
-        return new Loaded(payload, totalLength, begin.nextBatchSequence(), begin.droppedUpToLogPosition(), clients,
-            historyOffsets, historyLengths, position, totalLength - position);
+        final Loaded loaded = new Loaded(payload, totalLength, begin.nextBatchSequence(),
+            begin.droppedUpToLogPosition(), clients, historyOffsets, historyLengths, position, totalLength - position);
+        // The Loaded holds the payload for as long as its user needs it; this long-lived decoder must not.
+        headerDecoder.wrap(RELEASED, 0);
+        return loaded;
     }
 
     private static void offer(

@@ -24,6 +24,7 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.LongHashSet;
 
 import java.util.Arrays;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Writes an engine's whole state as a sequence of SBE snapshot records and loads it back.
@@ -36,6 +37,12 @@ final class SnapshotCodec
 {
     static final int FORMAT_VERSION = 1;
     private static final int TRANSACTION_IDS_PER_RECORD = 8192;
+
+    /**
+     * What the flyweight fields are left wrapping after a snapshot is written or read: a field still wrapping the
+     * snapshot's buffer would keep that buffer (a hundred MB for a million orders) from being freed.
+     */
+    private static final UnsafeBuffer RELEASED = new UnsafeBuffer(new byte[MessageHeaderEncoder.ENCODED_LENGTH]);
 
     private final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
@@ -180,6 +187,7 @@ final class SnapshotCodec
             .stateHash(engine.stateHash())
             .recordCount(records);
         position += MessageHeaderEncoder.ENCODED_LENGTH + end.encodedLength();
+        headerEncoder.wrap(RELEASED, 0);
         return position - offset;
     }
 
@@ -194,6 +202,11 @@ final class SnapshotCodec
             // The SBE decoders reject invalid enum values and the buffer reads past its end by throwing these:
             // report them as the corrupt snapshot they are, like every other snapshot problem.
             throw new IllegalStateException("snapshot corrupt: " + ex.getMessage(), ex);
+        }
+        finally
+        {
+            headerDecoder.wrap(RELEASED, 0);
+            orderDecoder.wrap(RELEASED, 0, 0, 0);
         }
     }
 
