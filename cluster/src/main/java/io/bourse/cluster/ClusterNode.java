@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -50,6 +51,10 @@ public final class ClusterNode implements AutoCloseable
      * The archive's control channel for clients sharing the node's media driver (such as the post-trade store).
      */
     public static final String ARCHIVE_LOCAL_CONTROL_CHANNEL = "aeron:ipc?term-length=256k";
+    /**
+     * The exit code of a node that halts because one of its threads died of an {@link Error}.
+     */
+    public static final int FATAL_EXIT_CODE = 70;
     static final int INGRESS_PORT_OFFSET = 0;
     static final int CONSENSUS_PORT_OFFSET = 1;
     static final int LOG_PORT_OFFSET = 2;
@@ -73,6 +78,7 @@ public final class ClusterNode implements AutoCloseable
         private int logTermLength = 16 * 1024 * 1024;
         private int segmentFileLength = 64 * 1024 * 1024;
         private PrintStream log = System.out;
+        private Consumer<Throwable> onFatalError = error -> Runtime.getRuntime().halt(FATAL_EXIT_CODE);
         private long agentYieldWindowNs;
 
         public Context dataDir(final File dataDir)
@@ -249,6 +255,23 @@ public final class ClusterNode implements AutoCloseable
         }
 
         /**
+         * What the node does when one of its components' threads dies of an {@link Error} (out of memory, a stack
+         * overflow): the node can no longer make progress, and waiting would only leave clients hanging. The default
+         * halts the JVM with {@link #FATAL_EXIT_CODE} at once, as a crash would, so that a supervisor restarts the
+         * node and recovery rebuilds its state from the journal.
+         */
+        public Context onFatalError(final Consumer<Throwable> onFatalError)
+        {
+            this.onFatalError = onFatalError;
+            return this;
+        }
+
+        public Consumer<Throwable> onFatalError()
+        {
+            return onFatalError;
+        }
+
+        /**
          * @return the members in Aeron Cluster's format.
          */
         public String clusterMembers()
@@ -332,75 +355,97 @@ public final class ClusterNode implements AutoCloseable
         removeStaleMarkFiles(context);
 
         final String aeronDir = context.aeronDirectoryName();
-        final String host = context.memberHosts().get(context.memberId());
-        final int base = context.portBase() + context.memberId() * PORTS_PER_MEMBER;
         final Supplier<IdleStrategy> idle = () -> new NodeIdleStrategy(context.agentYieldWindowNs());
-
-        mediaDriver = MediaDriver.launch(new MediaDriver.Context()
-            .aeronDirectoryName(aeronDir)
-            .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(idle.get())
-            .termBufferSparseFile(true)
-            .publicationTermBufferLength(4 * 1024 * 1024)
-            .ipcTermBufferLength(8 * 1024 * 1024)
-            .dirDeleteOnStart(true)
-            .dirDeleteOnShutdown(true));
-
-        final String localControlChannel = ARCHIVE_LOCAL_CONTROL_CHANNEL;
-        archive = Archive.launch(new Archive.Context()
-            .aeronDirectoryName(aeronDir)
-            .archiveDir(context.archiveDir())
-            .archiveId(context.memberId())
-            .controlChannel("aeron:udp?endpoint=" + host + ":" + (base + ARCHIVE_CONTROL_PORT_OFFSET))
-            .localControlChannel(localControlChannel)
-            .replicationChannel("aeron:udp?endpoint=" + host + ":0")
-            .recordingEventsEnabled(false)
-            .segmentFileLength(context.segmentFileLength())
-            .threadingMode(ArchiveThreadingMode.SHARED)
-            .idleStrategySupplier(idle)
-            .errorHandler(componentErrors("archive"))
-            .archiveClientContext(new AeronArchive.Context()
-                .aeronDirectoryName(aeronDir)
-                .controlResponseChannel("aeron:udp?endpoint=" + host + ":0")));
-
         final AeronArchive.Context archiveClient = new AeronArchive.Context()
             .aeronDirectoryName(aeronDir)
-            .controlRequestChannel(localControlChannel)
-            .controlResponseChannel(localControlChannel);
+            .controlRequestChannel(ARCHIVE_LOCAL_CONTROL_CHANNEL)
+            .controlResponseChannel(ARCHIVE_LOCAL_CONTROL_CHANNEL);
 
-        final SnapshotPreflight.Checked checkedSnapshot = preflight(archiveClient);
+        // Fields are set only once every component has started; until then a failure closes what did start, so a
+        // node that cannot start leaves no threads behind (a process whose main throws then exits).
+        MediaDriver startedDriver = null;
+        Archive startedArchive = null;
+        ConsensusModule startedConsensusModule = null;
+        ClusteredServiceContainer startedContainer = null;
+        Aeron startedAeron = null;
+        AgentRunner startedMaintenance = null;
+        try
+        {
+            startedDriver = launchDriver(context, idle);
+            try
+            {
+                startedArchive = Archive.launch(archiveContext(context, idle));
+            }
+            catch (final RuntimeException ex)
+            {
+                if (!TornWriteRepair.isTornWrite(ex))
+                {
+                    throw ex;
+                }
+                // The refused start left its client's counters in the driver, which would refuse the next one: the
+                // driver starts afresh too, once the journal is repaired.
+                startedDriver.close();
+                startedDriver = null;
+                context.log().printf("bourse node %d: %s%n", context.memberId(),
+                    ex.getMessage().lines().findFirst().orElse(""));
+                TornWriteRepair.cutTornWrites(context.archiveDir(), context.log(), context.memberId());
+                startedDriver = launchDriver(context, idle);
+                startedArchive = Archive.launch(archiveContext(context, idle));
+            }
 
-        consensusModule = ConsensusModule.launch(new ConsensusModule.Context()
-            .aeronDirectoryName(aeronDir)
-            .clusterMemberId(context.memberId())
-            .clusterMembers(context.clusterMembers())
-            .clusterDir(context.clusterDir())
-            .clusterClock(new NanosecondClusterClock())
-            .ingressChannel("aeron:udp?term-length=4m")
-            .isIpcIngressAllowed(true)
-            .logChannel((context.memberHosts().size() == 1 ? "aeron:ipc?term-length=" : "aeron:udp?term-length=") +
-                context.logTermLength())
-            .replicationChannel("aeron:udp?endpoint=" + host + ":0")
-            .archiveContext(archiveClient.clone())
-            .idleStrategySupplier(idle)
-            .errorHandler(componentErrors("consensus module"))
-            .terminationHook(terminated::countDown));
+            final SnapshotPreflight.Checked checkedSnapshot;
+            try (AeronArchive preflightArchive = AeronArchive.connect(archiveClient.clone()))
+            {
+                checkedSnapshot = new SnapshotPreflight(context, preflightArchive).run();
+            }
 
-        service = new ExchangeService(context.historyCapacityBytes(), new NodeServiceListener());
-        service.useCheckedSnapshot(checkedSnapshot);
-        serviceContainer = ClusteredServiceContainer.launch(new ClusteredServiceContainer.Context()
-            .aeronDirectoryName(aeronDir)
-            .clusterDir(context.clusterDir())
-            .clusteredService(service)
-            .archiveContext(archiveClient.clone())
-            .idleStrategySupplier(idle)
-            .errorHandler(componentErrors("service"))
-            .terminationHook(terminated::countDown));
+            final String host = context.memberHosts().get(context.memberId());
+            startedConsensusModule = ConsensusModule.launch(new ConsensusModule.Context()
+                .aeronDirectoryName(aeronDir)
+                .clusterMemberId(context.memberId())
+                .clusterMembers(context.clusterMembers())
+                .clusterDir(context.clusterDir())
+                .clusterClock(new NanosecondClusterClock())
+                .ingressChannel("aeron:udp?term-length=4m")
+                .isIpcIngressAllowed(true)
+                .logChannel((context.memberHosts().size() == 1 ? "aeron:ipc?term-length=" : "aeron:udp?term-length=") +
+                    context.logTermLength())
+                .replicationChannel("aeron:udp?endpoint=" + host + ":0")
+                .archiveContext(archiveClient.clone())
+                .idleStrategySupplier(idle)
+                .errorHandler(componentErrors(context, "consensus module"))
+                .terminationHook(terminated::countDown));
 
-        aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDir));
-        maintenance = new JournalMaintenance(context, aeron, archiveClient.clone(), this);
-        maintenanceRunner = new AgentRunner(new SleepingMillisIdleStrategy(50), this::onMaintenanceError, null, maintenance);
-        AgentRunner.startOnThread(maintenanceRunner);
+            service = new ExchangeService(context.historyCapacityBytes(), new NodeServiceListener());
+            service.useCheckedSnapshot(checkedSnapshot);
+            startedContainer = ClusteredServiceContainer.launch(new ClusteredServiceContainer.Context()
+                .aeronDirectoryName(aeronDir)
+                .clusterDir(context.clusterDir())
+                .clusteredService(service)
+                .archiveContext(archiveClient.clone())
+                .idleStrategySupplier(idle)
+                .errorHandler(componentErrors(context, "service"))
+                .terminationHook(terminated::countDown));
+
+            startedAeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDir));
+            maintenance = new JournalMaintenance(context, startedAeron, archiveClient.clone(), this);
+            startedMaintenance = new AgentRunner(
+                new SleepingMillisIdleStrategy(50), componentErrors(context, "journal maintenance"), null, maintenance);
+            AgentRunner.startOnThread(startedMaintenance);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            CloseHelper.quietCloseAll(startedMaintenance, startedAeron, startedContainer, startedConsensusModule,
+                startedArchive, startedDriver, lock);
+            context.log().println("bourse node " + context.memberId() + ": cannot start: " + ex.getMessage());
+            throw ex;
+        }
+        mediaDriver = startedDriver;
+        archive = startedArchive;
+        consensusModule = startedConsensusModule;
+        serviceContainer = startedContainer;
+        aeron = startedAeron;
+        maintenanceRunner = startedMaintenance;
         context.log().printf("bourse node %d: data %s, members %s%n",
             context.memberId(), dataDir.getAbsolutePath(), context.clusterMembers());
     }
@@ -521,40 +566,67 @@ public final class ClusterNode implements AutoCloseable
     /**
      * Errors of an Aeron component, printed to the node's log as well as kept in the component's mark file (where
      * {@code ClusterTool errors} reads them): a recovery that stops on an error says so where the operator looks.
+     * An {@link Error} ends the component's thread (Agrona's agent runner rethrows it), so the node cannot go on:
+     * it is handed to {@link Context#onFatalError()}.
      */
-    private ErrorHandler componentErrors(final String component)
+    static ErrorHandler componentErrors(final Context context, final String component)
     {
         return error ->
         {
+            if (error instanceof Error)
+            {
+                context.log().printf("bourse node %d: %s thread died of %s; the node stops (restarted, it recovers " +
+                    "from its journal)%n", context.memberId(), component, error);
+                context.log().flush();
+                context.onFatalError().accept(error);
+            }
             // Aeron reports its own orderly shutdown as an error too.
-            if (!(error instanceof ClusterTerminationException termination && termination.isExpected()))
+            else if (!(error instanceof ClusterTerminationException termination && termination.isExpected()))
             {
                 context.log().printf("bourse node %d: %s error: %s%n", context.memberId(), component, error);
             }
         };
     }
 
-    private void onMaintenanceError(final Throwable error)
+    private static MediaDriver launchDriver(final Context context, final Supplier<IdleStrategy> idle)
     {
-        context.log().println("bourse node: journal maintenance error: " + error);
+        return MediaDriver.launch(new MediaDriver.Context()
+            .aeronDirectoryName(context.aeronDirectoryName())
+            .threadingMode(ThreadingMode.SHARED)
+            .sharedIdleStrategy(idle.get())
+            .termBufferSparseFile(true)
+            .publicationTermBufferLength(4 * 1024 * 1024)
+            .ipcTermBufferLength(8 * 1024 * 1024)
+            .dirDeleteOnStart(true)
+            .dirDeleteOnShutdown(true)
+            .errorHandler(componentErrors(context, "media driver")));
     }
 
     /**
-     * Check the snapshots recovery will use before the consensus module reads them; when the node cannot start,
-     * release what was started so far.
+     * The archive records with a checksum in every data fragment, by which a write torn by a crash is told from a
+     * whole one at the next start ({@link TornWriteRepair}).
      */
-    private SnapshotPreflight.Checked preflight(final AeronArchive.Context archiveClient)
+    private static Archive.Context archiveContext(final Context context, final Supplier<IdleStrategy> idle)
     {
-        try (AeronArchive preflightArchive = AeronArchive.connect(archiveClient.clone()))
-        {
-            return new SnapshotPreflight(context, preflightArchive).run();
-        }
-        catch (final RuntimeException ex)
-        {
-            CloseHelper.closeAll(archive, mediaDriver, lock);
-            context.log().println("bourse node " + context.memberId() + ": " + ex.getMessage());
-            throw ex;
-        }
+        final String aeronDir = context.aeronDirectoryName();
+        final String host = context.memberHosts().get(context.memberId());
+        final int base = context.portBase() + context.memberId() * PORTS_PER_MEMBER;
+        return new Archive.Context()
+            .aeronDirectoryName(aeronDir)
+            .archiveDir(context.archiveDir())
+            .archiveId(context.memberId())
+            .controlChannel("aeron:udp?endpoint=" + host + ":" + (base + ARCHIVE_CONTROL_PORT_OFFSET))
+            .localControlChannel(ARCHIVE_LOCAL_CONTROL_CHANNEL)
+            .replicationChannel("aeron:udp?endpoint=" + host + ":0")
+            .recordingEventsEnabled(false)
+            .segmentFileLength(context.segmentFileLength())
+            .recordChecksum(new RecordChecksum())
+            .threadingMode(ArchiveThreadingMode.SHARED)
+            .idleStrategySupplier(idle)
+            .errorHandler(componentErrors(context, "archive"))
+            .archiveClientContext(new AeronArchive.Context()
+                .aeronDirectoryName(aeronDir)
+                .controlResponseChannel("aeron:udp?endpoint=" + host + ":0"));
     }
 
     private static void removeStaleMarkFiles(final Context context)

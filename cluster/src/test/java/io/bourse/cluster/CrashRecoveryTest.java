@@ -1,5 +1,7 @@
 package io.bourse.cluster;
 
+import io.aeron.logbuffer.FrameDescriptor;
+import io.aeron.protocol.DataHeaderFlyweight;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.engine.CommandAdapter;
@@ -9,6 +11,7 @@ import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.TradingState;
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.IoUtil;
@@ -21,11 +24,16 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.io.RandomAccessFile;
 import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
@@ -35,6 +43,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -63,6 +72,7 @@ class CrashRecoveryTest
     private static final int USD = 2;
     private static final int BTC_USD = 1;
     private static final int ACCOUNTS = 20;
+    private static final int PAGE_SIZE = 4096;
 
     @Test
     void everyAcknowledgedCommandSurvivesKillMinus9()
@@ -77,26 +87,116 @@ class CrashRecoveryTest
         run(Math.max(20, Integer.getInteger("bourse.crash.rounds", 20)));
     }
 
+    /**
+     * A kill can stop the journal's {@code write} between two pages (see {@link TornWriteRepair}): here the write is
+     * torn by hand, as the kernel would tear it, after a kill that followed load. The node must start by itself,
+     * cut the torn fragment, and hold exactly the state it had before the kill.
+     */
+    @Test
+    void aJournalWriteTornByTheKillIsCutAtRestart() throws IOException
+    {
+        final long seed = Long.getLong("bourse.crash.seed", System.nanoTime());
+        System.out.println("CrashRecoveryTest: seed " + seed + " (rerun with -Dbourse.crash.seed=" + seed + ")");
+        final Scratch scratch = Scratch.create("bourse-torn-", seed);
+        final Workload workload = new Workload(new SplittableRandom(seed));
+        ChildNode child = null;
+        ExchangeClient client = null;
+        try
+        {
+            child = scratch.startNode();
+            client = scratch.connect(workload);
+            workload.setUp(client);
+            final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+            while (System.nanoTime() < endNs)
+            {
+                workload.sendAndPoll(client);
+            }
+            final ExchangeClient loadClient = client;
+            await("seed " + seed + ": every command answered", () ->
+            {
+                loadClient.doWork();
+                return workload.answeredUpTo == workload.sentCount();
+            });
+            final NodeState before = child.state(client.clientId());
+            child.kill();
+
+            final JournalFiles journal = new JournalFiles(scratch.dataDir());
+            final File[] segments = journal.segmentFiles(journal.logRecordingId());
+            final File lastSegment = segments[segments.length - 1];
+            assertFalse(TornWriteRepair.isLastFragmentTorn(lastSegment, 0),
+                "the archive recorded the last fragment with its checksum");
+            final long tornAt = tearWriteAfterLastFragment(lastSegment);
+            assertTrue(TornWriteRepair.isLastFragmentTorn(lastSegment, 0), "the torn fragment is recognised");
+
+            child = scratch.startNode();
+            assertTrue(child.hasPrinted("a write torn by the crash (never committed): cutting it"),
+                "seed " + seed + ": the node said it cut the torn write at offset " + tornAt);
+            final NodeState after = child.state(client.clientId());
+            assertEquals(before.lastRequestSequence(), after.lastRequestSequence(), "seed " + seed);
+            assertEquals(before.stateHash(), after.stateHash(), "seed " + seed + ": state after the restart");
+            child.stop();
+        }
+        finally
+        {
+            scratch.close(client, child);
+        }
+    }
+
+    /**
+     * After the segment's last fragment, write the first part of one more: a data frame that spans the next page
+     * boundary, with only the bytes before that boundary written, as a {@code write} the kernel stopped between
+     * two pages leaves it.
+     *
+     * @return the torn fragment's offset in the file.
+     */
+    private static long tearWriteAfterLastFragment(final File segment) throws IOException
+    {
+        try (RandomAccessFile file = new RandomAccessFile(segment, "rw"))
+        {
+            final ByteBuffer header = ByteBuffer.allocate(DataHeaderFlyweight.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            long offset = 0;
+            while (true)
+            {
+                file.seek(offset);
+                final int frameLength = Integer.reverseBytes(file.readInt());
+                if (frameLength <= 0)
+                {
+                    break;
+                }
+                offset += BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
+            }
+            final long pageEnd = (offset / PAGE_SIZE + 1) * PAGE_SIZE;
+            final int frameLength = (int)(pageEnd - offset) + 256;
+            header.putInt(DataHeaderFlyweight.FRAME_LENGTH_FIELD_OFFSET, frameLength)
+                .put(DataHeaderFlyweight.FLAGS_FIELD_OFFSET, (byte)DataHeaderFlyweight.BEGIN_AND_END_FLAGS)
+                .putShort(DataHeaderFlyweight.TYPE_FIELD_OFFSET, (short)DataHeaderFlyweight.HDR_TYPE_DATA);
+            final byte[] writtenPart = new byte[(int)(pageEnd - offset) - DataHeaderFlyweight.HEADER_LENGTH];
+            Arrays.fill(writtenPart, (byte)0x5A);
+            if (file.length() < pageEnd + PAGE_SIZE)
+            {
+                file.setLength(pageEnd + PAGE_SIZE);
+            }
+            file.seek(offset);
+            file.write(header.array());
+            file.write(writtenPart);
+            return offset;
+        }
+    }
+
     private static void run(final int rounds)
     {
         final long seed = Long.getLong("bourse.crash.seed", System.nanoTime());
         System.out.println("CrashRecoveryTest: seed " + seed + " (rerun with -Dbourse.crash.seed=" + seed + "), " +
             rounds + " rounds");
         final SplittableRandom random = new SplittableRandom(seed);
-        final Path baseDir = createTempDirectory();
-        final File dataDir = baseDir.resolve("node").toFile();
-        final String aeronDir = new File(new File("/dev/shm").isDirectory() ? "/dev/shm" : baseDir.toString(),
-            "bourse-crash-" + ProcessHandle.current().pid() + "-" + seed).getPath();
-        final int portBase = TestCluster.freePortBase(1);
+        final Scratch scratch = Scratch.create("bourse-crash-", seed);
         final Workload workload = new Workload(random);
         ChildNode child = null;
         ExchangeClient client = null;
         try
         {
-            child = ChildNode.start(dataDir, portBase, aeronDir);
-            client = new ExchangeClient(new ExchangeClient.Context()
-                .ingressEndpoints("0=localhost:" + portBase)
-                .listener(workload));
+            child = scratch.startNode();
+            client = scratch.connect(workload);
             workload.setUp(client);
             long recoveredPrefix = 0;
             for (int round = 1; round <= rounds; round++)
@@ -128,7 +228,7 @@ class CrashRecoveryTest
                 final long sent = workload.sentCount();
                 child.kill();
                 final long restartStartNs = System.nanoTime();
-                child = ChildNode.start(dataDir, portBase, aeronDir);
+                child = scratch.startNode();
                 final long restartMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartStartNs);
                 final NodeState recovered = child.state(client.clientId());
                 final long prefix = recovered.lastRequestSequence();
@@ -162,16 +262,7 @@ class CrashRecoveryTest
         }
         finally
         {
-            if (client != null)
-            {
-                client.close();
-            }
-            if (child != null)
-            {
-                child.kill();
-            }
-            IoUtil.delete(new File(aeronDir), true);
-            IoUtil.delete(baseDir.toFile(), true);
+            scratch.close(client, child);
         }
     }
 
@@ -199,15 +290,55 @@ class CrashRecoveryTest
         }
     }
 
-    private static Path createTempDirectory()
+    /**
+     * A test's scratch space: the node's data directory, its Aeron directory (in /dev/shm when there is one) and its
+     * ports.
+     */
+    private record Scratch(Path baseDir, File dataDir, String aeronDir, int portBase)
     {
-        try
+        static Scratch create(final String name, final long seed)
         {
-            return Files.createTempDirectory("bourse-crash-test");
+            final Path baseDir;
+            try
+            {
+                baseDir = Files.createTempDirectory("bourse-crash-test");
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            final String aeronDir = new File(new File("/dev/shm").isDirectory() ? "/dev/shm" : baseDir.toString(),
+                name + ProcessHandle.current().pid() + "-" + seed).getPath();
+            return new Scratch(baseDir, baseDir.resolve("node").toFile(), aeronDir, TestCluster.freePortBase(1));
         }
-        catch (final IOException ex)
+
+        ChildNode startNode()
         {
-            throw new IllegalStateException(ex);
+            return ChildNode.start(dataDir, portBase, aeronDir);
+        }
+
+        ExchangeClient connect(final ExchangeClientListener listener)
+        {
+            return new ExchangeClient(new ExchangeClient.Context()
+                .ingressEndpoints("0=localhost:" + portBase)
+                .listener(listener));
+        }
+
+        /**
+         * Close the client and kill the node if the test left them, then delete the directories.
+         */
+        void close(final ExchangeClient client, final ChildNode child)
+        {
+            if (client != null)
+            {
+                client.close();
+            }
+            if (child != null)
+            {
+                child.kill();
+            }
+            IoUtil.delete(new File(aeronDir), true);
+            IoUtil.delete(baseDir.toFile(), true);
         }
     }
 
@@ -384,6 +515,7 @@ class CrashRecoveryTest
         private final Process process;
         private final Writer stdin;
         private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        private final List<String> printed = Collections.synchronizedList(new ArrayList<>());
 
         private ChildNode(final Process process)
         {
@@ -399,6 +531,7 @@ class CrashRecoveryTest
                     {
                         System.out.println("[node pid " + process.pid() + "] " + line);
                         lines.add(line);
+                        printed.add(line);
                     }
                 }
                 catch (final IOException ignore)
@@ -441,6 +574,14 @@ class CrashRecoveryTest
                 throw ex;
             }
             return child;
+        }
+
+        boolean hasPrinted(final String part)
+        {
+            synchronized (printed)
+            {
+                return printed.stream().anyMatch(line -> line.contains(part));
+            }
         }
 
         NodeState state(final long clientId)

@@ -1,0 +1,60 @@
+package io.bourse.cluster;
+
+import io.aeron.cluster.service.ClusterTerminationException;
+import org.agrona.ErrorHandler;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What the node does with its components' errors: it prints them, stops on one that ended a component's thread, and
+ * keeps quiet about Aeron's report of an orderly shutdown.
+ */
+class ComponentErrorsTest
+{
+    private final ByteArrayOutputStream output = new ByteArrayOutputStream();
+    private final List<Throwable> fatal = new ArrayList<>();
+    private final ErrorHandler errors = ClusterNode.componentErrors(new ClusterNode.Context()
+        .memberId(2)
+        .log(new PrintStream(output, true, StandardCharsets.UTF_8))
+        .onFatalError(fatal::add), "service");
+
+    @Test
+    void anErrorThatEndsAThreadStopsTheNode()
+    {
+        final OutOfMemoryError error = new OutOfMemoryError("Cannot reserve 136048896 bytes of direct buffer memory");
+        errors.onError(error);
+        assertEquals(List.of(error), fatal);
+        assertTrue(log().contains("bourse node 2: service thread died of java.lang.OutOfMemoryError: Cannot reserve"),
+            log());
+    }
+
+    @Test
+    void anExceptionIsPrintedAndTheNodeGoesOn()
+    {
+        errors.onError(new IllegalStateException("a bad message"));
+        assertEquals(List.of(), fatal);
+        assertEquals("bourse node 2: service error: java.lang.IllegalStateException: a bad message",
+            log().strip());
+    }
+
+    @Test
+    void anOrderlyShutdownIsNotReported()
+    {
+        errors.onError(new ClusterTerminationException(true));
+        assertEquals(List.of(), fatal);
+        assertEquals("", log());
+    }
+
+    private String log()
+    {
+        return output.toString(StandardCharsets.UTF_8);
+    }
+}
