@@ -13,7 +13,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The idle strategy of every Bourse agent: spin briefly, optionally yield for a while, then park for growing
- * intervals, on a thread whose Linux timer slack is lowered to 1 ns the first time it idles.
+ * intervals, on a thread whose Linux timer slack is lowered to 1 ns and whose scheduler slice is shortened to 0.1 ms
+ * ({@link SchedulerSlice}) the first time it idles.
  * <p>
  * Why: on two cores a busy-spinning agent starves the others, so agents must park; but Linux rounds every timed
  * sleep of a normal thread up by its timer slack (50 µs by default), so a 1 µs park really lasts ~55 µs and each
@@ -182,6 +183,7 @@ public final class NodeIdleStrategy implements IdleStrategy
         {
             owner = Thread.currentThread();
             lowerTimerSlackOfCurrentThread();
+            SchedulerSlice.applyToCurrentThread(SchedulerSlice.AGENT_SLICE_NS);
             peers.register(this);
         }
         if (spins < MAX_SPINS)

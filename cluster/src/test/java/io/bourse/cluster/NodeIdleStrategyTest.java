@@ -9,13 +9,18 @@ import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class NodeIdleStrategyTest
 {
@@ -40,6 +45,54 @@ class NodeIdleStrategyTest
         assertTrue(before.get() > 1, "a new thread starts with the default slack, got " + before.get());
         assertEquals(1, after.get());
         assertTrue(timerSlackNs() > 1, "the test thread's own slack is unchanged");
+    }
+
+    /**
+     * Per-thread slices came with Linux 6.12; /proc shows a thread's slice in its {@code sched} file.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void theFirstIdleShortensTheSchedulerSliceOfTheIdlingThreadOnly() throws Exception
+    {
+        final String[] version = System.getProperty("os.version").split("[.-]");
+        assumeTrue(Integer.parseInt(version[0]) * 100 + Integer.parseInt(version[1]) >= 612,
+            "per-thread scheduler slices need Linux 6.12, this is " + System.getProperty("os.version"));
+        // Threads inherit their creator's slice, and this one may have idled in another test: 0 restores the default.
+        assertTrue(SchedulerSlice.applyToCurrentThread(0));
+        final AtomicLong before = new AtomicLong();
+        final AtomicLong after = new AtomicLong();
+        final Thread agent = new Thread(() ->
+        {
+            before.set(schedulerSliceNs());
+            new NodeIdleStrategy().idle(0);
+            after.set(schedulerSliceNs());
+        });
+        agent.start();
+        agent.join(10_000);
+
+        assertTrue(before.get() > SchedulerSlice.AGENT_SLICE_NS, "a new thread starts with the default slice, got " +
+            before.get());
+        assertEquals(SchedulerSlice.AGENT_SLICE_NS, after.get());
+        assertTrue(schedulerSliceNs() > SchedulerSlice.AGENT_SLICE_NS, "the test thread's own slice is unchanged");
+    }
+
+    private static long schedulerSliceNs()
+    {
+        try
+        {
+            for (final String line : Files.readAllLines(Path.of("/proc/thread-self/sched")))
+            {
+                if (line.startsWith("se.slice"))
+                {
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        throw new AssertionError("no se.slice in /proc/thread-self/sched");
     }
 
     @Test
