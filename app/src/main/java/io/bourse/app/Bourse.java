@@ -56,7 +56,8 @@ public final class Bourse
                                  name (run starts one in its JVM when fix.enabled=true, the default)
           journal inspect        a stopped node's journal: recordings, snapshots, message counts and bytes per type
           journal dump           the log as JSON lines       [--tail: only after the latest snapshot] [--limit N]
-          journal verify         replay the log from the latest snapshot offline; print the state hash and rates
+          journal verify         replay the log from the latest snapshot offline; print the state hash and rates,
+                                 and check each fragment read against its checksum (exit 1 when one is damaged)
           journal snapshot       ask a running node to take a snapshot now     [--timeout-s N, default 60]
           aot-training           order flow, a snapshot, a crash and a recovery of a node in a new --data-dir:
                                  ./bourse runs it with -XX:AOTCacheOutput to train the JVM's AOT cache

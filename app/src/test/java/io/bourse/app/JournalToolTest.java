@@ -1,6 +1,11 @@
 package io.bourse.app;
 
+import io.aeron.archive.CatalogAccess;
+import io.aeron.archive.client.AeronArchive;
 import io.aeron.cluster.service.Cluster;
+import io.aeron.logbuffer.FrameDescriptor;
+import io.aeron.protocol.DataHeaderFlyweight;
+import io.bourse.app.journal.Journal;
 import io.bourse.app.journal.JournalTool;
 import io.bourse.cluster.ClusterNode;
 import io.bourse.cluster.LoopbackPorts;
@@ -11,6 +16,7 @@ import io.bourse.engine.Engine;
 import io.bourse.engine.EventEncoder;
 import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.codec.Side;
+import org.agrona.BitUtil;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -23,6 +29,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.List;
@@ -145,6 +154,9 @@ class JournalToolTest
         assertEquals(ORDERS_AFTER_SNAPSHOT, verified.applied(), "commands in the tail");
         assertEquals(liveStateHash, verified.stateHash(), "offline replay reaches the live node's state");
         assertEquals(reference.stateHash(), verified.engineStateHash(), "seed " + SEED);
+        assertTrue(verified.fragmentChecks().matched() > ORDERS_AFTER_SNAPSHOT, verified.fragmentChecks().toString());
+        assertEquals(0, verified.fragmentChecks().withoutChecksum(), verified.fragmentChecks().toString());
+        assertEquals(0, verified.fragmentChecks().damaged(), verified.fragmentChecks().toString());
 
         startNode(config);
         final Bootstrap.Result again = bootstrap(config);
@@ -158,6 +170,90 @@ class JournalToolTest
         final JournalTool.VerifyResult afterCleanStop = verify(config);
         assertEquals(restartedStateHash, afterCleanStop.stateHash());
         assertEquals(reference.stateHash(), afterCleanStop.engineStateHash(), "no deposit applied twice");
+
+        // Killed while writing: the log's recording still open and its last write torn between two pages.
+        tearWriteAtEndOfLog(config.nodeContext().dataDir());
+        final CommandLine torn = bourse("journal", "verify", "--config", configFile.getPath());
+        assertEquals(0, torn.code(), torn.err());
+        assertTrue(torn.out().contains("the log ends in a write torn by a crash, left out"), torn.out());
+        assertTrue(torn.out().contains(String.format("state hash %016x", restartedStateHash)), torn.out());
+
+        // A byte changed on disk, in the alignment padding of a fragment, leaves its message readable; its checksum
+        // no longer matches and verify says so.
+        damagePaddingOfLastSnapshotMessage(config.nodeContext().dataDir());
+        final CommandLine damaged = bourse("journal", "verify", "--config", configFile.getPath());
+        assertEquals(1, damaged.code(), damaged.out());
+        assertTrue(damaged.err().contains("the journal is damaged: 1 fragment(s) whose bytes no longer match their " +
+            "checksum"), damaged.err());
+    }
+
+    /**
+     * Mark the log's recording open, as a kill leaves it, and write after its last fragment the first page's worth
+     * of one more, whose frame runs on into the next page: a write the kernel stopped between two pages.
+     */
+    private static void tearWriteAtEndOfLog(final File dataDir) throws IOException
+    {
+        final File segment;
+        final long offset;
+        try (Journal journal = Journal.open(dataDir))
+        {
+            final Journal.Recording log = journal.logRecording();
+            final long end = journal.scan(log, journal.firstPosition(log), Long.MAX_VALUE,
+                (buffer, messageOffset, length, start, stop) -> {});
+            final long segmentBase = AeronArchive.segmentFileBasePosition(log.startPosition(), end,
+                log.termBufferLength(), log.segmentFileLength());
+            segment = new File(dataDir, "archive/" + log.recordingId() + "-" + segmentBase + ".rec");
+            offset = end - segmentBase;
+            CatalogAccess.markRecordingOpen(new File(dataDir, "archive"), log.recordingId());
+        }
+        final int pageSize = 4096;
+        final long pageEnd = (offset / pageSize + 1) * pageSize;
+        final ByteBuffer written = ByteBuffer.allocate((int)(pageEnd - offset)).order(ByteOrder.LITTLE_ENDIAN);
+        written.putInt(DataHeaderFlyweight.FRAME_LENGTH_FIELD_OFFSET, (int)(pageEnd - offset) + 256)
+            .put(DataHeaderFlyweight.FLAGS_FIELD_OFFSET, (byte)DataHeaderFlyweight.BEGIN_AND_END_FLAGS)
+            .putShort(DataHeaderFlyweight.TYPE_FIELD_OFFSET, (short)DataHeaderFlyweight.HDR_TYPE_DATA);
+        for (int i = DataHeaderFlyweight.HEADER_LENGTH; i < written.capacity(); i++)
+        {
+            written.put(i, (byte)0x5A);
+        }
+        try (RandomAccessFile file = new RandomAccessFile(segment, "rw"))
+        {
+            file.seek(offset);
+            file.write(written.array());
+        }
+    }
+
+    private static void damagePaddingOfLastSnapshotMessage(final File dataDir) throws IOException
+    {
+        final long[] frame = new long[2];
+        final File segment;
+        try (Journal journal = Journal.open(dataDir))
+        {
+            final Journal.Recording recording = journal.recording(
+                journal.latestSnapshot(JournalTool.SERVICE_ID).recordingId);
+            journal.scan(recording, recording.startPosition(), Long.MAX_VALUE,
+                (buffer, offset, length, start, end) ->
+                {
+                    final int frameLength = DataHeaderFlyweight.HEADER_LENGTH + length;
+                    // One frame (not reassembled from several) with padding after its payload.
+                    if (end - start == BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT) &&
+                        end - start > frameLength)
+                    {
+                        frame[0] = start;
+                        frame[1] = start + DataHeaderFlyweight.HEADER_LENGTH + length;
+                    }
+                });
+            final long segmentBase = AeronArchive.segmentFileBasePosition(recording.startPosition(), frame[0],
+                recording.termBufferLength(), recording.segmentFileLength());
+            segment = new File(dataDir, "archive/" + recording.recordingId() + "-" + segmentBase + ".rec");
+            frame[1] -= segmentBase;
+        }
+        assertTrue(frame[1] > 0, "a snapshot message with padding after it");
+        try (RandomAccessFile file = new RandomAccessFile(segment, "rw"))
+        {
+            file.seek(frame[1]);
+            file.write(0x5A);
+        }
     }
 
     private JournalTool.VerifyResult verify(final BourseConfig config)

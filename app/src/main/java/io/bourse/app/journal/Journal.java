@@ -15,6 +15,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
@@ -22,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.zip.CRC32C;
 
 /**
  * A stopped node's journal, read straight from its files without Aeron running: the archive's catalog and
@@ -56,8 +58,36 @@ public final class Journal implements AutoCloseable
         void onMessage(DirectBuffer buffer, int offset, int length, long startPosition, long endPosition);
     }
 
+    /**
+     * What the data fragments' checksums said, over every scan since the journal was opened. The node records a
+     * CRC-32C of each data fragment in its header; a journal recorded before it did has none, which shows as
+     * fragments that do not match before the first one that does.
+     *
+     * @param matched              fragments whose bytes match their checksum.
+     * @param withoutChecksum      fragments before the first match of their scan: recorded without checksums.
+     * @param damaged              fragments after a match whose bytes do not match: damaged since they were written.
+     * @param firstDamagedPosition the position of the first damaged fragment, or -1.
+     * @param tornLastWrite        whether a scan ended at a last fragment that a crash tore (the node cuts it when it
+     *                             next starts; it was never committed).
+     */
+    public record FragmentChecks(
+        long matched, long withoutChecksum, long damaged, long firstDamagedPosition, boolean tornLastWrite)
+    {
+    }
+
+    /**
+     * The page size the archive judges torn writes by.
+     */
+    private static final int PAGE_SIZE = 4096;
+
     private final File dataDir;
     private final File archiveDir;
+    private final CRC32C crc = new CRC32C();
+    private long checksumsMatched;
+    private long checksumsMissing;
+    private long fragmentsDamaged;
+    private long firstDamagedPosition = -1;
+    private boolean tornLastWrite;
     private final DataDirectoryLock lock;
     private final Map<Long, Recording> recordings = new TreeMap<>();
     private final List<RecordingLog.Entry> entries;
@@ -246,6 +276,7 @@ public final class Journal implements AutoCloseable
         final long limit = recording.stopPosition() == Aeron.NULL_VALUE ? toPosition :
             Math.min(toPosition, recording.stopPosition());
         final ExpandableArrayBuffer assembly = new ExpandableArrayBuffer(4096);
+        boolean checksummed = false;
         int assembledLength = 0;
         long assemblyStart = 0;
         long position = fromPosition;
@@ -272,9 +303,33 @@ public final class Journal implements AutoCloseable
                     {
                         return messageEnd;
                     }
-                    final long nextPosition = position + BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
+                    final int alignedLength = BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
+                    final long nextPosition = position + alignedLength;
                     if (segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA)
                     {
+                        if (checksumMatches(mapped, segment, offset, alignedLength))
+                        {
+                            checksumsMatched++;
+                            checksummed = true;
+                        }
+                        else if (recording.stopPosition() == Aeron.NULL_VALUE &&
+                            (nextPosition >= segmentEnd || segment.getIntVolatile((int)(nextPosition - segmentBase)) == 0) &&
+                            runsIntoAnEmptyPage(segment, offset, alignedLength))
+                        {
+                            // The open recording's last fragment, not wholly written when the node was killed: what
+                            // the archive takes for a torn write, and the node cuts when it next starts.
+                            tornLastWrite = true;
+                            return messageEnd;
+                        }
+                        else if (!checksummed)
+                        {
+                            checksumsMissing++;
+                        }
+                        else
+                        {
+                            fragmentsDamaged++;
+                            firstDamagedPosition = firstDamagedPosition == -1 ? position : firstDamagedPosition;
+                        }
                         final byte flags = segment.getByte(offset + DataHeaderFlyweight.FLAGS_FIELD_OFFSET);
                         final int payloadOffset = offset + DataHeaderFlyweight.HEADER_LENGTH;
                         final int payloadLength = frameLength - DataHeaderFlyweight.HEADER_LENGTH;
@@ -319,6 +374,51 @@ public final class Journal implements AutoCloseable
     public void close()
     {
         lock.close();
+    }
+
+    /**
+     * @return what the fragments' checksums said in the scans so far.
+     */
+    public FragmentChecks fragmentChecks()
+    {
+        return new FragmentChecks(checksumsMatched, checksumsMissing, fragmentsDamaged, firstDamagedPosition,
+            tornLastWrite);
+    }
+
+    /**
+     * The archive keeps a data fragment's checksum in its header's session id field, computed over the rest of the
+     * aligned frame.
+     */
+    private boolean checksumMatches(
+        final MappedByteBuffer mapped, final UnsafeBuffer segment, final int offset, final int alignedLength)
+    {
+        final int end = Math.min(offset + alignedLength, mapped.capacity());
+        crc.reset();
+        crc.update(mapped.limit(end).position(offset + DataHeaderFlyweight.HEADER_LENGTH));
+        mapped.clear();
+        return (int)crc.getValue() ==
+            segment.getInt(offset + DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET, ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /**
+     * @return whether the fragment spans a page boundary and a page after it holds only zeros within the fragment.
+     */
+    private static boolean runsIntoAnEmptyPage(final UnsafeBuffer segment, final int offset, final int alignedLength)
+    {
+        final int end = Math.min(offset + alignedLength, segment.capacity());
+        for (int page = (offset / PAGE_SIZE + 1) * PAGE_SIZE; page < end; page += PAGE_SIZE)
+        {
+            boolean empty = true;
+            for (int i = page; i < Math.min(page + PAGE_SIZE, end) && empty; i++)
+            {
+                empty = segment.getByte(i) == 0;
+            }
+            if (empty)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static MappedByteBuffer map(final File file)

@@ -31,10 +31,12 @@ public final class JournalTool
      * What {@code verify} found.
      *
      * @param snapshotLogPosition 0 when there was no snapshot and the whole log was replayed.
+     * @param fragmentChecks      what the checksums of the fragments read (snapshot and log tail) said.
      */
     public record VerifyResult(
         long snapshotLogPosition, long snapshotBytes, long messages, long applied, long bytes, long endLogPosition,
-        long stateHash, long engineStateHash, int openOrders, long snapshotLoadNs, long replayNs)
+        long stateHash, long engineStateHash, int openOrders, long snapshotLoadNs, long replayNs,
+        Journal.FragmentChecks fragmentChecks)
     {
     }
 
@@ -220,8 +222,15 @@ public final class JournalTool
             final long replayNs = System.nanoTime() - replayStartNs;
             final VerifyResult result = new VerifyResult(fromPosition, replay.snapshotBytes(), counts[0], counts[1],
                 counts[2], endPosition, replay.stateHash(), replay.engineStateHash(), replay.openOrderCount(),
-                snapshotLoadNs, replayNs);
+                snapshotLoadNs, replayNs, journal.fragmentChecks());
             print(result);
+            final Journal.FragmentChecks checks = result.fragmentChecks();
+            if (checks.damaged() > 0)
+            {
+                throw new IllegalStateException("the journal is damaged: " + checks.damaged() + " fragment(s) whose " +
+                    "bytes no longer match their checksum, the first at position " + checks.firstDamagedPosition() +
+                    "; restore the data directory from a backup or, in a cluster, from another member");
+            }
             return result;
         }
     }
@@ -296,6 +305,14 @@ public final class JournalTool
             result.bytes() / 1e6 / seconds);
         out.printf("state hash %016x (engine %016x), %,d open orders, at log position %,d%n", result.stateHash(),
             result.engineStateHash(), result.openOrders(), result.endLogPosition());
+        final Journal.FragmentChecks checks = result.fragmentChecks();
+        out.printf("checksums: %,d fragments match, %,d recorded without a checksum, %,d damaged%n",
+            checks.matched(), checks.withoutChecksum(), checks.damaged());
+        if (checks.tornLastWrite())
+        {
+            out.println("the log ends in a write torn by a crash, left out (never committed; the node cuts it when " +
+                "it next starts)");
+        }
     }
 
     private static String holds(final Journal journal, final Journal.Recording recording, final Journal.Recording log)
