@@ -55,6 +55,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
         private long resendTimeoutNs = TimeUnit.SECONDS.toNanos(1);
         private long sessionLostTimeoutNs = TimeUnit.SECONDS.toNanos(3);
         private ExchangeClientListener listener;
+        private long resumeAfterBatchSequence;
+        private long resumeAfterLogPosition;
 
         /**
          * Members' ingress endpoints: {@code 0=host:port,1=host:port,...}.
@@ -96,6 +98,24 @@ public final class ExchangeClient implements Agent, AutoCloseable
         public Context clientId(final long clientId)
         {
             this.clientId = clientId;
+            return this;
+        }
+
+        /**
+         * Carry on from an earlier run's last batch: on connecting, the client asks the cluster for the batches after
+         * it (those the cluster still holds; {@link ExchangeClientListener#onGap} when it no longer holds them all)
+         * and delivers them, in order, before any later one. Without it a client starts from the next batch.
+         * <p>
+         * Should the cluster's first new batch carry a sequence at or below this one, the cluster is not the one the
+         * position came from (its journal was started afresh): the client takes up its numbering and reports a gap.
+         *
+         * @param batchSequence the sequence of the last batch the earlier run had dealt with.
+         * @param logPosition   that batch's log position.
+         */
+        public Context resumeAfter(final long batchSequence, final long logPosition)
+        {
+            this.resumeAfterBatchSequence = batchSequence;
+            this.resumeAfterLogPosition = logPosition;
             return this;
         }
 
@@ -178,6 +198,11 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long lastBatchSequence;
     private long lastLogPosition;
     private boolean replayPending;
+    /**
+     * Resumed from an earlier run and no batch of the cluster's own seen yet: the first is checked against the
+     * resumed numbering.
+     */
+    private boolean checkResumedNumbering;
     private long batchesSinceReplayRequest;
     private long lastSendNs;
     private long lastProgressNs;
@@ -190,6 +215,9 @@ public final class ExchangeClient implements Agent, AutoCloseable
         this.listener = context.listener;
         this.clientId = context.clientId != 0 ? context.clientId : new SecureRandom().nextLong(1, Long.MAX_VALUE);
         this.unanswered = new ExpandableRingBuffer(64 * 1024, Integer.highestOneBit(context.maxUnansweredBytes), false);
+        this.lastBatchSequence = context.resumeAfterBatchSequence;
+        this.lastLogPosition = context.resumeAfterLogPosition;
+        this.checkResumedNumbering = context.resumeAfterBatchSequence > 0;
         if (context.aeronDirectoryName == null)
         {
             embeddedDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
@@ -516,6 +544,17 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private void onBatch(final DirectBuffer buffer, final int offset, final int length)
     {
         final long batchSequence = batchDecoder.batchSequence();
+        if (checkResumedNumbering && batchDecoder.resent() != BooleanType.TRUE)
+        {
+            checkResumedNumbering = false;
+            if (batchSequence <= lastBatchSequence)
+            {
+                // A batch made now, numbered at or below the resumed one: another cluster's numbering.
+                listener.onGap(lastLogPosition);
+                lastBatchSequence = batchSequence - 1;
+                replayPending = false;
+            }
+        }
         if (lastBatchSequence != 0 && batchSequence <= lastBatchSequence)
         {
             return;

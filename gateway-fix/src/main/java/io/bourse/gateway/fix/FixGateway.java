@@ -257,6 +257,7 @@ public final class FixGateway implements AutoCloseable
     private final FixLibrary library;
     private final ExchangeClient client;
     private final FixOrderStore store;
+    private final FixEventPosition eventPosition;
     private final FixGatewayAgent agent;
     /**
      * The yield window `bourse run` and `bourse gateway-fix` give the gateway's agents unless configured otherwise
@@ -340,10 +341,14 @@ public final class FixGateway implements AutoCloseable
 
             store = new FixOrderStore(new File(dataDir, "open-orders.dat"));
             final List<FixOrderStore.Entry> restored = store.open();
+            eventPosition = new FixEventPosition(new File(dataDir, "event-position.dat"));
+            // What happened to the restored orders while the gateway was away comes as the events themselves
+            // (nothing to resume from, 0, on a first start).
+            context.exchangeClient.resumeAfter(eventPosition.batchSequence(), eventPosition.logPosition());
             droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
             agent = new FixGatewayAgent(
-                store, sessionsByCompId, context.instruments, droppedReports, context.applicationMessageOverride,
-                context.latencyProbe, context.epochNanoClock);
+                store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
+                context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
@@ -511,7 +516,7 @@ public final class FixGateway implements AutoCloseable
 
     public void close()
     {
-        CloseHelper.closeAll(runner, client, library, engine, store, driver);
+        CloseHelper.closeAll(runner, client, library, engine, store, eventPosition, driver);
     }
 
     /**

@@ -124,6 +124,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private FixLibrary library;
     private ExchangeClient client;
     private final FixOrderStore store;
+    private final FixEventPosition eventPosition;
+    /**
+     * Whether the batch being handled made a report: its position is then recorded once it is handled.
+     */
+    private boolean batchReported;
     private final Map<String, FixSessionState> sessionsByCompId;
     private final Object2ObjectHashMap<String, FixInstrument> instrumentsBySymbol = new Object2ObjectHashMap<>();
     private final Int2ObjectHashMap<FixInstrument> instrumentsById = new Int2ObjectHashMap<>();
@@ -194,6 +199,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     FixGatewayAgent(
         final FixOrderStore store,
+        final FixEventPosition eventPosition,
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
         final AtomicCounter droppedReports,
@@ -205,6 +211,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         this.clock = clock;
         this.applicationMessageOverride = applicationMessageOverride;
         this.store = store;
+        this.eventPosition = eventPosition;
         this.sessionsByCompId = sessionsByCompId;
         this.droppedReports = droppedReports;
         for (final FixInstrument instrument : instruments)
@@ -1020,6 +1027,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             eventsReceivedNs = clock.nanoTime();
         }
+        batchReported = false;
         this.logPosition = logPosition;
         this.timestampNs = timestampNs;
         int position = offset;
@@ -1040,6 +1048,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 closeOrder(pending.order);
             }
             releasePending(pending);
+        }
+        if (batchReported)
+        {
+            eventPosition.record(batchSequence, logPosition);
         }
     }
 
@@ -1301,6 +1313,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             closeOrder(order);
         }
+        else if (ordersByOrderId.get(order.orderId) == order && order.session.heldReports.isEmpty() &&
+            order.session.isLoggedOn())
+        {
+            // The record keeps up with the reports its client has, so that a restart resuming after them starts
+            // from these totals. A report held for a session away is lost with the process, so its record stays
+            // behind: after a restart the status query finds the difference and restates it.
+            store.writeOpen(order);
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ reports out
@@ -1319,6 +1339,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final FixSessionState session = order.session;
         final FixInstrument instrument = order.instrument;
         final ExecutionReportEncoder report = executionReport;
+        batchReported = true;
         report.reset();
         if (order.orderId != 0)
         {

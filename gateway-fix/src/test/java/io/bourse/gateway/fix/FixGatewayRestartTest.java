@@ -6,6 +6,8 @@ import quickfix.field.AvgPx;
 import quickfix.field.ClOrdID;
 import quickfix.field.CumQty;
 import quickfix.field.ExecType;
+import quickfix.field.LastPx;
+import quickfix.field.LastQty;
 import quickfix.field.LeavesQty;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrderID;
@@ -13,6 +15,7 @@ import quickfix.field.OrigClOrdID;
 import quickfix.field.Side;
 import quickfix.field.Text;
 
+import java.io.File;
 import java.math.BigDecimal;
 
 import static io.bourse.gateway.fix.FixGatewayTest.cancel;
@@ -20,13 +23,15 @@ import static io.bourse.gateway.fix.FixGatewayTest.limit;
 import static io.bourse.gateway.fix.FixGatewayTest.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The node and the gateway stop and start again on their directories while QuickFIX/J initiators stay up: the
  * sessions log on again with their sequence numbers continuing, open orders keep the ClOrdIDs their clients gave
  * (a cancel by OrigClOrdID finds its order, a fill reports the original ClOrdID), and new OrderIDs and ExecIDs do not
- * repeat earlier ones; an open order that filled while the gateway was down is restated to its client; and the
+ * repeat earlier ones; trades of open orders while the gateway was down are reported when it is back (restated
+ * when it has no record of where its reports stopped); and the
  * gateway's bursts of commands (cancel-on-disconnect, the queries after a restart) are all sent however many.
  */
 class FixGatewayRestartTest
@@ -79,11 +84,98 @@ class FixGatewayRestartTest
     }
 
     @Test
-    void fillsWhileTheGatewayIsDownAreRestatedWhenTheSessionLogsOnAgain() throws Exception
+    void fillsWhileTheGatewayIsDownAreReportedAsTheyHappenedWhenTheSessionLogsOnAgain() throws Exception
     {
         FixGatewayTest.forgetExecIds();
-        try (FixTestExchange exchange = new FixTestExchange(context -> context
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("R1", Side.SELL, "1", "200.00"));
+            final String orderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            alice.send(limit("R2", Side.SELL, "0.5", "201.00"));
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+            // Account 2 buys 0.4 at 200.00 and then 0.6 + 0.5 up to 201.00 (scaled: price 2 decimals, quantity 4)
+            // while no gateway is listening: R1 fills in two trades, R2 in one.
+            exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
+            exchange.sendLimitOrder(2, 100, io.bourse.protocol.codec.Side.BUY, 20_100, 11_000);
+            exchange.startGateway();
+            alice.awaitLogon();
+
+            // The gateway asks the cluster for the events after the last one it reported, and reports each trade.
+            final Message first = report(alice, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
+            assertEquals("R1", first.getString(ClOrdID.FIELD));
+            assertEquals(orderId, first.getString(OrderID.FIELD));
+            assertEquals(new BigDecimal("0.4"), first.getDecimal(LastQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("200.00"), first.getDecimal(LastPx.FIELD).setScale(2));
+            assertEquals(new BigDecimal("0.6"), first.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+            final Message second = report(alice, ExecType.TRADE, OrdStatus.FILLED);
+            assertEquals("R1", second.getString(ClOrdID.FIELD));
+            assertEquals(new BigDecimal("1"), second.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            final Message third = report(alice, ExecType.TRADE, OrdStatus.FILLED);
+            assertEquals("R2", third.getString(ClOrdID.FIELD));
+            assertEquals(new BigDecimal("201.00"), third.getDecimal(LastPx.FIELD).setScale(2));
+            // The status queries after the restart find the orders as the reports left them: nothing restated.
+            assertNull(alice.poll(1_000), "nothing more after the three trades");
+        }
+    }
+
+    /**
+     * A report held for a session that is away lives in the gateway's memory only: when the gateway stops, it is
+     * gone, and the gateway's record of the order stayed where the client's reports left it, so the status query
+     * after the restart restates the difference.
+     */
+    @Test
+    void aFillHeldForASessionAwayIsRestatedAfterTheGatewayRestarts() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("R1", Side.SELL, "1", "200.00"));
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+            final long acceptedAt = recordedLogPosition(exchange);
+            alice.session().logout("going away");
+            FixTestExchange.await("ALICE logged out", () -> !alice.isLoggedOn());
+
+            exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
+            FixTestExchange.await("the gateway holds the fill's report",
+                () -> recordedLogPosition(exchange) > acceptedAt);
+            exchange.stopGateway();
+            exchange.startGateway();
+            alice.session().logon();
+            alice.awaitLogon();
+
+            final Message restated = report(alice, ExecType.RESTATED, OrdStatus.PARTIALLY_FILLED);
+            assertEquals("R1", restated.getString(ClOrdID.FIELD));
+            assertEquals(new BigDecimal("0.4"), restated.getDecimal(CumQty.FIELD).stripTrailingZeros());
+        }
+    }
+
+    /**
+     * An exchange whose gateway knows one session, ALICE (account 1), that keeps its orders when it disconnects.
+     */
+    private static FixTestExchange aliceOnly()
+    {
+        return new FixTestExchange(context -> context
             .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+    }
+
+    private static long recordedLogPosition(final FixTestExchange exchange)
+    {
+        try (FixEventPosition recorded = new FixEventPosition(new File(exchange.baseDir, "fix/event-position.dat")))
+        {
+            return recorded.logPosition();
+        }
+    }
+
+    @Test
+    void withoutARecordedPositionFillsWhileTheGatewayIsDownAreRestated() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
         {
             alice.send(limit("R1", Side.SELL, "1", "200.00"));
@@ -91,8 +183,9 @@ class FixGatewayRestartTest
 
             exchange.stopGateway();
             FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
-            // Account 2 buys 0.4 at 200.00 (scaled: price 2 decimals, quantity 4) while no gateway is listening.
             exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
+            // As a gateway from before positions were recorded, or one whose record was lost, starts.
+            assertTrue(new File(exchange.baseDir, "fix/event-position.dat").delete());
             exchange.startGateway();
             alice.awaitLogon();
 

@@ -1,0 +1,95 @@
+package io.bourse.gateway.fix;
+
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.File;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+
+/**
+ * The last event batch the gateway turned into ExecutionReports (its sequence and log position), kept in a file of
+ * the data directory so that after a restart the gateway asks the cluster for the batches after it and reports
+ * what happened to its orders meanwhile: fills, cancels and expiries as they happened, not a summary.
+ * <p>
+ * Recorded after every batch that made a report, so the file is memory-mapped: a record is a few stores, no system
+ * call on the report path, and the operating system's page cache keeps it across a crash of the process. Two slots
+ * are written in turn, each with a check value over its fields, so that a process killed halfway through a record
+ * leaves the other slot, the previous record, to be read.
+ */
+final class FixEventPosition implements AutoCloseable
+{
+    private static final int SLOT_LENGTH = 4 * Long.BYTES;
+    private static final int COUNTER_OFFSET = 0;
+    private static final int SEQUENCE_OFFSET = Long.BYTES;
+    private static final int POSITION_OFFSET = 2 * Long.BYTES;
+    private static final int CHECK_OFFSET = 3 * Long.BYTES;
+    private static final long CHECK_SEED = 0x426F757273654658L;
+
+    private final MappedByteBuffer mapped;
+    private final UnsafeBuffer buffer;
+    private final long batchSequence;
+    private final long logPosition;
+    private long counter;
+
+    FixEventPosition(final File file)
+    {
+        mapped = file.exists() ? IoUtil.mapExistingFile(file, FileChannel.MapMode.READ_WRITE, "FIX event position") :
+            IoUtil.mapNewFile(file, 2 * SLOT_LENGTH);
+        buffer = new UnsafeBuffer(mapped);
+        long sequence = 0;
+        long position = 0;
+        for (int slot = 0; slot < 2 && buffer.capacity() >= 2 * SLOT_LENGTH; slot++)
+        {
+            final int offset = slot * SLOT_LENGTH;
+            final long slotCounter = buffer.getLong(offset + COUNTER_OFFSET);
+            final long slotSequence = buffer.getLong(offset + SEQUENCE_OFFSET);
+            final long slotPosition = buffer.getLong(offset + POSITION_OFFSET);
+            if (slotCounter > counter &&
+                buffer.getLong(offset + CHECK_OFFSET) == check(slotCounter, slotSequence, slotPosition))
+            {
+                counter = slotCounter;
+                sequence = slotSequence;
+                position = slotPosition;
+            }
+        }
+        batchSequence = sequence;
+        logPosition = position;
+    }
+
+    /**
+     * @return the sequence of the last batch recorded by an earlier run, or 0 when there is none.
+     */
+    long batchSequence()
+    {
+        return batchSequence;
+    }
+
+    /**
+     * @return that batch's log position.
+     */
+    long logPosition()
+    {
+        return logPosition;
+    }
+
+    void record(final long batchSequence, final long logPosition)
+    {
+        counter++;
+        final int offset = (int)(counter & 1) * SLOT_LENGTH;
+        buffer.putLong(offset + SEQUENCE_OFFSET, batchSequence);
+        buffer.putLong(offset + POSITION_OFFSET, logPosition);
+        buffer.putLong(offset + CHECK_OFFSET, check(counter, batchSequence, logPosition));
+        buffer.putLongOrdered(offset + COUNTER_OFFSET, counter);
+    }
+
+    public void close()
+    {
+        IoUtil.unmap(mapped);
+    }
+
+    private static long check(final long counter, final long batchSequence, final long logPosition)
+    {
+        return CHECK_SEED ^ counter * 31 ^ batchSequence * 1_000_003L ^ logPosition;
+    }
+}
