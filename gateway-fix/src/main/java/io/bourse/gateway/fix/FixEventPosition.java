@@ -34,12 +34,17 @@ final class FixEventPosition implements AutoCloseable
 
     FixEventPosition(final File file)
     {
+        if (file.exists() && file.length() < 2 * SLOT_LENGTH)
+        {
+            // Not a whole record file (a crash while it was being made): start without a position.
+            IoUtil.delete(file, false);
+        }
         mapped = file.exists() ? IoUtil.mapExistingFile(file, FileChannel.MapMode.READ_WRITE, "FIX event position") :
             IoUtil.mapNewFile(file, 2 * SLOT_LENGTH);
         buffer = new UnsafeBuffer(mapped);
         long sequence = 0;
         long position = 0;
-        for (int slot = 0; slot < 2 && buffer.capacity() >= 2 * SLOT_LENGTH; slot++)
+        for (int slot = 0; slot < 2; slot++)
         {
             final int offset = slot * SLOT_LENGTH;
             final long slotCounter = buffer.getLong(offset + COUNTER_OFFSET);
