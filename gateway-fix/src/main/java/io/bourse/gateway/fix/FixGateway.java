@@ -342,9 +342,12 @@ public final class FixGateway implements AutoCloseable
             store = new FixOrderStore(new File(dataDir, "open-orders.dat"));
             final List<FixOrderStore.Entry> restored = store.open();
             eventPosition = new FixEventPosition(new File(dataDir, "event-position.dat"));
-            // What happened to the restored orders while the gateway was away comes as the events themselves
-            // (nothing to resume from, 0, on a first start).
-            context.exchangeClient.resumeAfter(eventPosition.batchSequence(), eventPosition.logPosition());
+            if (context.applicationMessageOverride == null)
+            {
+                // What happened to the restored orders while the gateway was away comes as the events themselves
+                // (nothing to resume from, 0, on a first start).
+                context.exchangeClient.resumeAfter(eventPosition.batchSequence(), eventPosition.logPosition());
+            }
             droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
             agent = new FixGatewayAgent(
                 store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
