@@ -1,9 +1,11 @@
 package io.bourse.cluster;
 
 import io.aeron.archive.checksum.Checksum;
+import io.aeron.protocol.DataHeaderFlyweight;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
@@ -15,11 +17,14 @@ import java.util.zip.CRC32C;
  * direct buffer. The archive passes a raw address: each thread keeps a {@link ByteBuffer} view of the last address
  * it was given (the archive's checksum buffer, the same at every call), so steady-state recording allocates nothing.
  */
-final class RecordChecksum implements Checksum
+public final class RecordChecksum implements Checksum
 {
     private static final long VIEW_LENGTH = 1L << 30;
     private static final ThreadLocal<State> STATE = ThreadLocal.withInitial(State::new);
 
+    /**
+     * The CRC-32C of {@code length} bytes at {@code address + offset}.
+     */
     public int compute(final long address, final int offset, final int length)
     {
         final State state = STATE.get();
@@ -38,13 +43,22 @@ final class RecordChecksum implements Checksum
     }
 
     /**
-     * The checksum of bytes read from a file, as {@link #compute} gives it for the same bytes in memory.
+     * Whether a recorded data frame's bytes match the checksum the archive wrote into its header (its session id
+     * field, computed over the rest of the aligned frame). For tools reading segment files; allocates.
+     *
+     * @param buffer        holding the frame, in a segment's byte order (little-endian).
+     * @param frameOffset   where the frame starts.
+     * @param alignedLength the frame's length aligned to 32 bytes, cut short at the end of the buffer.
      */
-    static int of(final byte[] bytes, final int offset, final int length)
+    public static boolean frameMatches(final ByteBuffer buffer, final int frameOffset, final int alignedLength)
     {
+        final int end = Math.min(frameOffset + alignedLength, buffer.capacity());
         final CRC32C crc = new CRC32C();
-        crc.update(bytes, offset, length);
-        return (int)crc.getValue();
+        crc.update(buffer.slice(frameOffset + DataHeaderFlyweight.HEADER_LENGTH,
+            end - frameOffset - DataHeaderFlyweight.HEADER_LENGTH));
+        final int recorded = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN)
+            .getInt(frameOffset + DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET);
+        return (int)crc.getValue() == recorded;
     }
 
     private static final class State

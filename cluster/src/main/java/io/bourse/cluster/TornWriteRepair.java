@@ -143,9 +143,7 @@ final class TornWriteRepair
             {
                 return false;
             }
-            final int recorded = fragment.getInt(DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET);
-            return recorded != RecordChecksum.of(fragment.array(), DataHeaderFlyweight.HEADER_LENGTH,
-                lastLength - DataHeaderFlyweight.HEADER_LENGTH);
+            return !RecordChecksum.frameMatches(fragment, 0, lastLength);
         }
         catch (final IOException ex)
         {

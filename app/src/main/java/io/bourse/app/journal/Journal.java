@@ -7,6 +7,7 @@ import io.aeron.cluster.RecordingLog;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.protocol.DataHeaderFlyweight;
 import io.bourse.cluster.DataDirectoryLock;
+import io.bourse.cluster.RecordChecksum;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -15,7 +16,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.File;
 import java.io.IOException;
-import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.zip.CRC32C;
 
 /**
  * A stopped node's journal, read straight from its files without Aeron running: the archive's catalog and
@@ -82,7 +81,6 @@ public final class Journal implements AutoCloseable
 
     private final File dataDir;
     private final File archiveDir;
-    private final CRC32C crc = new CRC32C();
     private long checksumsMatched;
     private long checksumsMissing;
     private long fragmentsDamaged;
@@ -307,7 +305,7 @@ public final class Journal implements AutoCloseable
                     final long nextPosition = position + alignedLength;
                     if (segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA)
                     {
-                        if (checksumMatches(mapped, segment, offset, alignedLength))
+                        if (RecordChecksum.frameMatches(mapped, offset, alignedLength))
                         {
                             checksumsMatched++;
                             checksummed = true;
@@ -383,21 +381,6 @@ public final class Journal implements AutoCloseable
     {
         return new FragmentChecks(checksumsMatched, checksumsMissing, fragmentsDamaged, firstDamagedPosition,
             tornLastWrite);
-    }
-
-    /**
-     * The archive keeps a data fragment's checksum in its header's session id field, computed over the rest of the
-     * aligned frame.
-     */
-    private boolean checksumMatches(
-        final MappedByteBuffer mapped, final UnsafeBuffer segment, final int offset, final int alignedLength)
-    {
-        final int end = Math.min(offset + alignedLength, mapped.capacity());
-        crc.reset();
-        crc.update(mapped.limit(end).position(offset + DataHeaderFlyweight.HEADER_LENGTH));
-        mapped.clear();
-        return (int)crc.getValue() ==
-            segment.getInt(offset + DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET, ByteOrder.LITTLE_ENDIAN);
     }
 
     /**
