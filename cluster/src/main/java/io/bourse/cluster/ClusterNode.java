@@ -51,10 +51,6 @@ public final class ClusterNode implements AutoCloseable
      * The archive's control channel for clients sharing the node's media driver (such as the post-trade store).
      */
     public static final String ARCHIVE_LOCAL_CONTROL_CHANNEL = "aeron:ipc?term-length=256k";
-    /**
-     * The exit code of a node that halts because one of its threads died of an {@link Error}.
-     */
-    public static final int FATAL_EXIT_CODE = 70;
     static final int INGRESS_PORT_OFFSET = 0;
     static final int CONSENSUS_PORT_OFFSET = 1;
     static final int LOG_PORT_OFFSET = 2;
@@ -78,7 +74,7 @@ public final class ClusterNode implements AutoCloseable
         private int logTermLength = 16 * 1024 * 1024;
         private int segmentFileLength = 64 * 1024 * 1024;
         private PrintStream log = System.out;
-        private Consumer<Throwable> onFatalError = error -> Runtime.getRuntime().halt(FATAL_EXIT_CODE);
+        private Consumer<Throwable> onFatalError = FatalErrors.HALT;
         private long agentYieldWindowNs;
 
         public Context dataDir(final File dataDir)
@@ -257,7 +253,7 @@ public final class ClusterNode implements AutoCloseable
         /**
          * What the node does when one of its components' threads dies of an {@link Error} (out of memory, a stack
          * overflow): the node can no longer make progress, and waiting would only leave clients hanging. The default
-         * halts the JVM with {@link #FATAL_EXIT_CODE} at once, as a crash would, so that a supervisor restarts the
+         * halts the JVM with {@link FatalErrors#EXIT_CODE} at once, as a crash would, so that a supervisor restarts the
          * node and recovery rebuilds its state from the journal.
          */
         public Context onFatalError(final Consumer<Throwable> onFatalError)
@@ -571,21 +567,15 @@ public final class ClusterNode implements AutoCloseable
      */
     static ErrorHandler componentErrors(final Context context, final String component)
     {
-        return error ->
-        {
-            if (error instanceof Error)
+        return FatalErrors.handler(context.log(), "bourse node " + context.memberId(), component,
+            "it recovers from its journal", context.onFatalError(), error ->
             {
-                context.log().printf("bourse node %d: %s thread died of %s; the node stops (restarted, it recovers " +
-                    "from its journal)%n", context.memberId(), component, error);
-                context.log().flush();
-                context.onFatalError().accept(error);
-            }
-            // Aeron reports its own orderly shutdown as an error too.
-            else if (!(error instanceof ClusterTerminationException termination && termination.isExpected()))
-            {
-                context.log().printf("bourse node %d: %s error: %s%n", context.memberId(), component, error);
-            }
-        };
+                // Aeron reports its own orderly shutdown as an error too.
+                if (!(error instanceof ClusterTerminationException termination && termination.isExpected()))
+                {
+                    context.log().printf("bourse node %d: %s error: %s%n", context.memberId(), component, error);
+                }
+            });
     }
 
     private static MediaDriver launchDriver(final Context context, final Supplier<IdleStrategy> idle)

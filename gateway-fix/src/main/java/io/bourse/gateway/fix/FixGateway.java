@@ -6,6 +6,7 @@ import io.aeron.archive.ArchivingMediaDriver;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.bourse.cluster.FatalErrors;
 import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.gateway.fix.codecs.builder.LogonEncoder;
@@ -13,6 +14,7 @@ import uk.co.real_logic.artio.builder.AbstractLogonEncoder;
 import uk.co.real_logic.artio.builder.AbstractLogoutEncoder;
 import uk.co.real_logic.artio.session.SessionCustomisationStrategy;
 import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -21,6 +23,7 @@ import org.agrona.concurrent.OffsetEpochNanoClock;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.UnsafeBuffer;
+import uk.co.real_logic.artio.ErrorHandlerFactory;
 import uk.co.real_logic.artio.engine.EngineConfiguration;
 import uk.co.real_logic.artio.engine.FixEngine;
 import uk.co.real_logic.artio.engine.LowResourceEngineScheduler;
@@ -37,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import static uk.co.real_logic.artio.messages.InitialAcceptedSessionOwner.SOLE_LIBRARY;
 
@@ -78,6 +82,7 @@ public final class FixGateway implements AutoCloseable
         private long sendingTimeWindowMs = TimeUnit.MINUTES.toMillis(2);
         private long connectTimeoutMs = TimeUnit.SECONDS.toMillis(30);
         private PrintStream log = System.out;
+        private Consumer<Throwable> onFatalError = FatalErrors.HALT;
         private SessionPersistenceStrategy sessionPersistence = SessionPersistenceStrategy.alwaysPersistent();
         private FixApplicationMessageOverride applicationMessageOverride;
         private FixLatencyProbe latencyProbe;
@@ -173,6 +178,18 @@ public final class FixGateway implements AutoCloseable
         public Context log(final PrintStream log)
         {
             this.log = log;
+            return this;
+        }
+
+        /**
+         * What the gateway does when one of its threads (its duty cycle, Artio's, its media driver's or archive's)
+         * dies of an {@link Error}: its sessions could no longer be served, and a gateway that stays up without them
+         * only leaves clients hanging. The default halts the JVM with {@link FatalErrors#EXIT_CODE}, so that a
+         * supervisor restarts it; restarted, it takes its sessions, orders and reports up where they were.
+         */
+        public Context onFatalError(final Consumer<Throwable> onFatalError)
+        {
+            this.onFatalError = onFatalError;
             return this;
         }
 
@@ -300,12 +317,14 @@ public final class FixGateway implements AutoCloseable
                 .archiveId(Math.abs((long)dataDir.getAbsolutePath().hashCode()) + 1)
                 .threadingMode(ArchiveThreadingMode.SHARED)
                 .idleStrategySupplier(() -> new BackoffIdleStrategy(20, 10, 1_000, 1_000_000))
+                .errorHandler(threadErrors(context, "archive", Throwable::printStackTrace))
                 .deleteArchiveOnStart(false);
             launchedDriver = ArchivingMediaDriver.launch(new MediaDriver.Context()
                 .aeronDirectoryName(aeronDir)
                 .threadingMode(ThreadingMode.SHARED)
                 .sharedIdleStrategy(driverIdle)
                 .termBufferSparseFile(true)
+                .errorHandler(threadErrors(context, "media driver", Throwable::printStackTrace))
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true), archiveContext);
 
@@ -328,6 +347,7 @@ public final class FixGateway implements AutoCloseable
                 .scheduler(new LowResourceEngineScheduler())
                 .framerIdleStrategy(new NodeIdleStrategy(context.agentYieldWindowNs))
                 .archiverIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 1_000_000));
+            engineConfiguration.errorHandlerFactory(artioErrors(context, "Artio engine"));
             engineConfiguration.monitoringFile(new File(dataDir, "artio-engine-monitoring").getPath());
             engineConfiguration.epochNanoClock(context.epochNanoClock);
             engineConfiguration.sendingTimeWindowInMs(context.sendingTimeWindowMs);
@@ -360,6 +380,7 @@ public final class FixGateway implements AutoCloseable
             libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
             libraryConfiguration.sessionProxyFactory(GatewaySessionProxy::new);
             libraryConfiguration.epochNanoClock(context.epochNanoClock);
+            libraryConfiguration.errorHandlerFactory(artioErrors(context, "Artio library"));
             libraryConfiguration.monitoringFile(new File(dataDir, "artio-library-monitoring").getPath());
             libraryConfiguration.aeronContext().aeronDirectoryName(aeronDir);
             connectedLibrary = FixLibrary.connect(libraryConfiguration);
@@ -397,11 +418,28 @@ public final class FixGateway implements AutoCloseable
         this.library = connectedLibrary;
         this.client = exchangeClient;
         this.runner = new AgentRunner(
-            new NodeIdleStrategy(context.agentYieldWindowNs), Throwable::printStackTrace, null, agent);
+            new NodeIdleStrategy(context.agentYieldWindowNs),
+            threadErrors(context, "gateway", error -> error.printStackTrace(context.log)), null, agent);
         AgentRunner.startOnThread(runner);
         context.log.println("bourse: FIX gateway listening on " + context.host + ":" + context.port + " as " +
             context.compId + ", " + context.sessions.size() + " session(s), " + agent.openOrderCount() +
             " open order(s) restored");
+    }
+
+    private static ErrorHandler threadErrors(
+        final Context context, final String component, final ErrorHandler otherErrors)
+    {
+        return FatalErrors.handler(context.log, "bourse FIX gateway", component,
+            "it takes its sessions and reports up where they were", context.onFatalError, otherErrors);
+    }
+
+    /**
+     * Artio's own errors still go to its distinct-error log in the monitoring file (printed by its monitoring thread).
+     */
+    private static ErrorHandlerFactory artioErrors(final Context context, final String component)
+    {
+        final ErrorHandlerFactory distinctErrors = ErrorHandlerFactory.saveDistinctErrors();
+        return errorBuffer -> threadErrors(context, component, distinctErrors.make(errorBuffer));
     }
 
     /**

@@ -3,6 +3,7 @@ package io.bourse.gateway.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.bourse.cluster.FatalErrors;
 import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.protocol.codec.OrderType;
@@ -71,6 +72,7 @@ public final class HttpGateway implements AutoCloseable
         private final List<SessionCounts> sessionCounts = new ArrayList<>();
         private HistorySource history;
         private StoreStatus storeStatus;
+        private Consumer<Throwable> onFatalError = FatalErrors.HALT;
 
         public Context host(final String host)
         {
@@ -195,6 +197,17 @@ public final class HttpGateway implements AutoCloseable
         }
 
         /**
+         * What the gateway does when its duty-cycle thread dies of an {@link Error}: requests could no longer reach
+         * the exchange, and a gateway that stays up without it answers every one with a timeout. The default halts the
+         * JVM with {@link FatalErrors#EXIT_CODE}, so that a supervisor restarts it.
+         */
+        public Context onFatalError(final Consumer<Throwable> onFatalError)
+        {
+            this.onFatalError = onFatalError;
+            return this;
+        }
+
+        /**
          * Another gateway's sessions (FIX) to show beside the WebSocket sessions.
          */
         public Context sessionCounts(final SessionCounts counts)
@@ -249,8 +262,9 @@ public final class HttpGateway implements AutoCloseable
         }
         // Parks when idle, and yields between requests only while nothing else wants the CPU: the gateway thread
         // shares two cores with the node and the event loops.
-        this.agentRunner = new AgentRunner(new NodeIdleStrategy(context.agentYieldWindowNs), Throwable::printStackTrace,
-            null, agent);
+        this.agentRunner = new AgentRunner(new NodeIdleStrategy(context.agentYieldWindowNs),
+            FatalErrors.handler(System.err, "bourse HTTP gateway", "gateway", "clients reconnect and resubscribe",
+                context.onFatalError, Throwable::printStackTrace), null, agent);
         AgentRunner.startOnThread(agentRunner);
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(context.eventLoops).setWorkerPoolSize(1)
             .setInternalBlockingPoolSize(1));

@@ -1,0 +1,63 @@
+package io.bourse.cluster;
+
+import org.agrona.ErrorHandler;
+
+import java.io.PrintStream;
+import java.util.function.Consumer;
+
+/**
+ * What a Bourse process (node or gateway) does with an error one of its threads reports. An {@link Error} (out of
+ * memory, a stack overflow) ends the thread that met it: Agrona's agent runner rethrows it once the handler has run,
+ * so the process would go on without the thread, up but unable to make progress, which a supervisor cannot tell from
+ * healthy. Such an error is logged and handed to the process's fatal-error action instead, by default {@link #HALT}.
+ * Anything else goes to the handler for errors the thread survives.
+ */
+public final class FatalErrors
+{
+    /**
+     * The exit code of a process that halts because one of its threads died of an {@link Error}.
+     */
+    public static final int EXIT_CODE = 70;
+
+    /**
+     * The default fatal-error action: halt the JVM at once, as a crash would (no shutdown hooks, which could wait on
+     * the dead thread), so that a supervisor restarts the process and its recovery runs.
+     */
+    public static final Consumer<Throwable> HALT = error -> Runtime.getRuntime().halt(EXIT_CODE);
+
+    private FatalErrors()
+    {
+    }
+
+    /**
+     * @param log         where a fatal error is said, flushed before the action runs.
+     * @param process     how the log names the process, e.g. {@code bourse node 1}.
+     * @param component   how the log names the thread's component, e.g. {@code service}.
+     * @param restart     what a restart does about it, for the operator reading the log.
+     * @param onFatal     the process's fatal-error action.
+     * @param otherErrors errors the thread survives.
+     * @return a handler for the component's thread.
+     */
+    public static ErrorHandler handler(
+        final PrintStream log,
+        final String process,
+        final String component,
+        final String restart,
+        final Consumer<Throwable> onFatal,
+        final ErrorHandler otherErrors)
+    {
+        return error ->
+        {
+            if (error instanceof Error)
+            {
+                log.printf("%s: %s thread died of %s; it stops (restarted, %s)%n", process, component, error, restart);
+                log.flush();
+                onFatal.accept(error);
+            }
+            else
+            {
+                otherErrors.onError(error);
+            }
+        };
+    }
+}
