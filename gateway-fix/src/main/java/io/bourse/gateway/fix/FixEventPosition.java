@@ -8,12 +8,15 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 
 /**
- * The last event batch the gateway turned into ExecutionReports (its sequence and log position), kept in a file of
- * the data directory so that after a restart the gateway asks the cluster for the batches after it and reports
- * what happened to its orders meanwhile: fills, cancels and expiries as they happened, not a summary.
+ * An event batch's sequence and a second value, kept in a file of the data directory. The gateway keeps one with the
+ * batch after which a restarted gateway asks the cluster for the batches (and reports what happened to its orders
+ * meanwhile: fills, cancels and expiries as they happened, not a summary), with its log position; and one per session
+ * with the last report the session was sent: its batch and, as the second value, its number among the session's
+ * reports of that batch.
  * <p>
- * Recorded after every batch that made a report, so the file is memory-mapped: a record is a few stores, no system
- * call on the report path, and the operating system's page cache keeps it across a crash of the process. Two slots
+ * Recorded after every batch that made a report (and every report sent), so the file is memory-mapped: a record is a
+ * few stores, no system call on the report path, and the operating system's page cache keeps it across a crash of the
+ * process. Two slots
  * are written in turn, each with a check value over its fields, so that a process killed halfway through a record
  * leaves the other slot, the previous record, to be read.
  */
@@ -71,7 +74,7 @@ final class FixEventPosition implements AutoCloseable
     }
 
     /**
-     * @return that batch's log position.
+     * @return the second value recorded with it: the gateway's batch's log position, or a session's report number.
      */
     long logPosition()
     {

@@ -50,8 +50,10 @@ import static uk.co.real_logic.artio.messages.InitialAcceptedSessionOwner.SOLE_L
  * engine's events.
  * <p>
  * Everything it keeps lives under its data directory: Artio's session state (sequence numbers, persistent across
- * restarts) and message archive (for resends), its monitoring files, and the record of open orders that keeps
- * ClOrdIDs across restarts. Its own media driver (Artio records FIX messages in an Aeron archive of its own, apart
+ * restarts) and message archive (for resends), its monitoring files, the record of open orders that keeps
+ * ClOrdIDs across restarts, and the event positions: where its reports stopped (the replay of the cluster's events
+ * after a restart begins there, or before the first report still held for a session away) and, per session, the last
+ * report the session was sent (which the replay does not send again). Its own media driver (Artio records FIX messages in an Aeron archive of its own, apart
  * from the cluster's journal) uses a directory in {@code /dev/shm} that is deleted on close.
  */
 public final class FixGateway implements AutoCloseable
@@ -276,6 +278,7 @@ public final class FixGateway implements AutoCloseable
     private final FixOrderStore store;
     private final FixEventPosition eventPosition;
     private final FixGatewayAgent agent;
+    private final Map<String, FixSessionState> sessionStates;
     /**
      * The yield window `bourse run` and `bourse gateway-fix` give the gateway's agents unless configured otherwise
      * ({@code fix.yield.us}): a millisecond, ten times the node's. Why: the framer polls the sessions' sockets, so while
@@ -298,6 +301,7 @@ public final class FixGateway implements AutoCloseable
         IoUtil.ensureDirectoryExists(dataDir, "FIX gateway data directory");
         final String aeronDir = aeronDirectory(dataDir);
         final BackoffIdleStrategy driverIdle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
+        final Map<String, FixSessionState> sessionsByCompId = new HashMap<>();
 
         ArchivingMediaDriver launchedDriver = null;
         FixEngine launchedEngine = null;
@@ -328,10 +332,10 @@ public final class FixGateway implements AutoCloseable
                 .dirDeleteOnStart(true)
                 .dirDeleteOnShutdown(true), archiveContext);
 
-            final Map<String, FixSessionState> sessionsByCompId = new HashMap<>();
             for (final FixSessionSpec spec : context.sessions.values())
             {
-                sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec));
+                sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec,
+                    new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId())))));
             }
 
             final EngineConfiguration engineConfiguration = new EngineConfiguration()
@@ -406,17 +410,20 @@ public final class FixGateway implements AutoCloseable
         {
             Thread.currentThread().interrupt();
             CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver);
+            closeSessionFiles(sessionsByCompId);
             throw new IllegalStateException("interrupted while starting the FIX gateway", ex);
         }
         catch (final RuntimeException ex)
         {
             CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver);
+            closeSessionFiles(sessionsByCompId);
             throw ex;
         }
         this.driver = launchedDriver;
         this.engine = launchedEngine;
         this.library = connectedLibrary;
         this.client = exchangeClient;
+        this.sessionStates = sessionsByCompId;
         this.runner = new AgentRunner(
             new NodeIdleStrategy(context.agentYieldWindowNs),
             threadErrors(context, "gateway", error -> error.printStackTrace(context.log)), null, agent);
@@ -558,6 +565,15 @@ public final class FixGateway implements AutoCloseable
     public void close()
     {
         CloseHelper.closeAll(runner, client, library, engine, store, eventPosition, driver);
+        closeSessionFiles(sessionStates);
+    }
+
+    private static void closeSessionFiles(final Map<String, FixSessionState> sessions)
+    {
+        for (final FixSessionState session : sessions.values())
+        {
+            session.delivered.close();
+        }
     }
 
     /**

@@ -129,6 +129,20 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * Whether the batch being handled made a report: its position is then recorded once it is handled.
      */
     private boolean batchReported;
+    /**
+     * The sequence of the batch being handled, {@link Long#MAX_VALUE} outside one (a report made then is never one a
+     * session was sent before a restart).
+     */
+    private long reportBatchSequence = Long.MAX_VALUE;
+    /**
+     * The last batch handled: where a replay must begin for a report held from the next one to be made again.
+     */
+    private long previousBatchSequence;
+    private long previousLogPosition;
+    /**
+     * Sessions with reports held for them: while there are any, the recorded position stays before the first.
+     */
+    private int sessionsHolding;
     private final Map<String, FixSessionState> sessionsByCompId;
     private final Object2ObjectHashMap<String, FixInstrument> instrumentsBySymbol = new Object2ObjectHashMap<>();
     private final Int2ObjectHashMap<FixInstrument> instrumentsById = new Int2ObjectHashMap<>();
@@ -212,6 +226,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         this.applicationMessageOverride = applicationMessageOverride;
         this.store = store;
         this.eventPosition = eventPosition;
+        this.previousBatchSequence = eventPosition.batchSequence();
+        this.previousLogPosition = eventPosition.logPosition();
         this.sessionsByCompId = sessionsByCompId;
         this.droppedReports = droppedReports;
         for (final FixInstrument instrument : instruments)
@@ -1030,15 +1046,23 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         batchReported = false;
         this.logPosition = logPosition;
         this.timestampNs = timestampNs;
-        int position = offset;
-        for (int i = 0; i < eventCount; i++)
+        reportBatchSequence = batchSequence;
+        try
         {
-            eventIndex = i;
-            eventHeader.wrap(buffer, position);
-            final int bodyOffset = position + MessageHeaderDecoder.ENCODED_LENGTH;
-            onEvent(eventHeader.templateId(), buffer, bodyOffset, eventHeader.blockLength(), eventHeader.version(),
-                pending);
-            position = bodyOffset + eventHeader.blockLength();
+            int position = offset;
+            for (int i = 0; i < eventCount; i++)
+            {
+                eventIndex = i;
+                eventHeader.wrap(buffer, position);
+                final int bodyOffset = position + MessageHeaderDecoder.ENCODED_LENGTH;
+                onEvent(eventHeader.templateId(), buffer, bodyOffset, eventHeader.blockLength(),
+                    eventHeader.version(), pending);
+                position = bodyOffset + eventHeader.blockLength();
+            }
+        }
+        finally
+        {
+            reportBatchSequence = Long.MAX_VALUE;
         }
         if (pending != null)
         {
@@ -1049,9 +1073,23 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
             releasePending(pending);
         }
-        if (batchReported)
+        if (batchReported && sessionsHolding == 0)
         {
             eventPosition.record(batchSequence, logPosition);
+        }
+        previousBatchSequence = batchSequence;
+        previousLogPosition = logPosition;
+    }
+
+    /**
+     * Batches were missed, or the cluster is another one whose batches are numbered afresh: the sessions' last
+     * batches no longer say which reports they were sent, and none is left out as sent before.
+     */
+    public void onGap(final long fromLogPosition)
+    {
+        for (final FixSessionState session : sessionsByCompId.values())
+        {
+            session.sent(0, 0);
         }
     }
 
@@ -1105,6 +1143,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     {
                         latencyProbe.onNewOrderAcknowledged(order.clOrdId, order.clOrdIdLength, order.receivedNs,
                             order.commandSentNs, timestampNs, eventsReceivedNs, clock.nanoTime());
+                    }
+                }
+                else if (pending == null)
+                {
+                    // The replay after a restart: a restored order whose acceptance its session was not sent (held
+                    // for it while it was away) is reported again; one it was sent is left out by sendReport.
+                    final FixOrder order = ordersByOrderId.get(orderAccepted.orderId());
+                    if (order != null && order.engineClientOrderId == orderAccepted.clientOrderId())
+                    {
+                        sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
                     }
                 }
             }
@@ -1188,9 +1236,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 if (order != null)
                 {
                     order.quantity = orderRestated.quantity();
-                    store.writeOpen(order);
                     sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0, "Restated by self-trade prevention",
                         null, 0);
+                    if (order.session.heldReports.isEmpty())
+                    {
+                        // Else the record stays where the reports sent left it (see onFill).
+                        store.writeOpen(order);
+                    }
                 }
             }
             case OrderStatusReportDecoder.TEMPLATE_ID ->
@@ -1317,8 +1369,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             order.session.isLoggedOn())
         {
             // The record keeps up with the reports its client has, so that a restart resuming after them starts
-            // from these totals. A report held for a session away is lost with the process, so its record stays
-            // behind: after a restart the status query finds the difference and restates it.
+            // from these totals. While reports are held for a session away its records stay where the reports sent
+            // left them, the replay after a restart begins before the first held report and makes them again, and
+            // the records catch up once the held reports are sent.
             store.writeOpen(order);
         }
     }
@@ -1340,6 +1393,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final FixInstrument instrument = order.instrument;
         final ExecutionReportEncoder report = executionReport;
         batchReported = true;
+        final boolean inBatch = reportBatchSequence != Long.MAX_VALUE;
+        final long number = inBatch ? session.numberReport(reportBatchSequence) : 0;
+        if (inBatch && session.wasSent(reportBatchSequence, number))
+        {
+            // The replay after a restart: the session was sent this report before.
+            return;
+        }
         report.reset();
         if (order.orderId != 0)
         {
@@ -1413,25 +1473,46 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (session.isLoggedOn() && session.heldReports.isEmpty())
         {
             send(session, report);
+            if (inBatch)
+            {
+                session.sent(reportBatchSequence, number);
+            }
         }
         else
         {
             // Away, or back but its held reports not all sent yet: in order behind them.
-            hold(session, report);
+            hold(session, report, inBatch ? reportBatchSequence : -1, number);
         }
     }
 
-    private void hold(final FixSessionState session, final ExecutionReportEncoder report)
+    /**
+     * @param batchSequence the batch the report was made from, -1 for one made outside a batch (which a replay does not
+     *                      make again, so sending it moves nothing).
+     * @param number        the report's number among the session's reports of that batch.
+     */
+    private void hold(
+        final FixSessionState session, final ExecutionReportEncoder report, final long batchSequence, final long number)
     {
         if (session.heldReports.size() == MAX_HELD_REPORTS_PER_SESSION)
         {
             recycle(session.heldReports.pollFirst());
+            session.heldBatches.pollLong();
+            session.heldBatches.pollLong();
             droppedReports.increment();
         }
         final ExecutionReportEncoder held = spareReportEncoders.isEmpty() ?
             new ExecutionReportEncoder() : spareReportEncoders.pollFirst();
         report.copyTo(held);
         session.heldReports.addLast(held);
+        session.heldBatches.offerLong(batchSequence);
+        session.heldBatches.offerLong(number);
+        if (session.heldAfterBatchSequence < 0)
+        {
+            session.heldAfterBatchSequence = previousBatchSequence;
+            session.heldAfterLogPosition = previousLogPosition;
+            sessionsHolding++;
+            recordResumePosition();
+        }
         if (session.session != null && !sessionsSendingHeldReports.contains(session))
         {
             // Acquired but not (or no longer) connected: sent once it is, without waiting for another logon.
@@ -1457,7 +1538,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     break;
                 }
                 recycle(session.heldReports.pollFirst());
+                final long batchSequence = session.heldBatches.pollLong();
+                final long number = session.heldBatches.pollLong();
+                if (batchSequence >= 0)
+                {
+                    session.sent(batchSequence, number);
+                }
                 sent++;
+            }
+            if (session.heldReports.isEmpty())
+            {
+                heldReportsSent(session);
             }
             if (session.heldReports.isEmpty() || session.session == null)
             {
@@ -1466,6 +1557,51 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         return sent;
+    }
+
+    /**
+     * The last report held for a session has been sent: the records of its orders catch up, and the recorded
+     * position no longer needs to stay before its reports.
+     */
+    private void heldReportsSent(final FixSessionState session)
+    {
+        for (int i = 0; i < session.closedWhileHeld.size(); i++)
+        {
+            store.writeClosed(session.closedWhileHeld.getLong(i));
+        }
+        session.closedWhileHeld.clear();
+        for (final FixOrder order : session.openOrdersByClOrdId.values())
+        {
+            if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
+            {
+                store.writeOpen(order);
+            }
+        }
+        if (session.heldAfterBatchSequence >= 0)
+        {
+            session.heldAfterBatchSequence = -1;
+            sessionsHolding--;
+            recordResumePosition();
+        }
+    }
+
+    /**
+     * Record where a restarted gateway's replay begins: before the first report still held for any session (held
+     * reports live in memory only, the replay makes them again), else after the last batch handled.
+     */
+    private void recordResumePosition()
+    {
+        long batchSequence = previousBatchSequence;
+        long position = previousLogPosition;
+        for (final FixSessionState session : sessionsByCompId.values())
+        {
+            if (session.heldAfterBatchSequence >= 0 && session.heldAfterBatchSequence < batchSequence)
+            {
+                batchSequence = session.heldAfterBatchSequence;
+                position = session.heldAfterLogPosition;
+            }
+        }
+        eventPosition.record(batchSequence, position);
     }
 
     private void recycle(final ExecutionReportEncoder report)
@@ -1722,7 +1858,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (order.orderId != 0 && ordersByOrderId.remove(order.orderId) != null)
         {
             openOrders.lazySet(ordersByOrderId.size());
-            store.writeClosed(order.orderId);
+            if (session.heldReports.isEmpty())
+            {
+                store.writeClosed(order.orderId);
+            }
+            else
+            {
+                session.closedWhileHeld.addLong(order.orderId);
+            }
         }
     }
 
