@@ -148,6 +148,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final Int2ObjectHashMap<FixInstrument> instrumentsById = new Int2ObjectHashMap<>();
     private final Long2ObjectHashMap<FixSessionState> sessionsById = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<FixOrder> ordersByOrderId = new Long2ObjectHashMap<>();
+    /**
+     * New orders a previous run sent (or was about to send) without seeing the answer, by their engine client order
+     * id: the replay of the cluster's events, or a query after it, tells what became of each.
+     */
+    private final Long2ObjectHashMap<FixOrder> pendingRestored = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Pending> pendingByRequest = new Long2ObjectHashMap<>();
     private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
@@ -274,11 +279,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             order.executedNotional = entry.executedNotional();
             order.clOrdId(entry.clOrdId().toCharArray(), entry.clOrdId().length());
             order.origClOrdId(entry.origClOrdId().toCharArray(), entry.origClOrdId().length());
+            session.usedClOrdIds.add(order.clOrdIdHash);
+            if (order.orderId == 0)
+            {
+                order.recordedPending = true;
+                pendingRestored.put(order.engineClientOrderId, order);
+                continue;
+            }
             ordersByOrderId.put(order.orderId, order);
             session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
-            session.usedClOrdIds.add(order.clOrdIdHash);
         }
         ordersToQueryAfterRestore.addAll(ordersByOrderId.values());
+        ordersToQueryAfterRestore.addAll(pendingRestored.values());
         openOrders.lazySet(ordersByOrderId.size());
     }
 
@@ -793,9 +805,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final int length = commandEncoder.newOrder(commandBuffer, 0, order.accountId, order.engineClientOrderId,
             instrument.instrumentId(), side, orderType, timeInForce, postOnly, SelfTradePrevention.ACCOUNT_DEFAULT,
             price, quantity, 0, 0);
+        // Recorded before it is sent: a gateway that stops before the answer comes still knows, after a restart, the
+        // ClOrdID and session of the order the answer is about (else an order live at the exchange is one its client
+        // never hears of).
+        store.writePending(order);
+        order.recordedPending = true;
         final long requestSequence = client.trySend(commandBuffer, 0, length);
         if (requestSequence < 0)
         {
+            store.writeNotAccepted(order.engineClientOrderId);
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, "Exchange busy: too many orders in flight");
             return;
         }
@@ -1120,10 +1138,20 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             case CommandRejectedDecoder.TEMPLATE_ID ->
             {
+                commandRejected.wrap(buffer, offset, blockLength, version);
                 if (pending != null)
                 {
-                    commandRejected.wrap(buffer, offset, blockLength, version);
                     onRejected(pending, commandRejected.reason());
+                }
+                else if (commandRejected.commandType() == io.bourse.protocol.codec.CommandType.NEW_ORDER)
+                {
+                    // The replay after a restart: the refusal of an order sent before it that was still pending.
+                    final FixOrder order = pendingRestored.get(commandRejected.clientOrderId());
+                    if (order != null && order.accountId == commandRejected.accountId())
+                    {
+                        pendingRestored.remove(order.engineClientOrderId);
+                        rejectOrder(order, commandRejected.reason());
+                    }
                 }
             }
             case OrderAcceptedDecoder.TEMPLATE_ID ->
@@ -1138,6 +1166,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     ordersByOrderId.put(order.orderId, order);
                     openOrders.lazySet(ordersByOrderId.size());
                     store.writeOpen(order);
+                    order.recordedPending = false;
                     sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
                     if (latencyProbe != null)
                     {
@@ -1147,9 +1176,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 else if (pending == null)
                 {
-                    // The replay after a restart: a restored order whose acceptance its session was not sent (held
-                    // for it while it was away) is reported again; one it was sent is left out by sendReport.
-                    final FixOrder order = ordersByOrderId.get(orderAccepted.orderId());
+                    // The replay after a restart: the acceptance of an order sent before it that was still pending,
+                    // or of a restored order whose session was not sent it (held for it while it was away), is
+                    // reported; one its session was sent is left out by sendReport.
+                    FixOrder order = ordersByOrderId.get(orderAccepted.orderId());
+                    if (order == null)
+                    {
+                        order = adoptPending(orderAccepted.accountId(), orderAccepted.clientOrderId(),
+                            orderAccepted.orderId());
+                    }
                     if (order != null && order.engineClientOrderId == orderAccepted.clientOrderId())
                     {
                         sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
@@ -1256,6 +1291,20 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     order.quantity = orderStatus.quantity();
                     sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, null, pending, 0);
                 }
+                else if (pending != null && pending.type == PENDING_RESTORE && pending.order.orderId == 0)
+                {
+                    // Open at the exchange, but its acceptance was among events the cluster no longer holds.
+                    final FixOrder order = adoptPending(
+                        orderStatus.accountId(), pending.order.engineClientOrderId, orderStatus.orderId());
+                    if (order != null)
+                    {
+                        order.filledQuantity = orderStatus.filledQuantity();
+                        order.executedNotional = orderStatus.executedNotional();
+                        order.quantity = orderStatus.quantity();
+                        store.writeOpen(order);
+                        sendReport(order, EXEC_NEW, ordStatus(order), 0, 0, 0, null, null, 0);
+                    }
+                }
                 else if (pending != null && pending.type == PENDING_RESTORE)
                 {
                     // Fills while the gateway was down: their reports were never made, so the order's totals catch
@@ -1305,9 +1354,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case PENDING_NEW ->
             {
                 pending.rejected = true;
-                sendReport(pending.order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ordRejReason(reason),
-                    FixRejects.engineText(reason), null, 0);
-                closeOrder(pending.order);
+                rejectOrder(pending.order, reason);
             }
             case PENDING_CANCEL, PENDING_REPLACE ->
             {
@@ -1322,10 +1369,20 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
             case PENDING_STATUS, PENDING_RESTORE ->
             {
-                if (reason == RejectReason.UNKNOWN_ORDER)
+                final FixOrder order = pending.order;
+                if (reason == RejectReason.UNKNOWN_ORDER && order.orderId == 0 &&
+                    pendingRestored.remove(order.engineClientOrderId) == order)
+                {
+                    // Sent before the restart, and neither the replayed events nor the exchange's open orders know
+                    // it: it never reached the exchange (or closed during events the cluster no longer holds).
+                    sendReport(order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ORD_REJ_OTHER,
+                        "Not known to the exchange after the gateway restarted", null, 0);
+                    closeOrder(order);
+                }
+                else if (reason == RejectReason.UNKNOWN_ORDER)
                 {
                     // Closed while the gateway was not listening (or the order is gone): nothing more will come.
-                    closeOrder(pending.order);
+                    closeOrder(order);
                 }
             }
             case PENDING_MASS_CANCEL ->
@@ -1830,9 +1887,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         FixOrder order;
         while ((order = ordersToQueryAfterRestore.peekFirst()) != null)
         {
-            if (ordersByOrderId.get(order.orderId) == order)
+            final boolean pendingOrder = order.orderId == 0;
+            if (pendingOrder ? pendingRestored.get(order.engineClientOrderId) == order :
+                ordersByOrderId.get(order.orderId) == order)
             {
-                final int length = commandEncoder.queryOrder(commandBuffer, 0, order.accountId, order.orderId, 0);
+                // A pending order is asked about by its client order id: the answer comes after the replayed events,
+                // so it is still pending only when they said nothing of it.
+                final int length = commandEncoder.queryOrder(commandBuffer, 0, order.accountId, order.orderId,
+                    pendingOrder ? order.engineClientOrderId : 0);
                 final long requestSequence = client.trySend(commandBuffer, 0, length);
                 if (requestSequence < 0)
                 {
@@ -1848,9 +1910,43 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     // ------------------------------------------------------------------------------------------------ helpers
 
+    private void rejectOrder(final FixOrder order, final RejectReason reason)
+    {
+        sendReport(order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ordRejReason(reason),
+            FixRejects.engineText(reason), null, 0);
+        closeOrder(order);
+    }
+
+    /**
+     * A pending order restored from the previous run was accepted: it is open from now on.
+     *
+     * @return the order, or null when no pending order of the account has this client order id.
+     */
+    private FixOrder adoptPending(final long accountId, final long engineClientOrderId, final long orderId)
+    {
+        final FixOrder order = pendingRestored.get(engineClientOrderId);
+        if (order == null || order.accountId != accountId)
+        {
+            return null;
+        }
+        pendingRestored.remove(engineClientOrderId);
+        order.orderId = orderId;
+        ordersByOrderId.put(orderId, order);
+        order.session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
+        openOrders.lazySet(ordersByOrderId.size());
+        store.writeOpen(order);
+        order.recordedPending = false;
+        return order;
+    }
+
     private void closeOrder(final FixOrder order)
     {
         final FixSessionState session = order.session;
+        if (order.orderId == 0 && order.recordedPending)
+        {
+            order.recordedPending = false;
+            store.writeNotAccepted(order.engineClientOrderId);
+        }
         if (session.openOrdersByClOrdId.get(order.clOrdIdHash) == order)
         {
             session.openOrdersByClOrdId.remove(order.clOrdIdHash);

@@ -27,6 +27,10 @@ final class FixOrder
     long executedNotional;
     long receivedNs;
     long commandSentNs;
+    /**
+     * Whether the order store has a PENDING record of it not yet followed by its acceptance or refusal.
+     */
+    boolean recordedPending;
 
     void clOrdId(final char[] value, final int length)
     {
@@ -64,6 +68,7 @@ final class FixOrder
         executedNotional = 0;
         receivedNs = 0;
         commandSentNs = 0;
+        recordedPending = false;
     }
 
     /**

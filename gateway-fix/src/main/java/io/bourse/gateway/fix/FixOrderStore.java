@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +20,10 @@ import java.util.Map;
 /**
  * The gateway's record of its open orders, so that after a restart ExecutionReports still carry the ClOrdID the
  * client gave and cancels by OrigClOrdID still find their order. An append-only file of fixed-size records in the
- * data directory: OPEN (an order accepted, or its state after a replace) and CLOSED; on start it is read, and
- * rewritten with only the open orders.
+ * data directory: PENDING (a new order about to be sent to the exchange, written before it is, so that a gateway that
+ * stops before the answer still knows the order the answer is about), OPEN (an order accepted, or its state after a
+ * replace) and CLOSED (by order id, or by client order id for a pending order that was not accepted); on start it is
+ * read, and rewritten with only the open and pending orders.
  * <p>
  * A record is written with one {@code write} call from a buffer allocated once; the operating system's page cache
  * keeps it across a process crash (not across a machine crash: that would need an fsync per order).
@@ -29,11 +32,12 @@ final class FixOrderStore implements AutoCloseable
 {
     static final byte OPEN = 1;
     static final byte CLOSED = 2;
+    static final byte PENDING = 3;
     private static final int COMP_ID_LENGTH = 64;
     private static final int RECORD_LENGTH = 1 + 8 * 8 + 2 + COMP_ID_LENGTH + 2 * (2 + FixOrder.MAX_ID_LENGTH) + 2 + 2;
 
     /**
-     * An open order as read back from the file.
+     * An open order as read back from the file; a pending one has order id 0.
      */
     record Entry(
         String senderCompId, long orderId, long engineClientOrderId, long accountId, int instrumentId, char side,
@@ -58,6 +62,7 @@ final class FixOrderStore implements AutoCloseable
     List<Entry> open()
     {
         final Map<Long, Entry> open = new LinkedHashMap<>();
+        final Map<Long, Entry> pending = new LinkedHashMap<>();
         try
         {
             if (file.exists())
@@ -71,11 +76,22 @@ final class FixOrderStore implements AutoCloseable
                     final long orderId = in.getLong(offset + 1, ByteOrder.LITTLE_ENDIAN);
                     if (type == OPEN)
                     {
-                        open.put(orderId, read(in, offset));
+                        final Entry entry = read(in, offset);
+                        open.put(orderId, entry);
+                        pending.remove(entry.engineClientOrderId());
+                    }
+                    else if (type == PENDING)
+                    {
+                        final Entry entry = read(in, offset);
+                        pending.put(entry.engineClientOrderId(), entry);
+                    }
+                    else if (type == CLOSED && orderId != 0)
+                    {
+                        open.remove(orderId);
                     }
                     else if (type == CLOSED)
                     {
-                        open.remove(orderId);
+                        pending.remove(in.getLong(offset + 9, ByteOrder.LITTLE_ENDIAN));
                     }
                 }
             }
@@ -83,7 +99,7 @@ final class FixOrderStore implements AutoCloseable
             try (FileChannel out = FileChannel.open(compacted.toPath(),
                 StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING))
             {
-                for (final Entry entry : open.values())
+                for (final Entry entry : concat(open.values(), pending.values()))
                 {
                     encode(entry);
                     byteBuffer.clear();
@@ -102,19 +118,47 @@ final class FixOrderStore implements AutoCloseable
         {
             LangUtil.rethrowUnchecked(ex);
         }
-        return new ArrayList<>(open.values());
+        return concat(open.values(), pending.values());
+    }
+
+    private static List<Entry> concat(final Collection<Entry> open, final Collection<Entry> pending)
+    {
+        final List<Entry> entries = new ArrayList<>(open);
+        entries.addAll(pending);
+        return entries;
     }
 
     void writeOpen(final FixOrder order)
     {
-        encodeOpen(order.session.spec.senderCompId(), order.instrument.instrumentId(), order);
+        encode(OPEN, order.session.spec.senderCompId(), order.instrument.instrumentId(), order);
         append();
     }
 
-    private void encodeOpen(final String compId, final int instrumentId, final FixOrder order)
+    /**
+     * A new order about to be sent: until an OPEN record (its acceptance) or {@link #writeNotAccepted} follows, a
+     * restarted gateway restores it as pending.
+     */
+    void writePending(final FixOrder order)
+    {
+        encode(PENDING, order.session.spec.senderCompId(), order.instrument.instrumentId(), order);
+        append();
+    }
+
+    /**
+     * A pending order that the exchange did not accept: rejected, not applied, or not sent.
+     */
+    void writeNotAccepted(final long engineClientOrderId)
     {
         buffer.setMemory(0, RECORD_LENGTH, (byte)0);
-        buffer.putByte(0, OPEN);
+        buffer.putByte(0, CLOSED);
+        buffer.putLong(9, engineClientOrderId, ByteOrder.LITTLE_ENDIAN);
+        append();
+    }
+
+    private void encode(final byte type, final String compId, final int instrumentId, final FixOrder order)
+    {
+        buffer.setMemory(0, RECORD_LENGTH, (byte)0);
+        buffer.putByte(0, type);
         int offset = 1;
         buffer.putLong(offset, order.orderId, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
@@ -209,7 +253,7 @@ final class FixOrderStore implements AutoCloseable
         order.ordType = entry.ordType();
         order.clOrdId(entry.clOrdId().toCharArray(), entry.clOrdId().length());
         order.origClOrdId(entry.origClOrdId().toCharArray(), entry.origClOrdId().length());
-        encodeOpen(entry.senderCompId(), entry.instrumentId(), order);
+        encode(entry.orderId() == 0 ? PENDING : OPEN, entry.senderCompId(), entry.instrumentId(), order);
     }
 
     private static Entry read(final UnsafeBuffer in, final int start)

@@ -186,6 +186,79 @@ class FixGatewayRestartTest
     }
 
     /**
+     * A gateway that stops after sending new orders and before handling their answers (as a crash would) still knows
+     * them when it restarts, because it records each before sending it: the replayed events say which the exchange
+     * accepted or refused, a query after them settles one they do not mention (it never arrived), and each is
+     * reported under the ClOrdID its client gave. An accepted one is then an order like any other.
+     */
+    @Test
+    void newOrdersWhoseAnswersTheGatewayDidNotHandleBeforeItStoppedAreReportedAfterItRestarts() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("R1", Side.SELL, "1", "200.00"));
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+
+            // What the stopped gateway had done: recorded three new orders and sent them, of which the exchange
+            // accepted P1, refused P3 (quantity 0) and never received P2.
+            try (FixOrderStore store = new FixOrderStore(new File(exchange.baseDir, "fix/open-orders.dat"));
+                FixEventPosition scratch = new FixEventPosition(new File(exchange.baseDir, "scratch.dat")))
+            {
+                store.open();
+                final FixSessionState session = new FixSessionState(
+                    new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), scratch);
+                store.writePending(sentOrder(session, "P1", 901, 20_100, 10_000));
+                store.writePending(sentOrder(session, "P2", 902, 20_200, 10_000));
+                store.writePending(sentOrder(session, "P3", 903, 20_300, 0));
+            }
+            exchange.sendLimitOrder(1, 901, io.bourse.protocol.codec.Side.SELL, 20_100, 10_000);
+            exchange.sendLimitOrder(1, 903, io.bourse.protocol.codec.Side.SELL, 20_300, 0);
+            exchange.startGateway();
+            alice.awaitLogon();
+
+            final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
+            assertEquals("P1", accepted.getString(ClOrdID.FIELD));
+            final Message refused = report(alice, ExecType.REJECTED, OrdStatus.REJECTED);
+            assertEquals("P3", refused.getString(ClOrdID.FIELD));
+            final Message unknown = report(alice, ExecType.REJECTED, OrdStatus.REJECTED);
+            assertEquals("P2", unknown.getString(ClOrdID.FIELD));
+            assertEquals("Not known to the exchange after the gateway restarted", unknown.getString(Text.FIELD));
+            assertNull(alice.poll(1_000), "nothing more");
+
+            alice.send(cancel("P1-CXL", "P1", Side.SELL));
+            final Message canceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            assertEquals(accepted.getString(OrderID.FIELD), canceled.getString(OrderID.FIELD));
+
+            // Settled for good: another restart reports none of them again.
+            exchange.stopGateway();
+            exchange.startGateway();
+            alice.awaitLogon();
+            assertNull(alice.poll(1_000), "nothing after a second restart");
+        }
+    }
+
+    private static FixOrder sentOrder(
+        final FixSessionState session, final String clOrdId, final long engineClientOrderId, final long price,
+        final long quantity)
+    {
+        final FixOrder order = new FixOrder();
+        order.session = session;
+        order.clOrdId(clOrdId.toCharArray(), clOrdId.length());
+        order.engineClientOrderId = engineClientOrderId;
+        order.accountId = 1;
+        order.instrument = FixTestExchange.BTC_USD;
+        order.side = Side.SELL;
+        order.ordType = '2';
+        order.price = price;
+        order.quantity = quantity;
+        return order;
+    }
+
+    /**
      * An exchange whose gateway knows one session, ALICE (account 1), that keeps its orders when it disconnects.
      */
     private static FixTestExchange aliceOnly()
