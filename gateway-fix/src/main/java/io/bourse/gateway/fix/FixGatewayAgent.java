@@ -1294,14 +1294,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 else if (pending != null && pending.type == PENDING_RESTORE && pending.order.orderId == 0)
                 {
                     // Open at the exchange, but its acceptance was among events the cluster no longer holds.
-                    final FixOrder order = adoptPending(
-                        orderStatus.accountId(), pending.order.engineClientOrderId, orderStatus.orderId());
-                    if (order != null)
+                    final FixOrder order = pending.order;
+                    order.filledQuantity = orderStatus.filledQuantity();
+                    order.executedNotional = orderStatus.executedNotional();
+                    order.quantity = orderStatus.quantity();
+                    if (adoptPending(orderStatus.accountId(), order.engineClientOrderId, orderStatus.orderId()) ==
+                        order)
                     {
-                        order.filledQuantity = orderStatus.filledQuantity();
-                        order.executedNotional = orderStatus.executedNotional();
-                        order.quantity = orderStatus.quantity();
-                        store.writeOpen(order);
                         sendReport(order, EXEC_NEW, ordStatus(order), 0, 0, 0, null, null, 0);
                     }
                 }
