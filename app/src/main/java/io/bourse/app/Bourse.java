@@ -328,7 +328,7 @@ public final class Bourse
 
     /**
      * Wait for a stop signal, printing the store's progress and lag every interval when it has changed, and at once
-     * when the store fails (the store then stays stopped: a restart resumes it from its fence).
+     * when the store fails (it then starts again by itself, from its fence, after a wait).
      */
     private void awaitStop(final CountDownLatch stop, final StoreMetrics metrics, final long reportIntervalMs)
         throws InterruptedException
@@ -350,8 +350,12 @@ public final class Bourse
             }
             if (metrics.state() == StoreState.FAILED && !failureReported)
             {
-                err.println("bourse: the post-trade store stopped: " + metrics.failure());
+                err.println("bourse: the post-trade store failed, and starts again by itself: " + metrics.failure());
                 failureReported = true;
+            }
+            else if (metrics.state().isFollowing())
+            {
+                failureReported = false;
             }
         }
     }

@@ -47,6 +47,8 @@ public final class Store implements AutoCloseable
         private int replayStreamId = 0x5707;
         private int threadNice = 19;
         private long maxDeferralMs;
+        private long restartDelayMs = 1_000;
+        private long maxRestartDelayMs = 30_000;
         private CpuHeadroom headroom = CpuHeadroom.MACHINE;
         private PrintStream log = System.out;
 
@@ -236,6 +238,37 @@ public final class Store implements AutoCloseable
         }
 
         /**
+         * How the store recovers from a failure (its database unreachable, a disk full, the node's media driver gone):
+         * it closes everything, waits, opens the database again and resumes from its fence, as after a crash, so
+         * exactly once holds. The wait starts at {@code restartDelayMs} and doubles with each failure in a row up to
+         * {@code maxRestartDelayMs}; the state is {@link StoreState#FAILED} meanwhile, with the failure.
+         *
+         * @param restartDelayMs    the first wait, 1 s by default; 0 leaves a failed store stopped.
+         * @param maxRestartDelayMs the longest wait, 30 s by default.
+         */
+        public Context restartDelayMs(final long restartDelayMs, final long maxRestartDelayMs)
+        {
+            if (restartDelayMs < 0 || maxRestartDelayMs < restartDelayMs)
+            {
+                throw new IllegalArgumentException("store restart delays must be 0 <= first <= longest, not " +
+                    restartDelayMs + " and " + maxRestartDelayMs);
+            }
+            this.restartDelayMs = restartDelayMs;
+            this.maxRestartDelayMs = maxRestartDelayMs;
+            return this;
+        }
+
+        public long restartDelayMs()
+        {
+            return restartDelayMs;
+        }
+
+        public long maxRestartDelayMs()
+        {
+            return maxRestartDelayMs;
+        }
+
+        /**
          * Where the store learns whether the machine is saturated: {@link CpuHeadroom#MACHINE} unless a test says.
          */
         public Context headroom(final CpuHeadroom headroom)
@@ -261,11 +294,15 @@ public final class Store implements AutoCloseable
         }
     }
 
+    private static final long SUPERVISOR_POLL_MS = 50;
+
     private final Context context;
-    private final StoreDatabase database;
+    private volatile StoreDatabase database;
     private final Progress progress = new Progress();
-    private StoreAgent agent;
-    private AgentRunner runner;
+    private volatile StoreAgent agent;
+    private volatile AgentRunner runner;
+    private Thread supervisor;
+    private volatile boolean closed;
 
     private Store(final Context context, final StoreDatabase database)
     {
@@ -283,6 +320,18 @@ public final class Store implements AutoCloseable
         {
             throw new IllegalArgumentException("the store needs the node's data directory and media driver directory");
         }
+        final Progress opened = new Progress();
+        final StoreDatabase database = openDatabase(context, opened);
+        final Store store = new Store(context, database);
+        store.progress.fence(opened.fenceLogPosition, opened.fenceTimestampNs);
+        return store;
+    }
+
+    /**
+     * Open the database, read its fence into {@code progress}, and keep the journal from the store's snapshot on.
+     */
+    private static StoreDatabase openDatabase(final Context context, final Progress progress)
+    {
         final StoreDatabase database = StoreDatabase.open(
             context.jdbcUrl(), context.sqliteFile(), context.user, context.password);
         try
@@ -293,9 +342,8 @@ public final class Store implements AutoCloseable
                 throw new IllegalStateException("cannot create " + context.nodeDataDir());
             }
             LogRetention.floor(context.nodeDataDir(), fence.snapshotLogPosition());
-            final Store store = new Store(context, database);
-            store.progress.fence(fence.logPosition(), fence.timestampNs());
-            return store;
+            progress.fence(fence.logPosition(), fence.timestampNs());
+            return database;
         }
         catch (final SQLException | RuntimeException ex)
         {
@@ -314,21 +362,84 @@ public final class Store implements AutoCloseable
         {
             throw new IllegalStateException("store already started");
         }
+        startAgent();
+        if (context.restartDelayMs() > 0)
+        {
+            supervisor = new Thread(this::restartAfterFailures, "bourse-store-restarts");
+            supervisor.setDaemon(true);
+            supervisor.start();
+        }
+        return this;
+    }
+
+    private void startAgent()
+    {
         agent = new StoreAgent(context, database, progress);
         runner = new AgentRunner(
             new BackoffIdleStrategy(10, 20, TimeUnit.MICROSECONDS.toNanos(10), TimeUnit.MILLISECONDS.toNanos(1)),
             this::onError, null, agent);
         AgentRunner.startOnThread(runner);
-        return this;
     }
 
     private void onError(final Throwable error)
     {
-        if (progress.failure == null)
+        if (progress.state() != StoreState.FAILED)
         {
+            // Else the agent has already said what failed, better than the exception that stopped its thread.
             progress.failed(error);
         }
         context.log().println("bourse store: stopped on an error: " + progress.failure);
+    }
+
+    /**
+     * The supervisor's loop: once the store has failed, close it, wait, and start it again from its fence in the
+     * database (see {@link Context#restartDelayMs}).
+     */
+    private void restartAfterFailures()
+    {
+        long delayMs = context.restartDelayMs();
+        try
+        {
+            while (!closed)
+            {
+                final StoreState state = progress.state();
+                if (state != StoreState.FAILED)
+                {
+                    if (state.isFollowing())
+                    {
+                        delayMs = context.restartDelayMs();
+                    }
+                    Thread.sleep(SUPERVISOR_POLL_MS);
+                    continue;
+                }
+                CloseHelper.quietClose(runner);
+                // A connection the failure broke may not even roll back: nothing of it is needed any more.
+                CloseHelper.quietClose(database);
+                context.log().printf("bourse store: starting again in %,d ms%n", delayMs);
+                Thread.sleep(delayMs);
+                delayMs = Math.min(2 * delayMs, context.maxRestartDelayMs());
+                restart();
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            // Closing.
+        }
+    }
+
+    private void restart()
+    {
+        try
+        {
+            database = openDatabase(context, progress);
+            progress.state(StoreState.STARTING);
+            startAgent();
+        }
+        catch (final RuntimeException ex)
+        {
+            progress.failed(ex);
+            context.log().println("bourse store: cannot start again: " + progress.failure);
+        }
     }
 
     public StoreMetrics metrics()
@@ -399,6 +510,19 @@ public final class Store implements AutoCloseable
      */
     public void close()
     {
+        closed = true;
+        if (supervisor != null)
+        {
+            supervisor.interrupt();
+            try
+            {
+                supervisor.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
         CloseHelper.quietClose(runner);
         database.close();
         if (progress.state != StoreState.FAILED)

@@ -21,6 +21,10 @@
  * after each new store snapshot is committed); the node's journal purge never removes log at or after that position.
  * A store on an empty database of a node whose journal was already purged refuses to start and says why.
  * <p>
+ * <b>Failures.</b> A store that fails (its database unreachable, a disk full, the node's media driver gone) closes
+ * everything and, after a wait that doubles with each failure in a row, opens the database again and resumes from its
+ * fence, as after a crash ({@link io.bourse.store.Store.Context#restartDelayMs}).
+ * <p>
  * <b>Off the matching path.</b> The store's threads run at nice 19, and while the machine is saturated it stands
  * aside altogether (state {@code DEFERRING}) for at most {@code store.defer.max.ms} after it fell behind, then follows
  * regardless until caught up: history lags a peak instead of slowing it ({@link io.bourse.store.Store.Context#maxDeferralMs}).

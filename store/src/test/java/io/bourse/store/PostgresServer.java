@@ -67,17 +67,38 @@ public final class PostgresServer implements AutoCloseable
         }
         run(List.of(new File(binDir, "initdb").getPath(), "-D", data.getPath(), "-U", "bourse", "--auth=trust",
             "-E", "UTF8", "--no-sync"), asPostgresUser);
-        running = true;
-        run(List.of(new File(binDir, "pg_ctl").getPath(), "-D", data.getPath(), "-l", new File(dir, "server.log").getPath(),
-            "-w", "-t", "60", "-o",
-            "-p " + port + " -k " + dir.getPath() + " -c listen_addresses=127.0.0.1 -c max_connections=20", "start"),
-            asPostgresUser);
+        startPostmaster();
         try (Connection connection = DriverManager.getConnection(
             "jdbc:postgresql://127.0.0.1:" + port + "/postgres", "bourse", "");
             Statement statement = connection.createStatement())
         {
             statement.execute("CREATE DATABASE bourse");
         }
+    }
+
+    private void startPostmaster() throws Exception
+    {
+        running = true;
+        run(List.of(new File(binDir, "pg_ctl").getPath(), "-D", new File(dir, "data").getPath(), "-l",
+            new File(dir, "server.log").getPath(), "-w", "-t", "60", "-o",
+            "-p " + port + " -k " + dir.getPath() + " -c listen_addresses=127.0.0.1 -c max_connections=20", "start"),
+            asPostgresUser);
+    }
+
+    /**
+     * Stop the server as a crash would (immediate shutdown: clients' connections are cut, recovery runs at the next
+     * start); {@link #restart} starts it again on the same data and port.
+     */
+    public void stop() throws Exception
+    {
+        running = false;
+        run(List.of(new File(binDir, "pg_ctl").getPath(), "-D", new File(dir, "data").getPath(), "-m", "immediate",
+            "-w", "stop"), asPostgresUser);
+    }
+
+    public void restart() throws Exception
+    {
+        startPostmaster();
     }
 
     /**
@@ -114,9 +135,7 @@ public final class PostgresServer implements AutoCloseable
         {
             if (running)
             {
-                running = false;
-                run(List.of(new File(binDir, "pg_ctl").getPath(), "-D", new File(dir, "data").getPath(), "-m", "immediate",
-                    "-w", "stop"), asPostgresUser);
+                stop();
             }
         }
         finally

@@ -2,8 +2,12 @@ package io.bourse.store;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The store on a real PostgreSQL server, started for this class (initdb in a temporary directory, 127.0.0.1 only) and
@@ -32,5 +36,45 @@ class PostgresStoreTest extends StoreTestBase
     Store.Context database(final Store.Context context) throws Exception
     {
         return context.jdbcUrl(server.newDatabase("store_test_" + NEXT_DATABASE.incrementAndGet()));
+    }
+
+    /**
+     * The server goes down under load (as a crash would: connections cut) and comes back: the store fails, starts
+     * again by itself from its fence and writes every trade exactly once.
+     */
+    @Test
+    void theStoreStartsAgainByItselfWhenItsServerComesBack() throws Exception
+    {
+        final long seed = System.nanoTime();
+        final Store.Context context = database(node.storeContext().batchRows(200)).restartDelayMs(100, 400);
+        try (Store store = Store.open(context).start(); Workload workload = new Workload(node, seed))
+        {
+            workload.setUp();
+            workload.trade(1_000);
+            TestNode.await(() -> "some batches written: " + store.metrics(),
+                () -> store.metrics().batchesCommitted() > 0);
+            server.stop();
+            try
+            {
+                workload.trade(1_000);
+                TestNode.await(() -> "the store failed: " + store.metrics(),
+                    () -> store.metrics().state() == StoreState.FAILED);
+            }
+            finally
+            {
+                server.restart();
+            }
+            workload.trade(1_000);
+            workload.awaitAllAnswered();
+            assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
+            final long nodeHash = node.awaitIdleEngineStateHash();
+            assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
+            assertEquals(nodeHash, store.engineStateHash(), "seed " + seed + ": store engine = node engine");
+            try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+            {
+                StoreChecks.assertTrades(database, workload.trades(), workload.tradeChecksum());
+                StoreChecks.assertLedger(database, store.engine(), Workload.ACCOUNTS, Workload.BTC, Workload.USD);
+            }
+        }
     }
 }
