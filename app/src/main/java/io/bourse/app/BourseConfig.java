@@ -48,7 +48,7 @@ public final class BourseConfig
     private static final List<String> STORE_KEYS = List.of(
         "store.enabled", "store.jdbc.url", "store.jdbc.user", "store.jdbc.password", "store.sqlite.file",
         "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms", "store.thread.nice",
-        "store.defer.max.ms");
+        "store.defer.max.ms", "store.restart.delay.ms", "store.restart.max.delay.ms");
     private static final Pattern HTTP_KEY = Pattern.compile(
         "http\\.(host|port|event\\.loops|auth\\.window\\.ms|auth\\.reject\\.replays|rate\\.limit\\.per\\.second|" +
             "rate\\.limit\\.burst|demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
@@ -264,6 +264,14 @@ public final class BourseConfig
             throw new ConfigException("configuration key 'store.jdbc.url': expected empty (SQLite in the data " +
                 "directory) or a jdbc:postgresql:// URL, got '" + url + "'");
         }
+        final long restartDelayMs = longValue("store.restart.delay.ms", 1_000, 0, TimeUnit.HOURS.toMillis(1));
+        final long maxRestartDelayMs = longValue("store.restart.max.delay.ms", 30_000, 0, TimeUnit.HOURS.toMillis(1));
+        if (maxRestartDelayMs < restartDelayMs)
+        {
+            throw new ConfigException("configuration key 'store.restart.max.delay.ms': expected at least " +
+                "store.restart.delay.ms (" + restartDelayMs + "), got " + maxRestartDelayMs);
+        }
+        context.restartDelayMs(restartDelayMs, maxRestartDelayMs);
         final String sqliteFile = string("store.sqlite.file", "");
         if (!sqliteFile.isEmpty())
         {

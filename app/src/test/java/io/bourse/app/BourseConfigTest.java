@@ -108,10 +108,14 @@ class BourseConfigTest
         assertEquals("jdbc:postgresql://127.0.0.1:5432/bourse", postgres.storeContext().jdbcUrl());
         assertEquals(500, postgres.storeContext().batchRows());
         assertEquals(false, postgres.storeEnabled());
+        assertEquals(1_000, defaults.storeContext().restartDelayMs(), "a failed store starts again after 1 s");
+        assertEquals(30_000, defaults.storeContext().maxRestartDelayMs());
 
         assertMessage(Map.of("store.jdbc.url", "jdbc:mysql://x/y"), "configuration key 'store.jdbc.url': expected empty");
         assertMessage(Map.of("store.enabled", "yes"), "configuration key 'store.enabled': expected true or false");
         assertMessage(Map.of("store.batch.rows", "0"), "configuration key 'store.batch.rows': expected 1 to");
+        assertMessage(Map.of("store.restart.delay.ms", "5000", "store.restart.max.delay.ms", "1000"),
+            "configuration key 'store.restart.max.delay.ms': expected at least store.restart.delay.ms (5000), got 1000");
         assertMessage(Map.of("store.colour", "red"), "unknown configuration key 'store.colour'");
     }
 

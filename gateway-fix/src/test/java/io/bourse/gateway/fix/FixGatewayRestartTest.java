@@ -211,9 +211,9 @@ class FixGatewayRestartTest
                 store.open();
                 final FixSessionState session = new FixSessionState(
                     new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), scratch);
-                store.writePending(sentOrder(session, "P1", 901, 20_100, 10_000));
-                store.writePending(sentOrder(session, "P2", 902, 20_200, 10_000));
-                store.writePending(sentOrder(session, "P3", 903, 20_300, 0));
+                store.writePending(FixOrderStoreTest.recordedOrder(session, "P1", 901, Side.SELL, 20_100, 10_000));
+                store.writePending(FixOrderStoreTest.recordedOrder(session, "P2", 902, Side.SELL, 20_200, 10_000));
+                store.writePending(FixOrderStoreTest.recordedOrder(session, "P3", 903, Side.SELL, 20_300, 0));
             }
             exchange.sendLimitOrder(1, 901, io.bourse.protocol.codec.Side.SELL, 20_100, 10_000);
             exchange.sendLimitOrder(1, 903, io.bourse.protocol.codec.Side.SELL, 20_300, 0);
@@ -239,23 +239,6 @@ class FixGatewayRestartTest
             alice.awaitLogon();
             assertNull(alice.poll(1_000), "nothing after a second restart");
         }
-    }
-
-    private static FixOrder sentOrder(
-        final FixSessionState session, final String clOrdId, final long engineClientOrderId, final long price,
-        final long quantity)
-    {
-        final FixOrder order = new FixOrder();
-        order.session = session;
-        order.clOrdId(clOrdId.toCharArray(), clOrdId.length());
-        order.engineClientOrderId = engineClientOrderId;
-        order.accountId = 1;
-        order.instrument = FixTestExchange.BTC_USD;
-        order.side = Side.SELL;
-        order.ordType = '2';
-        order.price = price;
-        order.quantity = quantity;
-        return order;
     }
 
     /**

@@ -24,9 +24,9 @@ class FixOrderStoreTest
             store.open();
             final FixSessionState session = new FixSessionState(
                 new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), scratch);
-            final FixOrder accepted = order(session, "A", 11);
-            final FixOrder refused = order(session, "B", 12);
-            final FixOrder unanswered = order(session, "C", 13);
+            final FixOrder accepted = recordedOrder(session, "A", 11, '1', 100, 1);
+            final FixOrder refused = recordedOrder(session, "B", 12, '1', 100, 1);
+            final FixOrder unanswered = recordedOrder(session, "C", 13, '1', 100, 1);
             store.writePending(accepted);
             store.writePending(refused);
             store.writePending(unanswered);
@@ -47,18 +47,23 @@ class FixOrderStoreTest
         }
     }
 
-    private static FixOrder order(final FixSessionState session, final String clOrdId, final long clientOrderId)
+    /**
+     * A new order of account 1 in BTC-USD as the gateway records it before sending it.
+     */
+    static FixOrder recordedOrder(
+        final FixSessionState session, final String clOrdId, final long engineClientOrderId, final char side,
+        final long price, final long quantity)
     {
         final FixOrder order = new FixOrder();
         order.session = session;
         order.clOrdId(clOrdId.toCharArray(), clOrdId.length());
-        order.engineClientOrderId = clientOrderId;
+        order.engineClientOrderId = engineClientOrderId;
         order.accountId = 1;
         order.instrument = FixTestExchange.BTC_USD;
-        order.side = '1';
+        order.side = side;
         order.ordType = '2';
-        order.price = 100;
-        order.quantity = 1;
+        order.price = price;
+        order.quantity = quantity;
         return order;
     }
 }
