@@ -11,8 +11,7 @@ import java.nio.channels.FileChannel;
  * An event batch's sequence and a second value, kept in a file of the data directory. The gateway keeps one with the
  * batch after which a restarted gateway asks the cluster for the batches (and reports what happened to its orders
  * meanwhile: fills, cancels and expiries as they happened, not a summary), with its log position; and one per session
- * with the last report the session was sent: its batch and, as the second value, its number among the session's
- * reports of that batch.
+ * with the last report the session was sent: its batch and, as the second value, its key within that batch.
  * <p>
  * Recorded after every batch that made a report (and every report sent), so the file is memory-mapped: a record is a
  * few stores, no system call on the report path, and the operating system's page cache keeps it across a crash of the
@@ -74,7 +73,7 @@ final class FixEventPosition implements AutoCloseable
     }
 
     /**
-     * @return the second value recorded with it: the gateway's batch's log position, or a session's report number.
+     * @return the second value recorded with it: the gateway's batch's log position, or a session's report key.
      */
     long logPosition()
     {

@@ -1450,8 +1450,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final ExecutionReportEncoder report = executionReport;
         batchReported = true;
         final boolean inBatch = reportBatchSequence != Long.MAX_VALUE;
-        final long number = inBatch ? session.numberReport(reportBatchSequence) : 0;
-        if (inBatch && session.wasSent(reportBatchSequence, number))
+        // A trade reports its maker first: that side gets the lower key.
+        final long key = inBatch ? 2L * eventIndex + (makerLeg ? 1 : 2) : 0;
+        if (inBatch && session.wasSent(reportBatchSequence, key))
         {
             // The replay after a restart: the session was sent this report before.
             return;
@@ -1531,23 +1532,23 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             send(session, report);
             if (inBatch)
             {
-                session.sent(reportBatchSequence, number);
+                session.sent(reportBatchSequence, key);
             }
         }
         else
         {
             // Away, or back but its held reports not all sent yet: in order behind them.
-            hold(session, report, inBatch ? reportBatchSequence : -1, number);
+            hold(session, report, inBatch ? reportBatchSequence : -1, key);
         }
     }
 
     /**
      * @param batchSequence the batch the report was made from, -1 for one made outside a batch (which a replay does not
      *                      make again, so sending it moves nothing).
-     * @param number        the report's number among the session's reports of that batch.
+     * @param key           the report's key within that batch (see {@link FixSessionState#wasSent}).
      */
     private void hold(
-        final FixSessionState session, final ExecutionReportEncoder report, final long batchSequence, final long number)
+        final FixSessionState session, final ExecutionReportEncoder report, final long batchSequence, final long key)
     {
         if (session.heldReports.size() == MAX_HELD_REPORTS_PER_SESSION)
         {
@@ -1561,7 +1562,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         report.copyTo(held);
         session.heldReports.addLast(held);
         session.heldBatches.offerLong(batchSequence);
-        session.heldBatches.offerLong(number);
+        session.heldBatches.offerLong(key);
         if (session.heldAfterBatchSequence < 0)
         {
             session.heldAfterBatchSequence = previousBatchSequence;
@@ -1595,10 +1596,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 recycle(session.heldReports.pollFirst());
                 final long batchSequence = session.heldBatches.pollLong();
-                final long number = session.heldBatches.pollLong();
+                final long key = session.heldBatches.pollLong();
                 if (batchSequence >= 0)
                 {
-                    session.sent(batchSequence, number);
+                    session.sent(batchSequence, key);
                 }
                 sent++;
             }

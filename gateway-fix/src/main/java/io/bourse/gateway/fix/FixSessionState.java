@@ -26,8 +26,8 @@ final class FixSessionState
      */
     final ArrayDeque<ExecutionReportEncoder> heldReports = new ArrayDeque<>();
     /**
-     * The batch sequence each held report was made from and its number among the session's reports of that batch (from
-     * 1), two values per report, in step with {@link #heldReports}: what the session has been sent once it is.
+     * The batch sequence each held report was made from and its key within the batch (see {@link #wasSent}), two values
+     * per report, in step with {@link #heldReports}: what the session has been sent once it is.
      */
     final LongArrayQueue heldBatches = new LongArrayQueue(Long.MIN_VALUE);
     /**
@@ -42,19 +42,12 @@ final class FixSessionState
     long heldAfterBatchSequence = -1;
     long heldAfterLogPosition;
     /**
-     * The last report this session was sent: the batch it was made from and its number among the session's reports of
-     * that batch (from 1), kept in a file (whose position field holds the number), so that after a restart the
-     * replay's reports up to it are not sent again. A batch's reports for a session are made in the same order each
-     * time it is handled.
+     * The last report this session was sent: the batch it was made from and its key within the batch, kept in a file
+     * (whose position field holds the key), so that after a restart the replay's reports up to it are not sent again.
      */
     final FixEventPosition delivered;
     long sentBatchSequence;
-    long sentInBatch;
-    /**
-     * The batch the session's last report was made from in this run, and how many it has had from it.
-     */
-    long reportBatchSequence = Long.MIN_VALUE;
-    long reportsInBatch;
+    long sentKey;
     /**
      * Cancel-on-disconnect of single orders in progress: the open orders whose cancel is not yet sent (the client's
      * buffer of unanswered commands can fill part way through a large session's orders).
@@ -70,40 +63,28 @@ final class FixSessionState
         this.accountChars = Long.toString(spec.accountId()).toCharArray();
         this.delivered = delivered;
         this.sentBatchSequence = delivered.batchSequence();
-        this.sentInBatch = delivered.logPosition();
+        this.sentKey = delivered.logPosition();
     }
 
     /**
-     * Number the session's next report of a batch being handled.
-     *
-     * @return its number among the session's reports of that batch, from 1.
-     */
-    long numberReport(final long batchSequence)
-    {
-        if (reportBatchSequence != batchSequence)
-        {
-            reportBatchSequence = batchSequence;
-            reportsInBatch = 0;
-        }
-        return ++reportsInBatch;
-    }
-
-    /**
+     * @param key the report's key within its batch: from the index of the event it was made from and which side of a
+     *            trade it reports, in the order a batch's reports are made, so the same each time the batch is
+     *            handled (whichever of its reports are made: a replay makes none for the requests of a previous run).
      * @return whether the session was sent this report of a batch before (in this run or the one before a restart).
      */
-    boolean wasSent(final long batchSequence, final long number)
+    boolean wasSent(final long batchSequence, final long key)
     {
-        return batchSequence < sentBatchSequence || batchSequence == sentBatchSequence && number <= sentInBatch;
+        return batchSequence < sentBatchSequence || batchSequence == sentBatchSequence && key <= sentKey;
     }
 
     /**
      * The session was sent this report of a batch.
      */
-    void sent(final long batchSequence, final long number)
+    void sent(final long batchSequence, final long key)
     {
         sentBatchSequence = batchSequence;
-        sentInBatch = number;
-        delivered.record(batchSequence, number);
+        sentKey = key;
+        delivered.record(batchSequence, key);
     }
 
     /**
