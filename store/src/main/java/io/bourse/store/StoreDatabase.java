@@ -114,6 +114,11 @@ public final class StoreDatabase implements AutoCloseable
             url = jdbcUrl;
             // Batches of inserts become multi-row inserts: one round trip per few hundred rows.
             properties.setProperty("reWriteBatchedInserts", "true");
+            // A server that vanishes without closing the connection (a host down, a network cut) would leave a call
+            // waiting for ever, and the store neither failing nor starting again: a minute without an answer fails it
+            // (a batch takes well under a second). The URL's own parameters override these.
+            properties.setProperty("socketTimeout", "60");
+            properties.setProperty("tcpKeepAlive", "true");
             if (user != null && !user.isEmpty())
             {
                 properties.setProperty("user", user);
