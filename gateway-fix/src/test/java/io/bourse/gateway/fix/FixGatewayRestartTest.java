@@ -36,12 +36,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FixGatewayRestartTest
 {
+    /**
+     * ALICE (account 1), who keeps her orders when she disconnects.
+     */
+    private static final FixSessionSpec ALICE =
+        new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0);
+
     @Test
     void sequenceNumbersClOrdIdsAndIdsContinueAfterARestartOfNodeAndGateway() throws Exception
     {
         FixGatewayTest.forgetExecIds();
         try (FixTestExchange exchange = new FixTestExchange(context -> context
-            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(ALICE)
             .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
             QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
@@ -133,7 +139,7 @@ class FixGatewayRestartTest
     {
         FixGatewayTest.forgetExecIds();
         try (FixTestExchange exchange = new FixTestExchange(context -> context
-            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(ALICE)
             .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
             QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
@@ -209,8 +215,7 @@ class FixGatewayRestartTest
                 FixEventPosition scratch = new FixEventPosition(new File(exchange.baseDir, "scratch.dat")))
             {
                 store.open();
-                final FixSessionState session = new FixSessionState(
-                    new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), scratch);
+                final FixSessionState session = new FixSessionState(ALICE, scratch);
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P1", 901, Side.SELL, 20_100, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P2", 902, Side.SELL, 20_200, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P3", 903, Side.SELL, 20_300, 0));
@@ -247,7 +252,7 @@ class FixGatewayRestartTest
     private static FixTestExchange aliceOnly()
     {
         return new FixTestExchange(context -> context
-            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+            .session(ALICE)).start();
     }
 
     @Test
@@ -290,7 +295,7 @@ class FixGatewayRestartTest
         // 1,500 commands do not fit in 64 KB of unanswered commands: each path must send the rest as answers free it.
         final int orders = 1_500;
         try (FixTestExchange exchange = new FixTestExchange(context -> context
-            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(ALICE)
             .session(new FixSessionSpec("CAROL", "carol-pw", 3, FixSessionSpec.CancelOnDisconnect.SESSION, 100)))
             .gatewayUnansweredBytes(64 * 1024).start();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
