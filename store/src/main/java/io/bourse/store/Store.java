@@ -304,10 +304,9 @@ public final class Store implements AutoCloseable
     private Thread supervisor;
     private volatile boolean closed;
 
-    private Store(final Context context, final StoreDatabase database)
+    private Store(final Context context)
     {
         this.context = context;
-        this.database = database;
     }
 
     /**
@@ -320,10 +319,8 @@ public final class Store implements AutoCloseable
         {
             throw new IllegalArgumentException("the store needs the node's data directory and media driver directory");
         }
-        final Progress opened = new Progress();
-        final StoreDatabase database = openDatabase(context, opened);
-        final Store store = new Store(context, database);
-        store.progress.fence(opened.fenceLogPosition, opened.fenceTimestampNs);
+        final Store store = new Store(context);
+        store.database = openDatabase(context, store.progress);
         return store;
     }
 
