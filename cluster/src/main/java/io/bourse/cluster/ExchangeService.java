@@ -39,7 +39,8 @@ import java.util.function.Consumer;
  * produced, as one {@code EventBatch}, to every connected client.
  * <p>
  * Everything here is driven by the log: requests, cluster time and timers. Retries are recognised by the
- * client's request sequence and answered from the {@link EventHistory} instead of being applied again; GTD
+ * client's request sequence and answered from the {@link EventHistory} instead of being applied again; a request
+ * that arrives before one of the client's earlier ones is not applied yet (see {@link RequestAdmission}); GTD
  * expiry runs on a cluster timer set to the engine's earliest expiry. On a follower, sending is a no-op, so every
  * node runs the same code and reaches the same state.
  */
@@ -334,12 +335,17 @@ public final class ExchangeService implements ClusteredService
         final int commandOffset,
         final int commandLength)
     {
-        if (requestSequence <= lastRequestSequenceByClient.get(clientId))
+        final int admission = RequestAdmission.admit(lastRequestSequenceByClient, clientId, requestSequence);
+        if (admission == RequestAdmission.APPLIED_BEFORE)
         {
             resendOriginal(session, clientId, requestSequence);
             return;
         }
-        lastRequestSequenceByClient.put(clientId, requestSequence);
+        if (admission == RequestAdmission.OUT_OF_SEQUENCE)
+        {
+            ignore(session, clientId, requestSequence, IgnoredReason.OUT_OF_SEQUENCE);
+            return;
+        }
         beginBatch();
         commandAdapter.onCommand(buffer, commandOffset, commandLength, timestamp);
         endBatch(timestamp, clientId, requestSequence);

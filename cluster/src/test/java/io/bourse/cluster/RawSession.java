@@ -5,9 +5,11 @@ import io.aeron.cluster.client.EgressListener;
 import io.aeron.logbuffer.Header;
 import io.bourse.protocol.cluster.BooleanType;
 import io.bourse.protocol.cluster.EventBatchDecoder;
+import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.cluster.MessageHeaderDecoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
 import io.bourse.protocol.cluster.RequestEncoder;
+import io.bourse.protocol.cluster.RequestIgnoredDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 
@@ -16,7 +18,7 @@ import java.util.List;
 
 /**
  * A bare Aeron Cluster session that sends hand-made requests, for tests of the service's protocol handling
- * (retries with chosen sequences, malformed input) below the {@link io.bourse.cluster.client.ExchangeClient}.
+ * (retries and gaps with chosen sequences, malformed input) below the {@link io.bourse.cluster.client.ExchangeClient}.
  */
 final class RawSession implements AutoCloseable
 {
@@ -24,8 +26,13 @@ final class RawSession implements AutoCloseable
     {
     }
 
+    record Ignored(long clientId, long requestSequence, IgnoredReason reason)
+    {
+    }
+
     private final AeronCluster cluster;
     private final List<Received> received = new ArrayList<>();
+    private final List<Ignored> ignored = new ArrayList<>();
     private final ExpandableArrayBuffer sendBuffer = new ExpandableArrayBuffer(512);
 
     RawSession(final TestCluster testCluster)
@@ -58,6 +65,16 @@ final class RawSession implements AutoCloseable
         return received.remove(0);
     }
 
+    Ignored awaitIgnored()
+    {
+        TestCluster.await("a request ignored", () ->
+        {
+            cluster.pollEgress();
+            return !ignored.isEmpty();
+        });
+        return ignored.remove(0);
+    }
+
     public void close()
     {
         cluster.close();
@@ -69,12 +86,21 @@ final class RawSession implements AutoCloseable
         private final io.bourse.protocol.codec.MessageHeaderDecoder eventHeader =
             new io.bourse.protocol.codec.MessageHeaderDecoder();
         private final EventBatchDecoder batch = new EventBatchDecoder();
+        private final RequestIgnoredDecoder requestIgnored = new RequestIgnoredDecoder();
 
         public void onMessage(
             final long clusterSessionId, final long timestamp, final DirectBuffer buffer, final int offset,
             final int length, final Header aeronHeader)
         {
             header.wrap(buffer, offset);
+            if (header.templateId() == RequestIgnoredDecoder.TEMPLATE_ID)
+            {
+                requestIgnored.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, header.blockLength(),
+                    header.version());
+                ignored.add(new Ignored(requestIgnored.clientId(), requestIgnored.requestSequence(),
+                    requestIgnored.reason()));
+                return;
+            }
             if (header.templateId() != EventBatchDecoder.TEMPLATE_ID)
             {
                 return;

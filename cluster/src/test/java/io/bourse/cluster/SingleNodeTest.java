@@ -1,10 +1,14 @@
 package io.bourse.cluster;
 
+import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.codec.OrderAcceptedDecoder;
 import io.bourse.protocol.codec.Side;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SingleNodeTest
@@ -109,6 +113,47 @@ class SingleNodeTest
             cluster.awaitSameState();
             assertEquals(openOrders, cluster.node(0).service().engine().openOrderCount(), "applied once");
         }
+    }
+
+    @Test
+    void aRequestWhosePredecessorIsMissingIsRefusedAndBothApplyInOrderOnceItArrives()
+    {
+        try (TestCluster cluster = new TestCluster(1); TestClient client = newClient(cluster))
+        {
+            final ReferenceWorkload workload = new ReferenceWorkload(5);
+            workload.setUp(client);
+            client.awaitAllAnswered();
+            final int openOrders = cluster.node(0).service().engine().openOrderCount();
+            final long clientId = client.client.clientId() + 1;
+
+            try (RawSession raw = new RawSession(cluster))
+            {
+                raw.sendRequest(clientId, 2, client.buffer, secondOrder(client));
+                final RawSession.Ignored refused = raw.awaitIgnored();
+                assertEquals(new RawSession.Ignored(clientId, 2, IgnoredReason.OUT_OF_SEQUENCE), refused);
+
+                raw.sendRequest(clientId, 1, client.buffer, firstOrder(client));
+                raw.sendRequest(clientId, 2, client.buffer, secondOrder(client));
+                final RawSession.Received first = raw.awaitBatch();
+                final RawSession.Received second = raw.awaitBatch();
+                assertEquals(List.of(1L, 2L), List.of(first.requestSequence(), second.requestSequence()));
+                assertFalse(second.resent(), "request 2 applied now, not answered as a retry");
+                assertTrue(second.eventTemplateIds().contains(OrderAcceptedDecoder.TEMPLATE_ID), "request 2 accepted");
+            }
+            cluster.awaitSameState();
+            assertEquals(2, cluster.node(0).service().lastRequestSequence(clientId));
+            assertEquals(openOrders + 2, cluster.node(0).service().engine().openOrderCount(), "both applied once");
+        }
+    }
+
+    private static int firstOrder(final TestClient client)
+    {
+        return client.encoder.limit(client.buffer, 0, 1, 901, ReferenceWorkload.BTC_USD, Side.BUY, 9_000, 5);
+    }
+
+    private static int secondOrder(final TestClient client)
+    {
+        return client.encoder.limit(client.buffer, 0, 1, 902, ReferenceWorkload.BTC_USD, Side.BUY, 9_001, 5);
     }
 
     @Test

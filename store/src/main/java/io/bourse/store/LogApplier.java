@@ -3,6 +3,7 @@ package io.bourse.store;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.codecs.SessionMessageHeaderDecoder;
 import io.aeron.cluster.codecs.TimerEventDecoder;
+import io.bourse.cluster.RequestAdmission;
 import io.bourse.engine.CommandAdapter;
 import io.bourse.engine.Engine;
 import io.bourse.engine.EngineListener;
@@ -98,13 +99,11 @@ final class LogApplier
             return;
         }
         request.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, header.blockLength(), header.version());
-        final long clientId = request.clientId();
-        final long requestSequence = request.requestSequence();
-        if (requestSequence <= lastRequestSequenceByClient.get(clientId))
+        if (RequestAdmission.admit(lastRequestSequenceByClient, request.clientId(), request.requestSequence()) !=
+            RequestAdmission.NEXT)
         {
             return;
         }
-        lastRequestSequenceByClient.put(clientId, requestSequence);
         commandAdapter.onCommand(buffer, offset + ENVELOPE_LENGTH, length - ENVELOPE_LENGTH, timestampNs);
     }
 

@@ -9,6 +9,7 @@ import io.aeron.logbuffer.Header;
 import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.protocol.cluster.BooleanType;
 import io.bourse.protocol.cluster.EventBatchDecoder;
+import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.cluster.MessageHeaderDecoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
 import io.bourse.protocol.cluster.ReplayCompleteDecoder;
@@ -198,6 +199,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long lastBatchSequence;
     private long lastLogPosition;
     private boolean replayPending;
+    // Requests sent up to here before the last re-send for a missing request: their refusals are already dealt with.
+    private long resentAfterMissingUpTo;
     /**
      * Resumed from an earlier run and no batch of the cluster's own seen yet: the first is checked against the
      * resumed numbering.
@@ -423,6 +426,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
             requestReplay();
         }
         sentUpToSequence = answeredUpToSequence;
+        resentAfterMissingUpTo = 0;
         sendPending();
         return 1;
     }
@@ -471,6 +475,19 @@ public final class ExchangeClient implements Agent, AutoCloseable
             {
                 // Consumed one answered command; the consumer refuses the first unanswered one.
             }
+        }
+    }
+
+    /**
+     * The cluster refused a request because one before it never reached the log: send again from the first
+     * unanswered one. Every request sent after the missing one is refused alike; one re-send answers them all.
+     */
+    private void resendAfterMissingRequest(final long requestSequence)
+    {
+        if (requestSequence > resentAfterMissingUpTo)
+        {
+            resentAfterMissingUpTo = sentUpToSequence;
+            sentUpToSequence = answeredUpToSequence;
         }
     }
 
@@ -531,8 +548,16 @@ public final class ExchangeClient implements Agent, AutoCloseable
                 requestIgnoredDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
                 if (requestIgnoredDecoder.clientId() == clientId)
                 {
-                    onAnswered(requestIgnoredDecoder.requestSequence());
-                    listener.onRequestIgnored(requestIgnoredDecoder.requestSequence(), requestIgnoredDecoder.reason());
+                    final long requestSequence = requestIgnoredDecoder.requestSequence();
+                    if (requestIgnoredDecoder.reason() == IgnoredReason.OUT_OF_SEQUENCE)
+                    {
+                        resendAfterMissingRequest(requestSequence);
+                    }
+                    else
+                    {
+                        onAnswered(requestSequence);
+                        listener.onRequestIgnored(requestSequence, requestIgnoredDecoder.reason());
+                    }
                 }
             }
             default ->
@@ -611,6 +636,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             // Commands sent to the old leader may not have been committed: send every unanswered one again.
             sentUpToSequence = answeredUpToSequence;
+            resentAfterMissingUpTo = 0;
             replayPending = false;
             listener.onConnected(leaderMemberId);
         }

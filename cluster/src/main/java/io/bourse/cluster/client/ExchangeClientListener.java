@@ -41,7 +41,8 @@ public interface ExchangeClientListener
     }
 
     /**
-     * The cluster did not apply a request and could not re-send its original answer.
+     * The cluster did not apply a request and could not re-send its original answer. (A request refused as
+     * {@link IgnoredReason#OUT_OF_SEQUENCE} does not come here: the client sends it again itself.)
      */
     default void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
     {
