@@ -31,6 +31,9 @@ import org.agrona.collections.Long2LongHashMap;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -73,6 +76,7 @@ public final class ExchangeService implements ClusteredService
     private ExpandableDirectByteBuffer stateChunkBuffer;
     private final Consumer<ClientSession> broadcaster = this::sendBatch;
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
+    private final Queue<StateProbe> stateProbes = new ConcurrentLinkedQueue<>();
 
     private Cluster cluster;
     private IdleStrategy idleStrategy;
@@ -265,6 +269,58 @@ public final class ExchangeService implements ClusteredService
     }
 
     public void onTerminate(final Cluster cluster)
+    {
+    }
+
+    /**
+     * Answers {@link #probeState} on the service thread, between two messages.
+     */
+    public int doBackgroundWork(final long nowNs)
+    {
+        if (engine == null || stateProbes.isEmpty())
+        {
+            return 0;
+        }
+        int answered = 0;
+        StateProbe probe;
+        while ((probe = stateProbes.poll()) != null)
+        {
+            probe.result.complete(new State(appliedLogPosition, stateHash(), engine.stateHash(),
+                lastRequestSequenceByClient.get(probe.clientId), engine.openOrderCount()));
+            answered++;
+        }
+        return answered;
+    }
+
+    /**
+     * Read the replicated state from any thread, whatever the traffic: the service thread takes it between two
+     * messages, so every part of it is of the same log position. It holds the matching thread while it hashes the
+     * whole state (milliseconds for a large book): a tool for checks and operators, not for every request.
+     *
+     * @param clientId whose last applied request sequence to include.
+     * @return completed on the service thread once the node has started.
+     */
+    public CompletableFuture<State> probeState(final long clientId)
+    {
+        final StateProbe probe = new StateProbe(clientId, new CompletableFuture<>());
+        stateProbes.add(probe);
+        return probe.result;
+    }
+
+    /**
+     * The replicated state at one log position.
+     *
+     * @param logPosition         the position of the last message applied.
+     * @param stateHash           {@link #stateHash()}.
+     * @param engineStateHash     {@link #engineStateHash()}.
+     * @param lastRequestSequence the probed client's last applied request sequence, 0 for none.
+     * @param openOrders          orders resting in all books.
+     */
+    public record State(long logPosition, long stateHash, long engineStateHash, long lastRequestSequence, int openOrders)
+    {
+    }
+
+    private record StateProbe(long clientId, CompletableFuture<State> result)
     {
     }
 

@@ -51,16 +51,18 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Kill -9 under load: one node runs in a child process ({@link NodeProcess}); this test's client keeps a window of
  * commands in flight (limit orders with unique client order ids, cancels, deposits with unique transaction ids),
  * kills the process at a seeded random moment (in half the rounds after asking for a snapshot at another random
- * moment), restarts it on the same data directory and carries on.
+ * moment; in every third round after the process has hung for a while), restarts it on the same data directory and
+ * carries on.
  * <p>
  * How the check proves that no acknowledged command is lost and none is applied twice: every command the client
- * sends is also kept here, numbered by its request sequence. After each restart, before the client may reconnect
- * (so no new or re-sent command reaches the node), the recovered node reports its engine's state hash and the
- * highest request sequence {@code k} it has applied for this client. {@code k} must be at least the highest request
- * sequence the client had seen answered before the kill, and a reference {@link Engine} that applies the kept
- * commands {@code 1..k} in request order, once each, must have the same state hash: the recovered state is exactly
- * "every command up to k, once, in order", which contains every acknowledged one. Commands after k were not committed; the client re-sends them and the node, deduplicating by request
- * sequence, applies each once. The client must see the answers to its requests exactly once and in sequence order
+ * sends is also kept here, numbered by its request sequence. After each restart, before this test polls the client
+ * again, the recovered node reports its engine's state hash and the highest request sequence {@code k} it has
+ * applied for this client, all taken at one log position. (The client's media driver may meanwhile deliver commands
+ * the client sent before the kill: {@code k} counts any the node has applied.) {@code k} must be at least the
+ * highest request sequence the client had seen answered before the kill, and a reference {@link Engine} that applies
+ * the kept commands {@code 1..k} in request order, once each, must have the same state hash: the recovered state is
+ * exactly "every command up to k, once, in order", which contains every acknowledged one. Commands after k were not
+ * committed; the client re-sends them and the node, deduplicating by request sequence, applies each once. The client must see the answers to its requests exactly once and in sequence order
  * (a command applied twice would be answered twice), and at the end the node's hash must equal the reference's
  * after every command sent.
  */
@@ -73,6 +75,8 @@ class CrashRecoveryTest
     private static final int BTC_USD = 1;
     private static final int ACCOUNTS = 20;
     private static final int PAGE_SIZE = 4096;
+    // Past two of the client's 1 s re-send timeouts, short of its 3 s session-lost timeout.
+    private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(2_500);
 
     @Test
     void everyAcknowledgedCommandSurvivesKillMinus9()
@@ -138,7 +142,7 @@ class CrashRecoveryTest
         }
         finally
         {
-            scratch.close(client, child);
+            scratch.close(client, child, false);
         }
     }
 
@@ -193,6 +197,7 @@ class CrashRecoveryTest
         final Workload workload = new Workload(random);
         ChildNode child = null;
         ExchangeClient client = null;
+        boolean failed = false;
         try
         {
             child = scratch.startNode();
@@ -224,6 +229,20 @@ class CrashRecoveryTest
                     }
                 }
 
+                // Every third round the node hangs before it is killed, as a node stuck in a pause is killed by its
+                // supervisor, while the client carries on and re-sends. The client's stream then fills the node's
+                // receive window, and its driver still holds part of the stream when the node restarts, which
+                // delivers that part first: requests whose predecessors the killed node took with it.
+                final boolean stalled = round % 3 == 2;
+                if (stalled)
+                {
+                    child.pause();
+                    final long stallEndNs = System.nanoTime() + STALL_NS;
+                    while (System.nanoTime() < stallEndNs)
+                    {
+                        workload.sendAndPoll(client);
+                    }
+                }
                 final long acknowledged = workload.answeredUpTo;
                 final long sent = workload.sentCount();
                 child.kill();
@@ -240,9 +259,9 @@ class CrashRecoveryTest
                     recovered.openOrders() + " open orders) differs from requests 1.." + prefix + " applied once (" +
                     workload.referenceOpenOrders() + " open orders)");
                 System.out.printf("CrashRecoveryTest round %d: client resumed in %d ms, killed after %d ms of load " +
-                    "(snapshot requested: %b), %d commands acknowledged, %d sent; recovered exactly the first %d, " +
-                    "restarted in %d ms%n",
-                    round, resumeMs, loadMs, snapshotRequested, acknowledged, sent, prefix, restartMs);
+                    "(snapshot requested: %b, hung first: %b), %d commands acknowledged, %d sent; recovered exactly " +
+                    "the first %d, restarted in %d ms%n",
+                    round, resumeMs, loadMs, snapshotRequested, stalled, acknowledged, sent, prefix, restartMs);
             }
 
             final String where = "seed " + seed + ", after the last round";
@@ -260,9 +279,14 @@ class CrashRecoveryTest
             assertEquals(0, workload.ignoredRequests, where + ": requests the node ignored");
             child.stop();
         }
+        catch (final RuntimeException | Error ex)
+        {
+            failed = true;
+            throw ex;
+        }
         finally
         {
-            scratch.close(client, child);
+            scratch.close(client, child, failed);
         }
     }
 
@@ -325,9 +349,10 @@ class CrashRecoveryTest
         }
 
         /**
-         * Close the client and kill the node if the test left them, then delete the directories.
+         * Close the client and kill the node if the test left them, then delete the directories, but keep the data
+         * directory of a failed run: its journal and snapshots are what there is to inspect.
          */
-        void close(final ExchangeClient client, final ChildNode child)
+        void close(final ExchangeClient client, final ChildNode child, final boolean failed)
         {
             if (client != null)
             {
@@ -338,7 +363,14 @@ class CrashRecoveryTest
                 child.kill();
             }
             IoUtil.delete(new File(aeronDir), true);
-            IoUtil.delete(baseDir.toFile(), true);
+            if (failed)
+            {
+                System.out.println("CrashRecoveryTest: the node's data directory is kept for inspection: " + dataDir);
+            }
+            else
+            {
+                IoUtil.delete(baseDir.toFile(), true);
+            }
         }
     }
 
@@ -597,6 +629,30 @@ class CrashRecoveryTest
             command("stop");
             awaitLine(NodeProcess.STOPPED);
             awaitExit();
+        }
+
+        /**
+         * Stop the process where it is (SIGSTOP): its threads stop, its sockets stay open.
+         */
+        void pause()
+        {
+            try
+            {
+                final Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).start();
+                if (!stop.waitFor(10, TimeUnit.SECONDS) || stop.exitValue() != 0)
+                {
+                    throw new AssertionError("could not stop node process " + process.pid());
+                }
+            }
+            catch (final IOException ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(ex);
+            }
         }
 
         void kill()

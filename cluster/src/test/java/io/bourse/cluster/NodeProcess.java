@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
  * <p>
  * Arguments: data directory, port base, Aeron directory. Prints {@value #READY} once the node leads, then obeys
  * lines on stdin: {@code state <clientId>} prints
- * {@code state <appliedLogPosition> <engineStateHash> <lastRequestSequenceOfClient> <openOrders>} once the node has
- * been idle for a moment; {@code stop} shuts down cleanly (with the shutdown snapshot) and exits.
+ * {@code state <appliedLogPosition> <engineStateHash> <lastRequestSequenceOfClient> <openOrders>}, all of one log
+ * position whatever the traffic (see {@link ExchangeService#probeState}); {@code stop} shuts down cleanly (with the shutdown snapshot) and exits.
  */
 public final class NodeProcess
 {
@@ -26,14 +26,13 @@ public final class NodeProcess
     static final String STATE = "state";
     static final String STOPPED = "node-stopped";
 
-    private static final long IDLE_BEFORE_STATE_NS = TimeUnit.MILLISECONDS.toNanos(200);
     private static final long LEADER_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
 
     private NodeProcess()
     {
     }
 
-    public static void main(final String[] args) throws IOException, InterruptedException
+    public static void main(final String[] args) throws Exception
     {
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         final ClusterNode node = ClusterNode.launch(new ClusterNode.Context()
@@ -73,9 +72,9 @@ public final class NodeProcess
             if (line.startsWith(STATE + " "))
             {
                 final long clientId = Long.parseLong(line.substring(STATE.length() + 1));
-                final long position = awaitIdle(node.service());
-                out.println(STATE + " " + position + " " + node.service().engine().stateHash() + " " +
-                    node.service().lastRequestSequence(clientId) + " " + node.service().engine().openOrderCount());
+                final ExchangeService.State state = node.service().probeState(clientId).get(30, TimeUnit.SECONDS);
+                out.println(STATE + " " + state.logPosition() + " " + state.engineStateHash() + " " +
+                    state.lastRequestSequence() + " " + state.openOrders());
             }
             else if (line.equals("stop"))
             {
@@ -85,26 +84,5 @@ public final class NodeProcess
         node.close();
         out.println(STOPPED);
         System.exit(0);
-    }
-
-    /**
-     * The engine is read from this thread only once the service has stopped applying messages; the volatile
-     * applied position orders the reads after the service thread's writes.
-     */
-    private static long awaitIdle(final ExchangeService service) throws InterruptedException
-    {
-        long position = service.appliedLogPosition();
-        long sinceNs = System.nanoTime();
-        while (System.nanoTime() - sinceNs < IDLE_BEFORE_STATE_NS)
-        {
-            Thread.sleep(10);
-            final long now = service.appliedLogPosition();
-            if (now != position)
-            {
-                position = now;
-                sinceNs = System.nanoTime();
-            }
-        }
-        return position;
     }
 }
