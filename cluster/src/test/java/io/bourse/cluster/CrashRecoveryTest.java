@@ -52,7 +52,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * commands in flight (limit orders with unique client order ids, cancels, deposits with unique transaction ids),
  * kills the process at a seeded random moment (in half the rounds after asking for a snapshot at another random
  * moment; in every third round after the process has hung for a while), restarts it on the same data directory and
- * carries on.
+ * carries on. A {@link Bystander} client trades alongside throughout, as other gateways would.
  * <p>
  * How the check proves that no acknowledged command is lost and none is applied twice: every command the client
  * sends is also kept here, numbered by its request sequence. After each restart, before this test polls the client
@@ -197,12 +197,16 @@ class CrashRecoveryTest
         final Workload workload = new Workload(random);
         ChildNode child = null;
         ExchangeClient client = null;
+        Bystander bystander = null;
         boolean failed = false;
         try
         {
             child = scratch.startNode();
             client = scratch.connect(workload);
             workload.setUp(client);
+            bystander = new Bystander();
+            bystander.client = scratch.connect(bystander);
+            workload.bystander = bystander;
             long recoveredPrefix = 0;
             for (int round = 1; round <= rounds; round++)
             {
@@ -229,10 +233,8 @@ class CrashRecoveryTest
                     }
                 }
 
-                // Every third round the node hangs before it is killed, as a node stuck in a pause is killed by its
-                // supervisor, while the client carries on and re-sends. The client's stream then fills the node's
-                // receive window, and its driver still holds part of the stream when the node restarts, which
-                // delivers that part first: requests whose predecessors the killed node took with it.
+                // Every third round the node hangs before it is killed (a node stuck in a pause, killed by its
+                // supervisor) while the clients carry on and re-send into it.
                 final boolean stalled = round % 3 == 2;
                 if (stalled)
                 {
@@ -268,7 +270,7 @@ class CrashRecoveryTest
             final ExchangeClient finalClient = client;
             await(where + ": every command answered", () ->
             {
-                finalClient.doWork();
+                workload.poll(finalClient);
                 return workload.answeredUpTo == workload.sentCount();
             });
             final NodeState last = child.state(client.clientId());
@@ -286,6 +288,10 @@ class CrashRecoveryTest
         }
         finally
         {
+            if (bystander != null && bystander.client != null)
+            {
+                bystander.client.close();
+            }
             scratch.close(client, child, failed);
         }
     }
@@ -388,6 +394,7 @@ class CrashRecoveryTest
         private final CommandAdapter referenceAdapter = new CommandAdapter(reference);
         private final UnsafeBuffer commandBuffer = new UnsafeBuffer(new byte[0]);
         private ExchangeClient client;
+        private Bystander bystander;
         private long referenceApplied;
         private long answeredUpTo;
         private long ignoredRequests;
@@ -419,7 +426,7 @@ class CrashRecoveryTest
         }
 
         /**
-         * Top the window of unanswered commands up and poll the client once.
+         * Top the window of unanswered commands up and poll the client (and the bystander, if any) once.
          */
         void sendAndPoll(final ExchangeClient client)
         {
@@ -427,7 +434,17 @@ class CrashRecoveryTest
             {
                 sendNext();
             }
-            if (client.doWork() == 0)
+            poll(client);
+        }
+
+        void poll(final ExchangeClient client)
+        {
+            int work = client.doWork();
+            if (bystander != null)
+            {
+                work += bystander.poll();
+            }
+            if (work == 0)
             {
                 LockSupport.parkNanos(20_000);
             }
@@ -532,6 +549,48 @@ class CrashRecoveryTest
         public void onGap(final long fromLogPosition)
         {
             throw new AssertionError("the client missed batches after log position " + fromLogPosition);
+        }
+    }
+
+    /**
+     * Another client trading at the same time, as another gateway would, about a thousand commands a second: cancels
+     * for an account that does not exist, which the engine refuses without changing its state. Their answers go to
+     * every client, so the test's client never has a quiet egress: it must notice a lost request of its own by its
+     * missing answer, not by silence.
+     */
+    private static final class Bystander implements ExchangeClientListener
+    {
+        private static final long NO_SUCH_ACCOUNT = 999_999;
+        private static final long SEND_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(1);
+        private final CommandEncoder encoder = new CommandEncoder();
+        private final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(128);
+        private ExchangeClient client;
+        private long nextClientOrderId = 1;
+        private long nextSendNs;
+
+        int poll()
+        {
+            final long nowNs = System.nanoTime();
+            if (nowNs >= nextSendNs && client.unansweredCount() < 8)
+            {
+                final int length = encoder.cancelOrder(buffer, 0, NO_SUCH_ACCOUNT, 0, nextClientOrderId++);
+                client.trySend(buffer, 0, length);
+                nextSendNs = nowNs + SEND_INTERVAL_NS;
+            }
+            return client.doWork();
+        }
+
+        public void onEventBatch(
+            final long batchSequence,
+            final long logPosition,
+            final long timestampNs,
+            final long clientId,
+            final long requestSequence,
+            final DirectBuffer eventBuffer,
+            final int offset,
+            final int length,
+            final int eventCount)
+        {
         }
     }
 
