@@ -199,7 +199,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long lastBatchSequence;
     private long lastLogPosition;
     private boolean replayPending;
-    // Requests sent up to here before the last re-send for a missing request: their refusals are already dealt with.
+    // Requests numbered up to here when a refusal last made the client send again: their refusals are dealt with.
     private long resentAfterMissingUpTo;
     /**
      * Resumed from an earlier run and no batch of the cluster's own seen yet: the first is checked against the
@@ -486,7 +486,9 @@ public final class ExchangeClient implements Agent, AutoCloseable
     {
         if (requestSequence > resentAfterMissingUpTo)
         {
-            resentAfterMissingUpTo = sentUpToSequence;
+            // Every request numbered so far, sent or not, goes out again after this in order: the refusals of any of
+            // them that are still on their way ask for nothing more.
+            resentAfterMissingUpTo = nextRequestSequence - 1;
             sentUpToSequence = answeredUpToSequence;
         }
     }
