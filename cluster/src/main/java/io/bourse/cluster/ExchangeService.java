@@ -316,7 +316,8 @@ public final class ExchangeService implements ClusteredService
      * @param lastRequestSequence the probed client's last applied request sequence, 0 for none.
      * @param openOrders          orders resting in all books.
      */
-    public record State(long logPosition, long stateHash, long engineStateHash, long lastRequestSequence, int openOrders)
+    public record State(
+        long logPosition, long stateHash, long engineStateHash, long lastRequestSequence, int openOrders)
     {
     }
 

@@ -62,9 +62,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * highest request sequence the client had seen answered before the kill, and a reference {@link Engine} that applies
  * the kept commands {@code 1..k} in request order, once each, must have the same state hash: the recovered state is
  * exactly "every command up to k, once, in order", which contains every acknowledged one. Commands after k were not
- * committed; the client re-sends them and the node, deduplicating by request sequence, applies each once. The client must see the answers to its requests exactly once and in sequence order
- * (a command applied twice would be answered twice), and at the end the node's hash must equal the reference's
- * after every command sent.
+ * committed; the client re-sends them and the node, deduplicating by request sequence, applies each once. The client
+ * must see the answers to its requests exactly once and in sequence order (a command applied twice would be answered
+ * twice), and at the end the node's hash must equal the reference's after every command sent.
  */
 class CrashRecoveryTest
 {
