@@ -6,11 +6,11 @@ import org.agrona.collections.Long2LongHashMap;
  * Which requests in the log are applied: each client's, once each, in the client's numbering, none skipped.
  * <p>
  * A client numbers its requests 1, 2, 3 … and sends them in that order, re-sending from its first unanswered one
- * after a reconnect or a leader change. Nothing in the transport promises that they reach the log that way: a killed
- * node takes with it the requests it had received but not logged, while the client's later ones may still be on
- * their way to its successor, and a client that reconnects has requests of its old session and of its new one in
- * flight at once. A request whose predecessor is missing is therefore not applied: applied, it would make the
- * missing one look like a retry of an applied request when it came, and drop it.
+ * after a reconnect or a leader change. Each session delivers in order, but a client can have more than one: a
+ * client that reconnects has requests of its old session and of its new one in flight at once, and a session's
+ * requests lost with a killed node leave a hole that only the client's re-send fills. The log's order is therefore
+ * not taken on trust. A request whose predecessor is missing is not applied: applied, it would make the missing one
+ * look like a retry of an applied request when it came, and drop it.
  * <p>
  * The cluster's service and every consumer that replays the log through an engine of its own (the post-trade store)
  * must decide alike, so both decide here.
