@@ -44,7 +44,7 @@ public final class BourseConfig
     private static final List<String> NODE_KEYS = List.of(
         "data.dir", "member.id", "member.hosts", "port.base", "aeron.dir", "snapshot.log.bytes", "snapshot.interval.ms",
         "snapshot.retained", "journal.segment.bytes", "log.term.bytes", "history.bytes",
-        "agent.yield.us");
+        "agent.yield.us", "agent.idle.deep.ms");
     private static final List<String> STORE_KEYS = List.of(
         "store.enabled", "store.jdbc.url", "store.jdbc.user", "store.jdbc.password", "store.sqlite.file",
         "store.batch.rows", "store.snapshot.log.bytes", "store.report.interval.ms", "store.thread.nice",
@@ -205,7 +205,8 @@ public final class BourseConfig
             .segmentFileLength(powerOfTwo("journal.segment.bytes", 64 * 1024 * 1024, 64 * 1024, 1 << 30))
             .logTermLength(powerOfTwo("log.term.bytes", 16 * 1024 * 1024, 64 * 1024, 1 << 30))
             .historyCapacityBytes(powerOfTwo("history.bytes", 8 * 1024 * 1024, 4096, 1 << 30))
-            .agentYieldWindowNs(agentYieldWindowNs());
+            .agentYieldWindowNs(agentYieldWindowNs())
+            .agentDeepIdleNs(agentDeepIdleNs());
         if (context.segmentFileLength() < context.logTermLength())
         {
             throw new ConfigException("configuration key 'journal.segment.bytes': must be at least log.term.bytes (" +
@@ -319,7 +320,7 @@ public final class BourseConfig
      */
     public io.bourse.gateway.fix.FixGateway.Context fixContext()
     {
-        return fix.context(new File(string("data.dir", "data")), instruments);
+        return fix.context(new File(string("data.dir", "data")), instruments).agentDeepIdleNs(agentDeepIdleNs());
     }
 
     /**
@@ -330,6 +331,16 @@ public final class BourseConfig
     {
         return TimeUnit.MICROSECONDS.toNanos(longValue("agent.yield.us",
             TimeUnit.NANOSECONDS.toMicros(NodeIdleStrategy.DEFAULT_YIELD_WINDOW_NS), 0, 1_000_000));
+    }
+
+    /**
+     * @return how long no client may be active before the agents of the node and the gateways park for up to 1 ms:
+     * configuration {@code agent.idle.deep.ms}, 0 for never.
+     */
+    long agentDeepIdleNs()
+    {
+        return TimeUnit.MILLISECONDS.toNanos(longValue("agent.idle.deep.ms",
+            TimeUnit.NANOSECONDS.toMillis(NodeIdleStrategy.DEFAULT_DEEP_IDLE_AFTER_NS), 0, 3_600_000));
     }
 
     public List<AssetConfig> assets()

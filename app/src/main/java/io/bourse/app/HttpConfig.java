@@ -16,6 +16,7 @@ final class HttpConfig
 {
     private final Map<String, String> values;
     private final long agentYieldWindowNs;
+    private final long agentDeepIdleNs;
     private final boolean rejectReplays;
     private final List<ApiKey> keys = new ArrayList<>();
 
@@ -23,6 +24,7 @@ final class HttpConfig
     {
         this.values = config.section("http.");
         this.agentYieldWindowNs = config.agentYieldWindowNs();
+        this.agentDeepIdleNs = config.agentDeepIdleNs();
         this.rejectReplays = BourseConfig.parseBoolean(
             "http.auth.reject.replays", values.getOrDefault("http.auth.reject.replays", "true"));
         final Map<String, String[]> byKey = new TreeMap<>();
@@ -94,6 +96,7 @@ final class HttpConfig
             .port(port())
             .eventLoops((int)longValue("http.event.loops", 1, 1, 64))
             .agentYieldWindowNs(agentYieldWindowNs)
+            .agentDeepIdleNs(agentDeepIdleNs)
             .apiKeys(keys)
             .authWindowMs(longValue("http.auth.window.ms", 5_000, 1, 3_600_000))
             .rejectReplays(rejectReplays)

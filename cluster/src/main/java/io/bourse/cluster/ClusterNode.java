@@ -76,6 +76,7 @@ public final class ClusterNode implements AutoCloseable
         private PrintStream log = System.out;
         private Consumer<Throwable> onFatalError = FatalErrors.HALT;
         private long agentYieldWindowNs;
+        private long agentDeepIdleNs = NodeIdleStrategy.DEFAULT_DEEP_IDLE_AFTER_NS;
 
         public Context dataDir(final File dataDir)
         {
@@ -239,6 +240,21 @@ public final class ClusterNode implements AutoCloseable
             return agentYieldWindowNs;
         }
 
+        /**
+         * How long no client may be active in the JVM ({@link io.bourse.cluster.ClientActivity}) before the node's
+         * agents park for up to 1 ms instead of 0.1 ms (see {@link NodeIdleStrategy}); 0 for never. Default a second.
+         */
+        public Context agentDeepIdleNs(final long agentDeepIdleNs)
+        {
+            this.agentDeepIdleNs = agentDeepIdleNs;
+            return this;
+        }
+
+        public long agentDeepIdleNs()
+        {
+            return agentDeepIdleNs;
+        }
+
         public Context log(final PrintStream log)
         {
             this.log = log;
@@ -351,7 +367,8 @@ public final class ClusterNode implements AutoCloseable
         removeStaleMarkFiles(context);
 
         final String aeronDir = context.aeronDirectoryName();
-        final Supplier<IdleStrategy> idle = () -> new NodeIdleStrategy(context.agentYieldWindowNs());
+        final Supplier<IdleStrategy> idle =
+            () -> new NodeIdleStrategy(context.agentYieldWindowNs(), context.agentDeepIdleNs());
         final AeronArchive.Context archiveClient = new AeronArchive.Context()
             .aeronDirectoryName(aeronDir)
             .controlRequestChannel(ARCHIVE_LOCAL_CONTROL_CHANNEL)

@@ -174,6 +174,7 @@ public final class ExchangeService implements ClusteredService
         final int length,
         final Header header)
     {
+        ClientActivity.note();
         if (recovering)
         {
             recoveryCommands++;

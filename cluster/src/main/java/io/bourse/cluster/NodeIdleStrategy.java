@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * The idle strategy of every Bourse agent: spin briefly, optionally yield for a while, then park for growing
@@ -33,6 +34,11 @@ import java.util.concurrent.locks.LockSupport;
  * after a lull wakes the other parked agents of the JVM ({@link IdleAgents}), which start their back-off (and
  * window) again: the command crosses them without waiting out their parks. Agents that such wake-ups keep finding
  * idle are left out until they have work of their own.
+ * <p>
+ * Once no client has been active in the JVM for a while ({@link ClientActivity}; a second by default, configuration
+ * {@code agent.idle.deep.ms}), an agent parks for up to a millisecond instead of 0.1 ms: an idle exchange's agents
+ * otherwise wake some ten thousand times a second each, half a core between them for nothing. What it costs is paid
+ * once per quiet spell, by the first command after it, at the one agent it reaches first; that agent wakes the others.
  */
 public final class NodeIdleStrategy implements IdleStrategy
 {
@@ -66,6 +72,22 @@ public final class NodeIdleStrategy implements IdleStrategy
      * a second per agent, cheap next to the gateways sharing the cores).
      */
     private static final long MAX_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /**
+     * Longest park once the agent is in a deep idle: a tenth of the wake-ups, for at most a millisecond's delay.
+     */
+    private static final long DEEP_IDLE_MAX_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * How long without client activity before an agent parks for up to {@link #DEEP_IDLE_MAX_PARK_NS}, unless
+     * configured otherwise: commands a second or less apart never meet a deep idle.
+     */
+    public static final long DEFAULT_DEEP_IDLE_AFTER_NS = TimeUnit.SECONDS.toNanos(1);
+
+    private final long deepIdleAfterNs;
+    private final LongSupplier clientActivity;
+    private long clientActivitySeen;
+    private long clientActivitySeenNs;
 
     private final long yieldWindowNs;
     private final CpuHeadroom headroom;
@@ -110,7 +132,7 @@ public final class NodeIdleStrategy implements IdleStrategy
     private long parkPeriodNs = MIN_PARK_NS;
 
     /**
-     * The default: 20 spins, 10 yields, then parks from 1 µs to 100 µs.
+     * The default: 20 spins, 10 yields, then parks from 1 µs to 100 µs, and up to 1 ms after a second without work.
      */
     public NodeIdleStrategy()
     {
@@ -124,7 +146,17 @@ public final class NodeIdleStrategy implements IdleStrategy
      */
     public NodeIdleStrategy(final long yieldWindowNs)
     {
-        this(yieldWindowNs, CpuHeadroom.MACHINE);
+        this(yieldWindowNs, DEFAULT_DEEP_IDLE_AFTER_NS);
+    }
+
+    /**
+     * @param yieldWindowNs   as for {@link #NodeIdleStrategy(long)}.
+     * @param deepIdleAfterNs how long without {@link ClientActivity} before the agent parks for up to 1 ms; 0 for
+     *                        never.
+     */
+    public NodeIdleStrategy(final long yieldWindowNs, final long deepIdleAfterNs)
+    {
+        this(yieldWindowNs, deepIdleAfterNs, ClientActivity::notes, CpuHeadroom.MACHINE, SystemNanoClock.INSTANCE);
     }
 
     NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom)
@@ -132,17 +164,38 @@ public final class NodeIdleStrategy implements IdleStrategy
         this(yieldWindowNs, headroom, SystemNanoClock.INSTANCE);
     }
 
+    NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom, final NanoClock clock)
+    {
+        this(yieldWindowNs, DEFAULT_DEEP_IDLE_AFTER_NS, ClientActivity::notes, headroom, clock);
+    }
+
     /**
      * @param clock what lulls and the yield window are timed by: a test's own clock makes them independent of how the
      *              scheduler treats the test's threads.
      */
-    NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom, final NanoClock clock)
+    /**
+     * @param clientActivity what {@link ClientActivity#notes()} is for the JVM: a test's own.
+     */
+    NodeIdleStrategy(
+        final long yieldWindowNs,
+        final long deepIdleAfterNs,
+        final LongSupplier clientActivity,
+        final CpuHeadroom headroom,
+        final NanoClock clock)
     {
         if (yieldWindowNs < 0)
         {
             throw new IllegalArgumentException("yield window must not be negative: " + yieldWindowNs);
         }
+        if (deepIdleAfterNs < 0)
+        {
+            throw new IllegalArgumentException("deep idle delay must not be negative: " + deepIdleAfterNs);
+        }
         this.yieldWindowNs = yieldWindowNs;
+        this.deepIdleAfterNs = deepIdleAfterNs;
+        this.clientActivity = clientActivity;
+        this.clientActivitySeen = clientActivity.getAsLong();
+        this.clientActivitySeenNs = clock.nanoTime();
         this.headroom = headroom;
         this.clock = clock;
         this.peers = headroom.agents();
@@ -227,15 +280,35 @@ public final class NodeIdleStrategy implements IdleStrategy
             }
             else
             {
-                if (wokenSinceWork && parkPeriodNs == MAX_PARK_NS)
+                if (wokenSinceWork && parkPeriodNs >= MAX_PARK_NS)
                 {
                     // Woken, and a whole back-off passed without work: this agent is not on the path of what woke it.
                     wokenSinceWork = false;
                     uselessPeerWakeUps++;
                 }
-                parkPeriodNs = Math.min(parkPeriodNs << 1, MAX_PARK_NS);
+                parkPeriodNs = Math.min(parkPeriodNs << 1, isInDeepIdle() ? DEEP_IDLE_MAX_PARK_NS : MAX_PARK_NS);
             }
         }
+    }
+
+    /**
+     * Read only once parks have grown to their usual longest, so never while commands keep the agent busy.
+     */
+    private boolean isInDeepIdle()
+    {
+        if (deepIdleAfterNs == 0 || parkPeriodNs < MAX_PARK_NS)
+        {
+            return false;
+        }
+        final long nowNs = clock.nanoTime();
+        final long activity = clientActivity.getAsLong();
+        if (activity != clientActivitySeen)
+        {
+            clientActivitySeen = activity;
+            clientActivitySeenNs = nowNs;
+            return false;
+        }
+        return nowNs - clientActivitySeenNs >= deepIdleAfterNs;
     }
 
     private boolean isInYieldWindow()
@@ -279,6 +352,14 @@ public final class NodeIdleStrategy implements IdleStrategy
     long parks()
     {
         return parks;
+    }
+
+    /**
+     * @return how long the next park lasts, unless a peer ends it.
+     */
+    long parkPeriodNs()
+    {
+        return parkPeriodNs;
     }
 
     /**

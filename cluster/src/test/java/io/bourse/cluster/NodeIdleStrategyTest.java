@@ -24,12 +24,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class NodeIdleStrategyTest
 {
+    private static final int PR_SET_TIMERSLACK = 29;
     private static final int PR_GET_TIMERSLACK = 30;
+    private static final long MAX_PARK_NS = TimeUnit.MICROSECONDS.toNanos(100);
+    private static final long DEEP_IDLE_MAX_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     @Test
     @EnabledOnOs(OS.LINUX)
     void theFirstIdleLowersTheTimerSlackOfTheIdlingThreadOnly() throws Exception
     {
+        // Threads inherit their creator's slack, and this one may have idled in another test: 0 restores the default.
+        restoreDefaultTimerSlack();
         final AtomicInteger before = new AtomicInteger();
         final AtomicInteger after = new AtomicInteger();
         final Thread agent = new Thread(() ->
@@ -183,6 +188,95 @@ class NodeIdleStrategyTest
         }
     }
 
+    @Test
+    void aSecondWithoutClientActivityLetsParksGrowToAMillisecond()
+    {
+        final DeepIdleAgent agent = new DeepIdleAgent(TimeUnit.SECONDS.toNanos(1));
+        agent.idleUntilParkIs(MAX_PARK_NS);
+        agent.parkTimes(3);
+        assertEquals(MAX_PARK_NS, agent.idle.parkPeriodNs(), "quiet for less than a second: parks stay at 0.1 ms");
+
+        agent.clock.advance(TimeUnit.SECONDS.toNanos(1));
+        agent.idleUntilParkIs(DEEP_IDLE_MAX_PARK_NS);
+        agent.parkTimes(3);
+        assertEquals(DEEP_IDLE_MAX_PARK_NS, agent.idle.parkPeriodNs(), "never beyond a millisecond");
+    }
+
+    @Test
+    void clientActivityBringsParksBackToATenthOfAMillisecond()
+    {
+        final DeepIdleAgent agent = new DeepIdleAgent(TimeUnit.SECONDS.toNanos(1));
+        agent.idleUntilParkIs(MAX_PARK_NS);
+        agent.clock.advance(TimeUnit.SECONDS.toNanos(1));
+        agent.idleUntilParkIs(DEEP_IDLE_MAX_PARK_NS);
+
+        agent.activity.incrementAndGet();
+        agent.parkTimes(1);
+        assertEquals(MAX_PARK_NS, agent.idle.parkPeriodNs());
+    }
+
+    @Test
+    void anAgentsOwnWorkDoesNotKeepItOutOfADeepIdle()
+    {
+        final DeepIdleAgent agent = new DeepIdleAgent(TimeUnit.SECONDS.toNanos(1));
+        agent.idleUntilParkIs(MAX_PARK_NS);
+        agent.clock.advance(TimeUnit.SECONDS.toNanos(1));
+        // Timer work, as Aeron's agents have every few milliseconds: the parks start over, and still grow past 0.1 ms.
+        agent.idle.idle(1);
+        assertEquals(TimeUnit.MICROSECONDS.toNanos(1), agent.idle.parkPeriodNs());
+        agent.idleUntilParkIs(DEEP_IDLE_MAX_PARK_NS);
+    }
+
+    @Test
+    void aDeepIdleDelayOfZeroKeepsParksAtATenthOfAMillisecond()
+    {
+        final DeepIdleAgent agent = new DeepIdleAgent(0);
+        agent.idleUntilParkIs(MAX_PARK_NS);
+        agent.clock.advance(TimeUnit.HOURS.toNanos(1));
+        agent.parkTimes(5);
+        assertEquals(MAX_PARK_NS, agent.idle.parkPeriodNs());
+    }
+
+    /**
+     * An agent idling on the test thread, with client activity and a clock of the test's own: its parks are real, the
+     * time that passes without activity is what the test says.
+     */
+    private static final class DeepIdleAgent
+    {
+        final AtomicLong activity = new AtomicLong();
+        final CachedNanoClock clock = new CachedNanoClock();
+        final NodeIdleStrategy idle;
+
+        DeepIdleAgent(final long deepIdleAfterNs)
+        {
+            idle = new NodeIdleStrategy(
+                0, deepIdleAfterNs, activity::get, new CpuHeadroom(Path.of("/nonexistent/loadavg")), clock);
+        }
+
+        /**
+         * Idle (parks doubling from 1 µs) until the next park is to last {@code periodNs}; fails after 100 parks.
+         */
+        void idleUntilParkIs(final long periodNs)
+        {
+            final long parks = idle.parks();
+            while (idle.parkPeriodNs() != periodNs)
+            {
+                assertTrue(idle.parks() - parks < 100, "the next park lasts " + idle.parkPeriodNs() +
+                    " ns after 100 parks, not " + periodNs);
+                idle.idle(0);
+            }
+        }
+
+        void parkTimes(final int count)
+        {
+            final long parks = idle.parks();
+            while (idle.parks() < parks + count)
+            {
+                idle.idle(0);
+            }
+        }
+    }
+
     /**
      * Two agents of one {@link CpuHeadroom} of their own (so no other test's agents among their peers), with no
      * window: a sleeper idling on its own thread (working once each time {@link #sleeperWork} is set) and a worker the
@@ -236,6 +330,23 @@ class NodeIdleStrategyTest
         {
             stop.set(true);
             sleeperThread.join(10_000);
+        }
+    }
+
+    private static void restoreDefaultTimerSlack()
+    {
+        final Linker linker = Linker.nativeLinker();
+        final MethodHandle prctl = linker.downcallHandle(
+            linker.defaultLookup().find("prctl").orElseThrow(),
+            FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
+        try
+        {
+            assertEquals(0, (int)prctl.invokeExact(PR_SET_TIMERSLACK, 0L));
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.bourse.gateway.fix;
 
 import io.aeron.logbuffer.ControlledFragmentHandler.Action;
+import io.bourse.cluster.ClientActivity;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.gateway.fix.codecs.builder.BusinessMessageRejectEncoder;
@@ -409,6 +410,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final long position,
         final OnMessageInfo messageInfo)
     {
+        ClientActivity.note();
         final FixSessionState state = sessionsById.get(session.id());
         if (state == null || !messageInfo.isValid())
         {
