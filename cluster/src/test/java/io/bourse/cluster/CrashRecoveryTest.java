@@ -51,8 +51,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Kill -9 under load: one node runs in a child process ({@link NodeProcess}); this test's client keeps a window of
  * commands in flight (limit orders with unique client order ids, cancels, deposits with unique transaction ids),
  * kills the process at a seeded random moment (in half the rounds after asking for a snapshot at another random
- * moment; in every third round after the process has hung for a while), restarts it on the same data directory and
- * carries on. A {@link Bystander} client trades alongside throughout, as other gateways would.
+ * moment; in every third round after the process has hung for a while, and in another third after it hung and then
+ * went on: the client opens a new session beside the silent one, which races the old one's answers), restarts it on
+ * the same data directory and carries on. A {@link Bystander} client trades alongside throughout, as other gateways
+ * would.
  * <p>
  * How the check proves that no acknowledged command is lost and none is applied twice: every command the client
  * sends is also kept here, numbered by its request sequence. After each restart, before this test polls the client
@@ -75,7 +77,7 @@ class CrashRecoveryTest
     private static final int BTC_USD = 1;
     private static final int ACCOUNTS = 20;
     private static final int PAGE_SIZE = 4096;
-    // Past two of the client's 1 s re-send timeouts, short of its 3 s session-lost timeout.
+    // Past two of the client's 1 s re-send and session probe timeouts, short of its 3 s session-lost timeout.
     private static final long STALL_NS = TimeUnit.MILLISECONDS.toNanos(2_500);
 
     @Test
@@ -234,13 +236,24 @@ class CrashRecoveryTest
                 }
 
                 // Every third round the node hangs before it is killed (a node stuck in a pause, killed by its
-                // supervisor) while the clients carry on and re-send into it.
+                // supervisor) while the clients carry on and re-send into it; in another third it hangs as long and
+                // then goes on (a long pause), for a while before the kill.
                 final boolean stalled = round % 3 == 2;
-                if (stalled)
+                final boolean paused = round % 3 == 0;
+                if (stalled || paused)
                 {
                     child.pause();
                     final long stallEndNs = System.nanoTime() + STALL_NS;
                     while (System.nanoTime() < stallEndNs)
+                    {
+                        workload.sendAndPoll(client);
+                    }
+                }
+                if (paused)
+                {
+                    child.resume();
+                    final long goOnEndNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+                    while (System.nanoTime() < goOnEndNs)
                     {
                         workload.sendAndPoll(client);
                     }
@@ -261,9 +274,9 @@ class CrashRecoveryTest
                     recovered.openOrders() + " open orders) differs from requests 1.." + prefix + " applied once (" +
                     workload.referenceOpenOrders() + " open orders)");
                 System.out.printf("CrashRecoveryTest round %d: client resumed in %d ms, killed after %d ms of load " +
-                    "(snapshot requested: %b, hung first: %b), %d commands acknowledged, %d sent; recovered exactly " +
-                    "the first %d, restarted in %d ms%n",
-                    round, resumeMs, loadMs, snapshotRequested, stalled, acknowledged, sent, prefix, restartMs);
+                    "(snapshot requested: %b, hung first: %b, hung and went on: %b), %d commands acknowledged, %d sent; " +
+                    "recovered exactly the first %d, restarted in %d ms%n",
+                    round, resumeMs, loadMs, snapshotRequested, stalled, paused, acknowledged, sent, prefix, restartMs);
             }
 
             final String where = "seed " + seed + ", after the last round";
@@ -695,12 +708,25 @@ class CrashRecoveryTest
          */
         void pause()
         {
+            signal("STOP");
+        }
+
+        /**
+         * Let a paused process go on (SIGCONT).
+         */
+        void resume()
+        {
+            signal("CONT");
+        }
+
+        private void signal(final String name)
+        {
             try
             {
-                final Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).start();
-                if (!stop.waitFor(10, TimeUnit.SECONDS) || stop.exitValue() != 0)
+                final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
+                if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0)
                 {
-                    throw new AssertionError("could not stop node process " + process.pid());
+                    throw new AssertionError("could not send SIG" + name + " to node process " + process.pid());
                 }
             }
             catch (final IOException ex)

@@ -12,6 +12,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * Test client: sends engine commands through an {@link ExchangeClient} and keeps every batch it receives.
@@ -37,11 +38,21 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
     final List<Long> answeredTwice = new ArrayList<>();
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
 
+    /**
+     * Calls of {@link #onConnected}: each session opened, and each new leader of an open one.
+     */
+    int connections;
+
     TestClient(final TestCluster cluster)
     {
-        client = new ExchangeClient(new ExchangeClient.Context()
+        this(cluster, UnaryOperator.identity());
+    }
+
+    TestClient(final TestCluster cluster, final UnaryOperator<ExchangeClient.Context> customiser)
+    {
+        client = new ExchangeClient(customiser.apply(new ExchangeClient.Context()
             .ingressEndpoints(cluster.ingressEndpoints())
-            .listener(this));
+            .listener(this)));
     }
 
     /**
@@ -126,6 +137,7 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
 
     public void onConnected(final int leaderMemberId)
     {
+        connections++;
         System.out.println("[client] connected, leader " + leaderMemberId + ": " + this);
     }
 

@@ -55,6 +55,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         private long messageTimeoutNs = TimeUnit.SECONDS.toNanos(5);
         private long resendTimeoutNs = TimeUnit.SECONDS.toNanos(1);
         private long sessionLostTimeoutNs = TimeUnit.SECONDS.toNanos(3);
+        private long sessionProbeTimeoutNs = TimeUnit.SECONDS.toNanos(1);
         private ExchangeClientListener listener;
         private long resumeAfterBatchSequence;
         private long resumeAfterLogPosition;
@@ -151,11 +152,32 @@ public final class ExchangeClient implements Agent, AutoCloseable
          * the re-sends, the session is taken as lost and a new one connected (the unanswered commands are sent again
          * on it; the engine applies each once). A node killed and restarted at once, for instance, recovers this
          * client's session from its log and never tells the client that its old connection is gone: Aeron's own
-         * timeouts noticed only after about 30 s, while the node was back in 1.5 s.
+         * timeouts noticed only after about 30 s, while the node was back in 1.5 s. The session probe ({@link
+         * #sessionProbeTimeoutNs}) usually finds that out sooner; this is what still works when it cannot.
          */
         public Context sessionLostTimeoutNs(final long sessionLostTimeoutNs)
         {
             this.sessionLostTimeoutNs = sessionLostTimeoutNs;
+            return this;
+        }
+
+        /**
+         * When commands are unanswered and nothing has arrived from the cluster for this long, a second session is
+         * opened beside the current one; if it opens while the current one is still silent, the client moves to it
+         * (re-sending the unanswered commands, which the engine applies once). A node restarted after a crash is
+         * back in well under a second but closes the sessions it recovers without a word to their clients: this is
+         * what finds that out, before {@link #sessionLostTimeoutNs}. A node that is only busy (a snapshot of a large
+         * book, a pause) answers on the current session first, and the new one is closed unused. An attempt that has
+         * not opened within this long again is started over (its request may have gone to a node that died since).
+         * Must be positive, and less than the session-lost timeout to take effect.
+         */
+        public Context sessionProbeTimeoutNs(final long sessionProbeTimeoutNs)
+        {
+            if (sessionProbeTimeoutNs <= 0)
+            {
+                throw new IllegalArgumentException("session probe timeout must be positive: " + sessionProbeTimeoutNs);
+            }
+            this.sessionProbeTimeoutNs = sessionProbeTimeoutNs;
             return this;
         }
 
@@ -193,6 +215,11 @@ public final class ExchangeClient implements Agent, AutoCloseable
 
     private AeronCluster cluster;
     private AeronCluster.AsyncConnect connecting;
+    /**
+     * A session being opened beside a silent current one ({@link Context#sessionProbeTimeoutNs}).
+     */
+    private AeronCluster.AsyncConnect probe;
+    private long probeStartedNs;
     private long nextRequestSequence = 1;
     private long sentUpToSequence;
     private long answeredUpToSequence;
@@ -341,6 +368,12 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             lastProgressNs = nowNs;
             lastEgressNs = nowNs;
+            if (probe != null)
+            {
+                // The current session is alive after all.
+                CloseHelper.quietClose(probe);
+                probe = null;
+            }
         }
         else if (unansweredCount() > 0 && nowNs - lastEgressNs > context.sessionLostTimeoutNs)
         {
@@ -363,6 +396,11 @@ public final class ExchangeClient implements Agent, AutoCloseable
                 requestReplay();
             }
         }
+        if (work == 0 && unansweredCount() > 0 && nowNs - lastEgressNs > context.sessionProbeTimeoutNs &&
+            probeOpened(nowNs))
+        {
+            return 1;
+        }
         work += sendPending();
         if (nowNs - lastSendNs > KEEP_ALIVE_INTERVAL_NS && cluster.sendKeepAlive())
         {
@@ -378,9 +416,62 @@ public final class ExchangeClient implements Agent, AutoCloseable
 
     public void close()
     {
-        CloseHelper.closeAll(connecting, cluster, embeddedDriver);
+        CloseHelper.closeAll(probe, connecting, cluster, embeddedDriver);
+        probe = null;
         connecting = null;
         cluster = null;
+    }
+
+    /**
+     * Start or go on opening a session beside the silent current one.
+     *
+     * @return true when it opened: it is the client's session now, and the silent one is closed.
+     */
+    private boolean probeOpened(final long nowNs)
+    {
+        if (probe != null && nowNs - probeStartedNs > context.sessionProbeTimeoutNs)
+        {
+            // Its request may have reached a node that hung and was killed: it would wait out the message timeout.
+            CloseHelper.quietClose(probe);
+            probe = null;
+        }
+        if (probe == null)
+        {
+            probe = AeronCluster.asyncConnect(clusterContext());
+            probeStartedNs = nowNs;
+        }
+        final AeronCluster opened;
+        try
+        {
+            opened = probe.poll();
+        }
+        catch (final RuntimeException ex)
+        {
+            // Timed out while no leader answers: the next call starts again, unless the session is given up first.
+            CloseHelper.quietClose(probe);
+            probe = null;
+            return false;
+        }
+        if (opened == null)
+        {
+            return false;
+        }
+        probe = null;
+        CloseHelper.quietClose(cluster);
+        cluster = opened;
+        onSessionOpened();
+        return true;
+    }
+
+    private AeronCluster.Context clusterContext()
+    {
+        return new AeronCluster.Context()
+            .aeronDirectoryName(context.aeronDirectoryName)
+            .ingressChannel(context.ingressChannel)
+            .ingressEndpoints(context.ingressEndpoints)
+            .egressChannel(context.egressChannel)
+            .messageTimeoutNs(context.messageTimeoutNs)
+            .egressListener(new Egress());
     }
 
     private int connect()
@@ -390,15 +481,14 @@ public final class ExchangeClient implements Agent, AutoCloseable
             CloseHelper.quietClose(cluster);
             cluster = null;
         }
+        if (probe != null)
+        {
+            CloseHelper.quietClose(probe);
+            probe = null;
+        }
         if (connecting == null)
         {
-            connecting = AeronCluster.asyncConnect(new AeronCluster.Context()
-                .aeronDirectoryName(context.aeronDirectoryName)
-                .ingressChannel(context.ingressChannel)
-                .ingressEndpoints(context.ingressEndpoints)
-                .egressChannel(context.egressChannel)
-                .messageTimeoutNs(context.messageTimeoutNs)
-                .egressListener(new Egress()));
+            connecting = AeronCluster.asyncConnect(clusterContext());
         }
         try
         {
@@ -417,6 +507,15 @@ public final class ExchangeClient implements Agent, AutoCloseable
             connecting = null;
             return 0;
         }
+        onSessionOpened();
+        return 1;
+    }
+
+    /**
+     * A new session is open: ask for the batches missed meanwhile and send every unanswered command again.
+     */
+    private void onSessionOpened()
+    {
         listener.onConnected(cluster.leaderMemberId());
         replayPending = false;
         lastProgressNs = System.nanoTime();
@@ -428,7 +527,6 @@ public final class ExchangeClient implements Agent, AutoCloseable
         sentUpToSequence = answeredUpToSequence;
         resentAfterMissingUpTo = 0;
         sendPending();
-        return 1;
     }
 
     private int sendPending()
