@@ -32,11 +32,22 @@ public final class DataDirectoryLock implements AutoCloseable
      */
     public static DataDirectoryLock tryAcquire(final File dataDir)
     {
+        return tryAcquire(dataDir, FILE_NAME);
+    }
+
+    /**
+     * @param dataDir  an existing data directory.
+     * @param fileName the lock file's name in it: another component's directory has its own.
+     * @return the lock, or null when another process (or another holder in this JVM) holds it.
+     * @throws IllegalStateException when the lock file cannot be opened or locked.
+     */
+    public static DataDirectoryLock tryAcquire(final File dataDir, final String fileName)
+    {
         FileChannel channel = null;
         try
         {
             channel = FileChannel.open(
-                new File(dataDir, FILE_NAME).toPath(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                new File(dataDir, fileName).toPath(), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             if (channel.tryLock() != null)
             {
                 return new DataDirectoryLock(channel);

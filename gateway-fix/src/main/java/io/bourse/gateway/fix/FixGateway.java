@@ -1,11 +1,13 @@
 package io.bourse.gateway.fix;
 
 import io.aeron.archive.Archive;
+import io.aeron.archive.ArchiveMarkFile;
 import io.aeron.archive.ArchiveThreadingMode;
 import io.aeron.archive.ArchivingMediaDriver;
 import io.aeron.archive.client.AeronArchive;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.bourse.cluster.DataDirectoryLock;
 import io.bourse.cluster.FatalErrors;
 import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.client.ExchangeClient;
@@ -288,6 +290,7 @@ public final class FixGateway implements AutoCloseable
     }
 
     private final Context context;
+    private final DataDirectoryLock lock;
     private final ArchivingMediaDriver driver;
     private final FixEngine engine;
     private final FixLibrary library;
@@ -307,6 +310,16 @@ public final class FixGateway implements AutoCloseable
      */
     public static final long DEFAULT_YIELD_WINDOW_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    /**
+     * Held while the gateway runs, in its data directory: two gateways on one directory would corrupt Artio's files.
+     */
+    private static final String LOCK_FILE_NAME = "gateway.lock";
+    private static final String ARTIO_DIR = "artio";
+    /**
+     * Artio's own liveness file in its log directory (its {@code DuplicateEngineChecker}'s, package-private there).
+     */
+    private static final String ARTIO_ENGINE_INFO_FILE = "engine-info";
+
     private final AgentRunner runner;
     private final AtomicCounter droppedReports;
 
@@ -316,6 +329,13 @@ public final class FixGateway implements AutoCloseable
         this.context = context;
         final File dataDir = context.dataDir;
         IoUtil.ensureDirectoryExists(dataDir, "FIX gateway data directory");
+        final DataDirectoryLock directoryLock = DataDirectoryLock.tryAcquire(dataDir, LOCK_FILE_NAME);
+        if (directoryLock == null)
+        {
+            throw new IllegalStateException("FIX gateway data directory " + dataDir.getAbsolutePath() +
+                " is in use by another running gateway");
+        }
+        removeStaleMarkFiles(dataDir, context.log);
         final String aeronDir = aeronDirectory(dataDir);
         final Map<String, FixSessionState> sessionsByCompId = new HashMap<>();
 
@@ -357,7 +377,7 @@ public final class FixGateway implements AutoCloseable
             final EngineConfiguration engineConfiguration = new EngineConfiguration()
                 .bindTo(context.host, context.port)
                 .libraryAeronChannel("aeron:ipc")
-                .logFileDir(new File(dataDir, "artio").getPath())
+                .logFileDir(new File(dataDir, ARTIO_DIR).getPath())
                 .sessionPersistenceStrategy(context.sessionPersistence)
                 .acceptorfixDictionary(GatewayFixDictionary.class)
                 .initialAcceptedSessionOwner(SOLE_LIBRARY)
@@ -371,6 +391,12 @@ public final class FixGateway implements AutoCloseable
             engineConfiguration.monitoringFile(new File(dataDir, "artio-engine-monitoring").getPath());
             engineConfiguration.epochNanoClock(context.epochNanoClock);
             engineConfiguration.sendingTimeWindowInMs(context.sendingTimeWindowMs);
+            // A gateway restarted after a crash may have lost the last messages a session sent it, and asks for them
+            // again at logon; the counterparty, not yet told, goes on sending new ones meanwhile. Artio flags those,
+            // beyond the range it asked for, invalid (so the gateway does not act on them) and by default counts them
+            // as received: lost, and the session stuck awaiting a resend that has ended. With redundant resend
+            // requests it asks for them too, and acts on them when they come again (FixGatewayCrashTest).
+            engineConfiguration.acceptedSessionSendRedundantResendRequests(true);
             engineConfiguration.aeronContext().aeronDirectoryName(aeronDir);
             engineConfiguration.aeronArchiveContext()
                 .aeronDirectoryName(aeronDir)
@@ -428,16 +454,17 @@ public final class FixGateway implements AutoCloseable
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver);
+            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver, directoryLock);
             closeSessionFiles(sessionsByCompId);
             throw new IllegalStateException("interrupted while starting the FIX gateway", ex);
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver);
+            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver, directoryLock);
             closeSessionFiles(sessionsByCompId);
             throw ex;
         }
+        this.lock = directoryLock;
         this.driver = launchedDriver;
         this.engine = launchedEngine;
         this.library = connectedLibrary;
@@ -585,6 +612,35 @@ public final class FixGateway implements AutoCloseable
     {
         CloseHelper.closeAll(runner, client, library, engine, store, eventPosition, driver);
         closeSessionFiles(sessionStates);
+        lock.close();
+    }
+
+    /**
+     * Delete the liveness files a gateway killed with {@code kill -9} left behind: the archive's mark files and Artio's
+     * {@code engine-info}. Aeron and Artio take such a file, updated by its process within the last seconds, for a
+     * gateway still running and refuse to start, so without this a gateway restarted at once after a crash (by a
+     * supervisor, or {@code bourse run}) failed. The directory's lock, taken first, is what tells that no other
+     * gateway runs on it.
+     */
+    private static void removeStaleMarkFiles(final File dataDir, final PrintStream log)
+    {
+        final File archiveDir = new File(dataDir, "archive");
+        final File[] stale = {
+            new File(archiveDir, ArchiveMarkFile.FILENAME),
+            new File(archiveDir, ArchiveMarkFile.LINK_FILENAME),
+            new File(new File(dataDir, ARTIO_DIR), ARTIO_ENGINE_INFO_FILE) };
+        for (final File file : stale)
+        {
+            if (file.exists())
+            {
+                log.println("bourse: FIX gateway: removing the previous run's mark file (the data directory lock is " +
+                    "ours): " + file);
+                if (!file.delete())
+                {
+                    throw new IllegalStateException("cannot delete stale mark file " + file);
+                }
+            }
+        }
     }
 
     private static void closeSessionFiles(final Map<String, FixSessionState> sessions)

@@ -85,6 +85,16 @@ final class FixTestExchange implements AutoCloseable
         }
     }
 
+    /**
+     * The node and its reference data, without a gateway: for a test that runs the gateway in a process of its own.
+     */
+    FixTestExchange startWithoutGateway()
+    {
+        startNode();
+        setUpReferenceData();
+        return this;
+    }
+
     void startNode()
     {
         node = ClusterNode.launch(new ClusterNode.Context()

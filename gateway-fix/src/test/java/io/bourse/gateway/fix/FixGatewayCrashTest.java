@@ -1,0 +1,327 @@
+package io.bourse.gateway.fix;
+
+import org.junit.jupiter.api.Test;
+import quickfix.FieldNotFound;
+import quickfix.Message;
+import quickfix.Session;
+import quickfix.fix44.OrderStatusRequest;
+import quickfix.SessionNotFound;
+import quickfix.field.ClOrdID;
+import quickfix.field.ExecID;
+import quickfix.field.ExecType;
+import quickfix.field.MsgType;
+import quickfix.field.OrdStatus;
+import quickfix.field.OrderID;
+import quickfix.field.Side;
+import quickfix.field.Symbol;
+import quickfix.field.Text;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Kill -9 of the FIX gateway's process under load ({@link FixGatewayProcess}; the node stays up in this JVM): a
+ * QuickFIX/J initiator sends limit orders that rest (buys far below any sell) without waiting for their answers,
+ * whether or not it is logged on (what it sends meanwhile it resends when the restarted gateway asks for the gap);
+ * the gateway is killed at a seeded random moment, started again on its directory, and the initiator logs on again.
+ * <p>
+ * Afterwards no order may have been accepted twice (two acknowledgements with different ExecIDs for one ClOrdID, or
+ * two OrderIDs), every acknowledged order must be open in the engine, and the engine may hold no order that was never
+ * acknowledged: the engine's open orders are exactly the acknowledged ones. An order the client sent that was never
+ * answered is allowed only as FIX allows it (an order is live once acknowledged), and is counted and printed.
+ */
+class FixGatewayCrashTest
+{
+    static final FixSessionSpec TRADER =
+        new FixSessionSpec("TRADER", "trader-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0);
+    private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    private static final String NOT_KNOWN_AFTER_RESTART = "Not known to the exchange after the gateway restarted";
+
+    @Test
+    void everyAcknowledgedOrderSurvivesKillsOfTheGatewayAndNoneIsAcceptedTwice() throws Exception
+    {
+        final long seed = Long.getLong("bourse.fix.crash.seed", System.nanoTime());
+        final int rounds = Integer.getInteger("bourse.fix.crash.rounds", 3);
+        System.out.println("FixGatewayCrashTest: seed " + seed + " (rerun with -Dbourse.fix.crash.seed=" + seed +
+            "), " + rounds + " rounds");
+        final SplittableRandom random = new SplittableRandom(seed);
+        final Answers answers = new Answers();
+        GatewayChild child = null;
+        try (FixTestExchange exchange = new FixTestExchange(UnaryOperator.identity()).startWithoutGateway())
+        {
+            final File dataDir = new File(exchange.baseDir, "fix");
+            final String ingress = exchange.node().context().ingressEndpoints();
+            child = GatewayChild.start(dataDir, exchange.fixPort, ingress);
+            try (QfjClient trader = new QfjClient(exchange.fixPort, TRADER.senderCompId(), TRADER.password()))
+            {
+                trader.awaitLogon();
+                int sent = 0;
+                for (int round = 1; round <= rounds; round++)
+                {
+                    final long loadMs = 200 + random.nextInt(1_300);
+                    final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(loadMs);
+                    while (System.nanoTime() < endNs)
+                    {
+                        send(trader, ++sent, random);
+                        answers.drain(trader);
+                        sleepMs(1);
+                    }
+                    child.kill();
+                    // The initiator keeps sending while the gateway is down; it resends those when asked.
+                    final long downEndNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(random.nextInt(300));
+                    while (System.nanoTime() < downEndNs)
+                    {
+                        send(trader, ++sent, random);
+                        sleepMs(1);
+                    }
+                    child = GatewayChild.start(dataDir, exchange.fixPort, ingress);
+                    trader.awaitLogon();
+                    System.out.printf("FixGatewayCrashTest round %d: killed after %d ms of load; %d orders sent, " +
+                        "%d answered so far%n", round, loadMs, sent, answers.answeredCount());
+                }
+
+                final int total = sent;
+                final long quietNs = TimeUnit.SECONDS.toNanos(5);
+                final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+                long lastAnswerNs = System.nanoTime();
+                while (answers.answeredCount() < total && System.nanoTime() - lastAnswerNs < quietNs &&
+                    System.nanoTime() < deadlineNs)
+                {
+                    if (answers.drain(trader) > 0)
+                    {
+                        lastAnswerNs = System.nanoTime();
+                    }
+                    sleepMs(5);
+                }
+
+                // What a FIX client does about orders it never heard of: ask.
+                final List<String> unanswered = new ArrayList<>();
+                for (int i = 1; i <= total; i++)
+                {
+                    if (!answers.acknowledged.containsKey(clOrdId(i)) && !answers.rejectedIds.contains(clOrdId(i)))
+                    {
+                        unanswered.add(clOrdId(i));
+                        final OrderStatusRequest status = new OrderStatusRequest();
+                        status.set(new ClOrdID(clOrdId(i)));
+                        status.set(new Symbol("BTC-USD"));
+                        status.set(new Side(Side.BUY));
+                        trader.send(status);
+                    }
+                }
+                final long statusDeadlineNs = System.nanoTime() + TIMEOUT_NS;
+                while (answers.statuses.size() < unanswered.size() && System.nanoTime() < statusDeadlineNs)
+                {
+                    answers.drain(trader);
+                    sleepMs(5);
+                }
+
+                final String where = "seed " + seed;
+                final int openOrders =
+                    exchange.node().service().probeState(0).get(30, TimeUnit.SECONDS).openOrders();
+                System.out.printf("FixGatewayCrashTest: %d orders sent, %d acknowledged, %d rejected as not known " +
+                    "after a restart, %d never answered, whose status when asked is %s; %d open in the engine%n",
+                    total, answers.acknowledged.size(), answers.rejected.size(), unanswered.size(), answers.statuses,
+                    openOrders);
+                assertEquals(List.of(), answers.acceptedTwice, where + ": ClOrdIDs acknowledged twice");
+                // An order the gateway took and the exchange never saw is rejected once it restarts: the truth.
+                for (final String rejection : answers.rejected)
+                {
+                    assertTrue(rejection.endsWith(": " + NOT_KNOWN_AFTER_RESTART), where + ": rejected " + rejection);
+                }
+                assertEquals(unanswered.size(), answers.statuses.size(), where + ": every status request answered");
+                final long liveByStatus = answers.statuses.values().stream()
+                    .filter(status -> status == OrdStatus.NEW).count();
+                assertEquals(answers.acknowledged.size() + liveByStatus, openOrders,
+                    where + ": the engine's open orders are exactly those acknowledged or reported open when asked");
+                assertTrue(answers.acknowledged.size() > 0, where + ": orders were acknowledged");
+            }
+        }
+        finally
+        {
+            if (child != null)
+            {
+                child.kill();
+            }
+        }
+    }
+
+    private static String clOrdId(final int n)
+    {
+        return "C" + n;
+    }
+
+    /**
+     * A buy that rests: every price is below the lowest sell (there are none).
+     */
+    private static void send(final QfjClient trader, final int n, final SplittableRandom random)
+        throws SessionNotFound
+    {
+        final String price = (1 + random.nextInt(99)) + "." + (10 + random.nextInt(90));
+        // False while logged out: QuickFIX/J has stored the order under its sequence number and resends it on demand.
+        Session.sendToTarget(FixGatewayTest.limit(clOrdId(n), Side.BUY, "0.01", price), trader.sessionId);
+    }
+
+    private static void sleepMs(final long ms)
+    {
+        try
+        {
+            Thread.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /**
+     * What the initiator was told about each order: a resent report (the same ExecID again) counts once.
+     */
+    private static final class Answers
+    {
+        final Map<String, String> acknowledged = new HashMap<>();
+        final Set<String> orderIds = new HashSet<>();
+        final Set<String> execIds = new HashSet<>();
+        final List<String> acceptedTwice = new ArrayList<>();
+        final List<String> rejected = new ArrayList<>();
+        final Set<String> rejectedIds = new HashSet<>();
+        /**
+         * OrdStatus of each order asked about, by ClOrdID.
+         */
+        final Map<String, Character> statuses = new TreeMap<>();
+
+        int answeredCount()
+        {
+            return acknowledged.size() + rejected.size();
+        }
+
+        /**
+         * @return messages taken.
+         */
+        int drain(final QfjClient trader) throws FieldNotFound
+        {
+            int count = 0;
+            Message message;
+            while ((message = trader.received.poll()) != null)
+            {
+                count++;
+                if (!"8".equals(message.getHeader().getString(MsgType.FIELD)) ||
+                    !execIds.add(message.getString(ExecID.FIELD)))
+                {
+                    continue;
+                }
+                final String clOrdId = message.getString(ClOrdID.FIELD);
+                final char execType = message.getChar(ExecType.FIELD);
+                if (execType == ExecType.NEW)
+                {
+                    final String orderId = message.getString(OrderID.FIELD);
+                    if (acknowledged.putIfAbsent(clOrdId, orderId) != null || !orderIds.add(orderId))
+                    {
+                        acceptedTwice.add(clOrdId + " (" + message + ")");
+                    }
+                }
+                else if (execType == ExecType.ORDER_STATUS)
+                {
+                    statuses.put(clOrdId, message.getChar(OrdStatus.FIELD));
+                }
+                else if (execType == ExecType.REJECTED)
+                {
+                    rejected.add(clOrdId + ": " + (message.isSetField(Text.FIELD) ? message.getString(Text.FIELD) : ""));
+                    rejectedIds.add(clOrdId);
+                }
+            }
+            return count;
+        }
+    }
+
+    /**
+     * The gateway's process: started, waited for until it accepts logons, killed with SIGKILL.
+     */
+    private static final class GatewayChild
+    {
+        private final Process process;
+        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+        private GatewayChild(final Process process)
+        {
+            this.process = process;
+            final Thread reader = new Thread(() ->
+            {
+                try (BufferedReader out = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
+                {
+                    String line;
+                    while ((line = out.readLine()) != null)
+                    {
+                        System.out.println("[gateway pid " + process.pid() + "] " + line);
+                        lines.add(line);
+                    }
+                }
+                catch (final IOException ignore)
+                {
+                    // The process was killed: its output simply ends.
+                }
+            }, "gateway-output-" + process.pid());
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        static GatewayChild start(final File dataDir, final int fixPort, final String ingressEndpoints)
+            throws IOException, InterruptedException
+        {
+            final String java = ProcessHandle.current().info().command()
+                .orElse(System.getProperty("java.home") + "/bin/java");
+            final Process process = new ProcessBuilder(
+                java, "-Xms256m", "-Xmx256m", "-XX:+UseSerialGC",
+                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"),
+                FixGatewayProcess.class.getName(), dataDir.getPath(), Integer.toString(fixPort), ingressEndpoints)
+                .redirectErrorStream(true)
+                .start();
+            final GatewayChild child = new GatewayChild(process);
+            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+            while (true)
+            {
+                final String line = child.lines.poll(100, TimeUnit.MILLISECONDS);
+                if (FixGatewayProcess.READY.equals(line))
+                {
+                    return child;
+                }
+                if (!process.isAlive() || System.nanoTime() > deadlineNs)
+                {
+                    child.kill();
+                    throw new AssertionError("the gateway process did not start within 60 s (alive: " +
+                        process.isAlive() + ")");
+                }
+            }
+        }
+
+        void kill() throws InterruptedException
+        {
+            process.destroyForcibly();
+            if (!process.waitFor(30, TimeUnit.SECONDS))
+            {
+                throw new AssertionError("gateway process " + process.pid() + " did not exit within 30 s");
+            }
+        }
+    }
+}
