@@ -335,7 +335,6 @@ public final class FixGateway implements AutoCloseable
             throw new IllegalStateException("FIX gateway data directory " + dataDir.getAbsolutePath() +
                 " is in use by another running gateway");
         }
-        removeStaleMarkFiles(dataDir, context.log);
         final String aeronDir = aeronDirectory(dataDir);
         final Map<String, FixSessionState> sessionsByCompId = new HashMap<>();
 
@@ -345,6 +344,7 @@ public final class FixGateway implements AutoCloseable
         ExchangeClient exchangeClient = null;
         try
         {
+            removeStaleMarkFiles(dataDir, context.log);
             final Archive.Context archiveContext = new Archive.Context()
                 .aeronDirectoryName(aeronDir)
                 .archiveDir(new File(dataDir, "archive"))

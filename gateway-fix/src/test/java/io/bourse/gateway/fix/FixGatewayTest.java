@@ -36,6 +36,7 @@ import quickfix.fix44.OrderCancelRequest;
 import quickfix.fix44.OrderMassCancelRequest;
 import quickfix.fix44.OrderStatusRequest;
 
+import java.io.File;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
 import java.util.HashSet;
@@ -47,6 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -94,6 +96,20 @@ class FixGatewayTest
         {
             exchange.close();
         }
+    }
+
+    @Test
+    void aSecondGatewayOnTheSameDataDirectoryIsRefused()
+    {
+        final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            () -> FixGateway.launch(new FixGateway.Context()
+                .dataDir(new File(exchange.baseDir, "fix"))
+                .port(exchange.fixPort)
+                .compId(FixTestExchange.GATEWAY_COMP_ID)
+                .instrument(FixTestExchange.BTC_USD)
+                .session(new FixSessionSpec("CAROL", "carol-pw", 3, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+                .exchangeClient(exchange.node().clientContext())));
+        assertTrue(refused.getMessage().endsWith("is in use by another running gateway"), refused.getMessage());
     }
 
     /**
