@@ -19,25 +19,17 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
 import java.io.RandomAccessFile;
-import java.io.Writer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -274,8 +266,8 @@ class CrashRecoveryTest
                     recovered.openOrders() + " open orders) differs from requests 1.." + prefix + " applied once (" +
                     workload.referenceOpenOrders() + " open orders)");
                 System.out.printf("CrashRecoveryTest round %d: client resumed in %d ms, killed after %d ms of load " +
-                    "(snapshot requested: %b, hung first: %b, hung and went on: %b), %d commands acknowledged, %d sent; " +
-                    "recovered exactly the first %d, restarted in %d ms%n",
+                    "(snapshot requested: %b, hung first: %b, hung and went on: %b), %d commands acknowledged, " +
+                    "%d sent; recovered exactly the first %d, restarted in %d ms%n",
                     round, resumeMs, loadMs, snapshotRequested, stalled, paused, acknowledged, sent, prefix, restartMs);
             }
 
@@ -616,91 +608,40 @@ class CrashRecoveryTest
      */
     private static final class ChildNode
     {
-        private final Process process;
-        private final Writer stdin;
-        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        private final List<String> printed = Collections.synchronizedList(new ArrayList<>());
+        private final JavaChildProcess process;
 
-        private ChildNode(final Process process)
+        private ChildNode(final JavaChildProcess process)
         {
             this.process = process;
-            this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-            final Thread reader = new Thread(() ->
-            {
-                try (BufferedReader out = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
-                {
-                    String line;
-                    while ((line = out.readLine()) != null)
-                    {
-                        System.out.println("[node pid " + process.pid() + "] " + line);
-                        lines.add(line);
-                        printed.add(line);
-                    }
-                }
-                catch (final IOException ignore)
-                {
-                    // The process was killed: its output simply ends.
-                }
-            }, "node-output-" + process.pid());
-            reader.setDaemon(true);
-            reader.start();
         }
 
         static ChildNode start(final File dataDir, final int portBase, final String aeronDir)
         {
-            final String java = ProcessHandle.current().info().command()
-                .orElse(System.getProperty("java.home") + "/bin/java");
             // Rounds add about 30,000 open orders each: past 30 rounds a million of them, whose snapshot (~100 MB, in
             // direct memory, limited to the heap's size) and book no longer fit in 256 MB together.
-            final ProcessBuilder builder = new ProcessBuilder(
-                java, "-Xms512m", "-Xmx512m", "-XX:+UseSerialGC",
-                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"),
-                NodeProcess.class.getName(), dataDir.getPath(), Integer.toString(portBase), aeronDir)
-                .redirectErrorStream(true);
-            final ChildNode child;
-            try
-            {
-                child = new ChildNode(builder.start());
-            }
-            catch (final IOException ex)
-            {
-                throw new IllegalStateException("cannot start the node process", ex);
-            }
-            try
-            {
-                child.awaitLine(NodeProcess.READY);
-            }
-            catch (final RuntimeException | Error ex)
-            {
-                child.kill();
-                throw ex;
-            }
-            return child;
+            return new ChildNode(JavaChildProcess.start("node", List.of("-Xms512m", "-Xmx512m", "-XX:+UseSerialGC"),
+                NodeProcess.class.getName(), List.of(dataDir.getPath(), Integer.toString(portBase), aeronDir),
+                NodeProcess.READY, TIMEOUT_NS));
         }
 
         boolean hasPrinted(final String part)
         {
-            synchronized (printed)
-            {
-                return printed.stream().anyMatch(line -> line.contains(part));
-            }
+            return process.hasPrinted(part);
         }
 
         NodeState state(final long clientId)
         {
-            command(NodeProcess.STATE + " " + clientId);
-            final String[] parts = awaitLine(NodeProcess.STATE + " ").split(" ");
+            process.send(NodeProcess.STATE + " " + clientId);
+            final String[] parts = process.awaitLine(NodeProcess.STATE + " ", TIMEOUT_NS).split(" ");
             return new NodeState(Long.parseLong(parts[1]), Long.parseLong(parts[2]), Long.parseLong(parts[3]),
                 Integer.parseInt(parts[4]));
         }
 
         void stop()
         {
-            command("stop");
-            awaitLine(NodeProcess.STOPPED);
-            awaitExit();
+            process.send("stop");
+            process.awaitLine(NodeProcess.STOPPED, TIMEOUT_NS);
+            process.awaitExit();
         }
 
         /**
@@ -708,7 +649,7 @@ class CrashRecoveryTest
          */
         void pause()
         {
-            signal("STOP");
+            process.signal("STOP");
         }
 
         /**
@@ -716,93 +657,12 @@ class CrashRecoveryTest
          */
         void resume()
         {
-            signal("CONT");
-        }
-
-        private void signal(final String name)
-        {
-            try
-            {
-                final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
-                if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0)
-                {
-                    throw new AssertionError("could not send SIG" + name + " to node process " + process.pid());
-                }
-            }
-            catch (final IOException ex)
-            {
-                throw new IllegalStateException(ex);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(ex);
-            }
+            process.signal("CONT");
         }
 
         void kill()
         {
-            process.destroyForcibly();
-            awaitExit();
-        }
-
-        private void awaitExit()
-        {
-            try
-            {
-                if (!process.waitFor(30, TimeUnit.SECONDS))
-                {
-                    throw new AssertionError("node process " + process.pid() + " did not exit within 30 s");
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(ex);
-            }
-        }
-
-        private void command(final String line)
-        {
-            try
-            {
-                stdin.write(line + "\n");
-                stdin.flush();
-            }
-            catch (final IOException ex)
-            {
-                throw new IllegalStateException("cannot talk to node process " + process.pid(), ex);
-            }
-        }
-
-        private String awaitLine(final String prefix)
-        {
-            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-            try
-            {
-                while (true)
-                {
-                    final String line = lines.poll(100, TimeUnit.MILLISECONDS);
-                    if (line != null && line.startsWith(prefix))
-                    {
-                        return line;
-                    }
-                    if (line == null && !process.isAlive() && lines.isEmpty())
-                    {
-                        throw new AssertionError("node process " + process.pid() + " exited with " +
-                            process.exitValue() + " before printing '" + prefix + "'");
-                    }
-                    if (System.nanoTime() > deadlineNs)
-                    {
-                        throw new AssertionError("timed out waiting for the node process to print '" + prefix + "'");
-                    }
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(ex);
-            }
+            process.kill();
         }
     }
 }

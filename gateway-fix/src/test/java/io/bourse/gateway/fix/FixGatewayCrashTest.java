@@ -1,5 +1,6 @@
 package io.bourse.gateway.fix;
 
+import io.bourse.cluster.JavaChildProcess;
 import org.junit.jupiter.api.Test;
 import quickfix.FieldNotFound;
 import quickfix.Message;
@@ -16,11 +17,7 @@ import quickfix.field.Side;
 import quickfix.field.Symbol;
 import quickfix.field.Text;
 
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -29,8 +26,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -64,12 +59,12 @@ class FixGatewayCrashTest
             "), " + rounds + " rounds");
         final SplittableRandom random = new SplittableRandom(seed);
         final Answers answers = new Answers();
-        GatewayChild child = null;
+        JavaChildProcess child = null;
         try (FixTestExchange exchange = new FixTestExchange(UnaryOperator.identity()).startWithoutGateway())
         {
             final File dataDir = new File(exchange.baseDir, "fix");
             final String ingress = exchange.node().context().ingressEndpoints();
-            child = GatewayChild.start(dataDir, exchange.fixPort, ingress);
+            child = startGateway(dataDir, exchange.fixPort, ingress);
             try (QfjClient trader = new QfjClient(exchange.fixPort, TRADER.senderCompId(), TRADER.password()))
             {
                 trader.awaitLogon();
@@ -92,7 +87,7 @@ class FixGatewayCrashTest
                         send(trader, ++sent, random);
                         sleepMs(1);
                     }
-                    child = GatewayChild.start(dataDir, exchange.fixPort, ingress);
+                    child = startGateway(dataDir, exchange.fixPort, ingress);
                     trader.awaitLogon();
                     System.out.printf("FixGatewayCrashTest round %d: killed after %d ms of load; %d orders sent, " +
                         "%d answered so far%n", round, loadMs, sent, answers.answeredCount());
@@ -161,6 +156,13 @@ class FixGatewayCrashTest
                 child.kill();
             }
         }
+    }
+
+    private static JavaChildProcess startGateway(final File dataDir, final int fixPort, final String ingressEndpoints)
+    {
+        return JavaChildProcess.start("gateway", List.of("-Xms256m", "-Xmx256m", "-XX:+UseSerialGC"),
+            FixGatewayProcess.class.getName(), List.of(dataDir.getPath(), Integer.toString(fixPort), ingressEndpoints),
+            FixGatewayProcess.READY, TIMEOUT_NS);
     }
 
     private static String clOrdId(final int n)
@@ -244,84 +246,12 @@ class FixGatewayCrashTest
                 }
                 else if (execType == ExecType.REJECTED)
                 {
-                    rejected.add(clOrdId + ": " + (message.isSetField(Text.FIELD) ? message.getString(Text.FIELD) : ""));
+                    final String text = message.isSetField(Text.FIELD) ? message.getString(Text.FIELD) : "";
+                    rejected.add(clOrdId + ": " + text);
                     rejectedIds.add(clOrdId);
                 }
             }
             return count;
-        }
-    }
-
-    /**
-     * The gateway's process: started, waited for until it accepts logons, killed with SIGKILL.
-     */
-    private static final class GatewayChild
-    {
-        private final Process process;
-        private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-
-        private GatewayChild(final Process process)
-        {
-            this.process = process;
-            final Thread reader = new Thread(() ->
-            {
-                try (BufferedReader out = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
-                {
-                    String line;
-                    while ((line = out.readLine()) != null)
-                    {
-                        System.out.println("[gateway pid " + process.pid() + "] " + line);
-                        lines.add(line);
-                    }
-                }
-                catch (final IOException ignore)
-                {
-                    // The process was killed: its output simply ends.
-                }
-            }, "gateway-output-" + process.pid());
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        static GatewayChild start(final File dataDir, final int fixPort, final String ingressEndpoints)
-            throws IOException, InterruptedException
-        {
-            final String java = ProcessHandle.current().info().command()
-                .orElse(System.getProperty("java.home") + "/bin/java");
-            final Process process = new ProcessBuilder(
-                java, "-Xms256m", "-Xmx256m", "-XX:+UseSerialGC",
-                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-                "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "--enable-native-access=ALL-UNNAMED",
-                "-cp", System.getProperty("java.class.path"),
-                FixGatewayProcess.class.getName(), dataDir.getPath(), Integer.toString(fixPort), ingressEndpoints)
-                .redirectErrorStream(true)
-                .start();
-            final GatewayChild child = new GatewayChild(process);
-            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-            while (true)
-            {
-                final String line = child.lines.poll(100, TimeUnit.MILLISECONDS);
-                if (FixGatewayProcess.READY.equals(line))
-                {
-                    return child;
-                }
-                if (!process.isAlive() || System.nanoTime() > deadlineNs)
-                {
-                    child.kill();
-                    throw new AssertionError("the gateway process did not start within 60 s (alive: " +
-                        process.isAlive() + ")");
-                }
-            }
-        }
-
-        void kill() throws InterruptedException
-        {
-            process.destroyForcibly();
-            if (!process.waitFor(30, TimeUnit.SECONDS))
-            {
-                throw new AssertionError("gateway process " + process.pid() + " did not exit within 30 s");
-            }
         }
     }
 }
