@@ -132,7 +132,8 @@ public final class NodeIdleStrategy implements IdleStrategy
     private long parkPeriodNs = MIN_PARK_NS;
 
     /**
-     * The default: 20 spins, 10 yields, then parks from 1 µs to 100 µs, and up to 1 ms after a second without work.
+     * The default: 20 spins, 10 yields, then parks from 1 µs to 100 µs, and up to 1 ms after a second without client
+     * activity.
      */
     public NodeIdleStrategy()
     {
