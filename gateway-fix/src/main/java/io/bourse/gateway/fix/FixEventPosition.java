@@ -10,10 +10,12 @@ import java.nio.channels.FileChannel;
 /**
  * An event batch's sequence and a second value, kept in a file of the data directory. The gateway keeps one with the
  * batch after which a restarted gateway asks the cluster for the batches (and reports what happened to its orders
- * meanwhile: fills, cancels and expiries as they happened, not a summary), with its log position; and one per session
- * with the last report the session was sent: its batch and, as the second value, its key within that batch.
+ * meanwhile: fills, cancels and expiries as they happened, not a summary), with its log position; one per session
+ * with the last report the session was sent: its batch and, as the second value, its key within that batch; and one
+ * per session with the last inbound message the gateway handled: its Artio sequence index and its MsgSeqNum.
  * <p>
- * Recorded after every batch that made a report (and every report sent), so the file is memory-mapped: a record is a
+ * Recorded after every batch that made a report (and every report sent, every message handled), so the file is
+ * memory-mapped: a record is a
  * few stores, no system call on the report path, and the operating system's page cache keeps it across a crash of the
  * process. Two slots
  * are written in turn, each with a check value over its fields, so that a process killed halfway through a record
@@ -62,6 +64,14 @@ final class FixEventPosition implements AutoCloseable
         }
         batchSequence = sequence;
         logPosition = position;
+    }
+
+    /**
+     * @return whether the file holds a record (from an earlier run, or since it was opened).
+     */
+    boolean isRecorded()
+    {
+        return counter > 0;
     }
 
     /**

@@ -371,7 +371,9 @@ public final class FixGateway implements AutoCloseable
             for (final FixSessionSpec spec : context.sessions.values())
             {
                 sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec,
-                    new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId())))));
+                    new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId()))),
+                    new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId()))),
+                    new FixEventPosition(new File(dataDir, FixSessionState.sentFileName(spec.senderCompId())))));
             }
 
             final EngineConfiguration engineConfiguration = new EngineConfiguration()
@@ -417,7 +419,7 @@ public final class FixGateway implements AutoCloseable
             droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
             agent = new FixGatewayAgent(
                 store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
-                context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock);
+                context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
@@ -648,6 +650,8 @@ public final class FixGateway implements AutoCloseable
         for (final FixSessionState session : sessions.values())
         {
             session.delivered.close();
+            session.handled.close();
+            session.sent.close();
         }
     }
 

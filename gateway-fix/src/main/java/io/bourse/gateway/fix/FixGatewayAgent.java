@@ -52,6 +52,7 @@ import uk.co.real_logic.artio.messages.DisconnectReason;
 import uk.co.real_logic.artio.session.Session;
 import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 
+import java.io.PrintStream;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,6 +94,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     /**
      * How soon cancel-on-disconnect tries again when the client's buffer of unanswered commands was full.
      */
+    private static final int MSG_SEQ_NUM_TAG = 34;
+    private static final int NEW_SEQ_NO_TAG = 36;
+    private static final int GAP_FILL_FLAG_TAG = 123;
+    private static final long SEQUENCE_RESET_MESSAGE_TYPE = '4';
     private static final long CANCEL_ON_DISCONNECT_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final char EXEC_NEW = '0';
@@ -216,6 +221,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final AtomicInteger openOrders = new AtomicInteger();
     private boolean makerLeg;
     private long timestampNs;
+    private final PrintStream log;
 
     FixGatewayAgent(
         final FixOrderStore store,
@@ -225,8 +231,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final AtomicCounter droppedReports,
         final FixApplicationMessageOverride applicationMessageOverride,
         final FixLatencyProbe latencyProbe,
-        final EpochNanoClock clock)
+        final EpochNanoClock clock,
+        final PrintStream log)
     {
+        this.log = log;
         this.latencyProbe = latencyProbe;
         this.clock = clock;
         this.applicationMessageOverride = applicationMessageOverride;
@@ -355,6 +363,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             state.session = session;
+            continueSentNumbers(state, session);
+            requestUnhandledMessagesAgain(state, session);
             stopCancelOnDisconnect(state);
             sessionsById.put(session.id(), state);
             loggedOnSessions = sessionsById.size();
@@ -364,6 +374,49 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         return this;
+    }
+
+    /**
+     * Artio records what it sent by archiving its outbound stream, which can lag its socket when the process dies: a
+     * restarted Artio would then send the Logon reply and what follows under numbers the counterparty has already had
+     * from the previous run, and a counterparty refuses those (MsgSeqNum too low, a Logout) or drops them. The session
+     * goes on after the last number this gateway saw sent, before its Logon is answered.
+     */
+    @SuppressWarnings("deprecation") // Artio's setter does not persist by itself; the Logon reply that follows does.
+    private void continueSentNumbers(final FixSessionState state, final Session session)
+    {
+        final int lastSent = session.lastSentMsgSeqNum();
+        final int lastSeen = state.sentNumbersArtioLost(session.sequenceIndex(), lastSent);
+        if (lastSeen >= 0)
+        {
+            session.lastSentMsgSeqNum(lastSeen);
+            log.println("bourse: FIX session " + state.spec.senderCompId() + ": messages " + (lastSent + 1) + ".." +
+                lastSeen + " were sent before the gateway stopped but not recorded by Artio; going on from " +
+                (lastSeen + 1));
+        }
+    }
+
+    /**
+     * Artio's engine counts a message as received once it has it, before this gateway has handled it: a gateway killed
+     * in between comes back with Artio expecting the counterparty's next message, and the messages in between (orders
+     * among them) would never be acted on nor sent again. Artio is set back to the last message handled before the
+     * session's logon is processed, so that it asks the counterparty to resend the rest (a ResendRequest at logon),
+     * and the gateway acts on them as they come again.
+     */
+    private void requestUnhandledMessagesAgain(final FixSessionState state, final Session session)
+    {
+        final int sequenceIndex = session.sequenceIndex();
+        final int lastReceived = session.lastReceivedMsgSeqNum();
+        final int lastHandled = state.messagesToRequestAgain(sequenceIndex, lastReceived);
+        if (lastHandled >= 0)
+        {
+            session.lastReceivedMsgSeqNum(lastHandled);
+            // Setting the number lower also starts a new sequence index in Artio, as after a reset; this is not one.
+            session.sequenceIndex(sequenceIndex);
+            log.println("bourse: FIX session " + state.spec.senderCompId() + ": messages " +
+                (lastHandled + 1) + ".." + lastReceived + " were taken but not handled before the gateway stopped; " +
+                "asking for them again");
+        }
     }
 
     public void onSessionStart(final Session session)
@@ -412,10 +465,34 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         ClientActivity.note();
         final FixSessionState state = sessionsById.get(session.id());
-        if (state == null || !messageInfo.isValid())
+        if (state != null)
+        {
+            final boolean isValid = messageInfo.isValid();
+            handleMessage(state, buffer, offset, length, session, sequenceIndex, messageType, timestampInNs, isValid);
+            // Recorded once acted on: a gateway stopped in between asks for the message again, and a NewOrderSingle
+            // that comes again is known by its ClOrdID, not executed twice.
+            recordHandled(state, buffer, offset, length, sequenceIndex, messageType, isValid);
+            // Artio's answers to it (a Heartbeat, a Reject, a resend) went out as it was processed.
+            state.onSent(session.sequenceIndex(), session.lastSentMsgSeqNum());
+        }
+        return CONTINUE;
+    }
+
+    private void handleMessage(
+        final FixSessionState state,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final Session session,
+        final int sequenceIndex,
+        final long messageType,
+        final long timestampInNs,
+        final boolean isValid)
+    {
+        if (!isValid)
         {
             // Artio has already answered a message that failed its session-level checks; it is not acted on.
-            return CONTINUE;
+            return;
         }
         asciiBuffer.wrap(buffer);
         if (applicationMessageOverride != null && messageType != NewOrderSingleDecoder.MESSAGE_TYPE &&
@@ -426,7 +503,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             headerDecoder.reset();
             headerDecoder.decode(asciiBuffer, offset, length);
             onUnsupportedMessage(state, headerDecoder);
-            return CONTINUE;
+            return;
         }
         if (messageType == NewOrderSingleDecoder.MESSAGE_TYPE)
         {
@@ -522,7 +599,36 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             headerDecoder.decode(asciiBuffer, offset, length);
             onUnsupportedMessage(state, headerDecoder);
         }
-        return CONTINUE;
+        return;
+    }
+
+    /**
+     * Note an inbound message as handled in the session's record (see {@link FixSessionState#onHandled}); a
+     * SequenceReset carries the number the counterparty sends next (NewSeqNo) and whether it fills a gap.
+     */
+    private static void recordHandled(
+        final FixSessionState state,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final int sequenceIndex,
+        final long messageType,
+        final boolean isValid)
+    {
+        final int msgSeqNum = FixMessageFields.intField(buffer, offset, length, MSG_SEQ_NUM_TAG);
+        if (msgSeqNum <= 0)
+        {
+            return;
+        }
+        int newSeqNo = 0;
+        boolean isGapFill = false;
+        if (messageType == SEQUENCE_RESET_MESSAGE_TYPE)
+        {
+            newSeqNo = Math.max(0, FixMessageFields.intField(buffer, offset, length, NEW_SEQ_NO_TAG));
+            final int gapFill = FixMessageFields.fieldValueOffset(buffer, offset, length, GAP_FILL_FLAG_TAG);
+            isGapFill = gapFill >= 0 && buffer.getByte(gapFill) == 'Y';
+        }
+        state.onHandled(isValid, sequenceIndex, msgSeqNum, newSeqNo, isGapFill);
     }
 
     private static boolean isSessionMessage(final long messageType)
@@ -1596,6 +1702,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     // Back-pressure: the rest go on a later duty cycle, still in order.
                     break;
                 }
+                session.onSent(session.session.sequenceIndex(), session.session.lastSentMsgSeqNum());
                 recycle(session.heldReports.pollFirst());
                 final long batchSequence = session.heldBatches.pollLong();
                 final long key = session.heldBatches.pollLong();
@@ -1777,6 +1884,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             if (session.trySend(encoder) >= 0)
             {
+                state.onSent(session.sequenceIndex(), session.lastSentMsgSeqNum());
                 return;
             }
             Thread.onSpinWait();

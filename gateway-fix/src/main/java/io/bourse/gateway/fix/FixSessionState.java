@@ -49,6 +49,25 @@ final class FixSessionState
     long sentBatchSequence;
     long sentKey;
     /**
+     * The last inbound message the gateway handled in order (acted on, or seen answered by Artio): its sequence index
+     * and MsgSeqNum, kept in a file. Artio counts a message as received when its engine has it, before the gateway has
+     * handled it, so a gateway killed in between would never act on it, nor the counterparty send it again; with this
+     * record a restarted gateway asks for those messages again ({@link #messagesToRequestAgain}).
+     */
+    final FixEventPosition handled;
+    private boolean handledRecorded;
+    private int handledSequenceIndex;
+    private int handledMsgSeqNum;
+    /**
+     * The last MsgSeqNum the session was sent (as far as the gateway has seen it), with its sequence index, kept in a
+     * file: Artio's own record of what it sent can lag its socket when the process dies, and a restarted Artio would
+     * then send new messages under numbers the counterparty already has (and refuses, losing those messages).
+     */
+    final FixEventPosition sent;
+    private boolean sentRecorded;
+    private int sentSequenceIndex;
+    private int sentMsgSeqNum;
+    /**
      * Cancel-on-disconnect of single orders in progress: the open orders whose cancel is not yet sent (the client's
      * buffer of unanswered commands can fill part way through a large session's orders).
      */
@@ -57,13 +76,106 @@ final class FixSessionState
     Session session;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 
-    FixSessionState(final FixSessionSpec spec, final FixEventPosition delivered)
+    FixSessionState(
+        final FixSessionSpec spec,
+        final FixEventPosition delivered,
+        final FixEventPosition handled,
+        final FixEventPosition sent)
     {
         this.spec = spec;
         this.accountChars = Long.toString(spec.accountId()).toCharArray();
         this.delivered = delivered;
         this.sentBatchSequence = delivered.batchSequence();
         this.sentKey = delivered.logPosition();
+        this.handled = handled;
+        this.handledRecorded = handled.isRecorded();
+        this.handledSequenceIndex = (int)handled.batchSequence();
+        this.handledMsgSeqNum = (int)handled.logPosition();
+        this.sent = sent;
+        this.sentRecorded = sent.isRecorded();
+        this.sentSequenceIndex = (int)sent.batchSequence();
+        this.sentMsgSeqNum = (int)sent.logPosition();
+    }
+
+    /**
+     * The session has been sent messages up to this MsgSeqNum in this sequence index.
+     */
+    void onSent(final int sequenceIndex, final int lastSentMsgSeqNum)
+    {
+        if (!sentRecorded || sequenceIndex != sentSequenceIndex || lastSentMsgSeqNum != sentMsgSeqNum)
+        {
+            sentRecorded = true;
+            sentSequenceIndex = sequenceIndex;
+            sentMsgSeqNum = lastSentMsgSeqNum;
+            sent.record(sequenceIndex, lastSentMsgSeqNum);
+        }
+    }
+
+    /**
+     * @param sequenceIndex     Artio's sequence index of the session as it logs on.
+     * @param lastSentMsgSeqNum the last MsgSeqNum Artio knows it sent.
+     * @return the last MsgSeqNum this gateway saw sent, when it is beyond Artio's in the same sequence index (sent
+     * just before the process died, before Artio recorded it), or -1 when it is not.
+     */
+    int sentNumbersArtioLost(final int sequenceIndex, final int lastSentMsgSeqNum)
+    {
+        return sentRecorded && sequenceIndex == sentSequenceIndex && sentMsgSeqNum > lastSentMsgSeqNum ?
+            sentMsgSeqNum : -1;
+    }
+
+    /**
+     * An inbound message was handled. Only the next message in order moves the record (or the first valid one of a new
+     * sequence index): one that Artio took out of order, such as a message beyond a gap it asked to be resent, is
+     * flagged invalid and comes again in order with the resend. A message in order that Artio flagged invalid (and
+     * answered with a Reject) was counted by it, so it moves the record too.
+     *
+     * @param isValid       whether Artio passed the message as valid.
+     * @param sequenceIndex Artio's sequence index of the message.
+     * @param msgSeqNum     the message's MsgSeqNum.
+     * @param newSeqNo      a SequenceReset's NewSeqNo (the next number the counterparty sends), 0 for other messages.
+     * @param isGapFill     whether a SequenceReset is a gap fill (only in order) rather than a reset (moves the record
+     *                      wherever it comes).
+     */
+    void onHandled(
+        final boolean isValid, final int sequenceIndex, final int msgSeqNum, final int newSeqNo, final boolean isGapFill)
+    {
+        final int last;
+        if (!handledRecorded || sequenceIndex != handledSequenceIndex)
+        {
+            if (!isValid)
+            {
+                return;
+            }
+            last = newSeqNo > 0 ? newSeqNo - 1 : msgSeqNum;
+        }
+        else if (newSeqNo > 0 && !isGapFill)
+        {
+            last = newSeqNo - 1;
+        }
+        else if (msgSeqNum == handledMsgSeqNum + 1)
+        {
+            last = newSeqNo > 0 ? newSeqNo - 1 : msgSeqNum;
+        }
+        else
+        {
+            return;
+        }
+        handledRecorded = true;
+        handledSequenceIndex = sequenceIndex;
+        handledMsgSeqNum = last;
+        handled.record(sequenceIndex, last);
+    }
+
+    /**
+     * @param sequenceIndex         Artio's sequence index of the session as it logs on.
+     * @param lastReceivedMsgSeqNum the last MsgSeqNum Artio counts as received.
+     * @return the last MsgSeqNum this gateway handled, when Artio counts messages after it in the same sequence index
+     * (taken by its engine before a gateway stopped without handling them), or -1 when there are none.
+     */
+    int messagesToRequestAgain(final int sequenceIndex, final int lastReceivedMsgSeqNum)
+    {
+        return handledRecorded && sequenceIndex == handledSequenceIndex && handledMsgSeqNum < lastReceivedMsgSeqNum ?
+            handledMsgSeqNum : -1;
     }
 
     /**
@@ -93,6 +205,27 @@ final class FixSessionState
      */
     static String deliveredFileName(final String senderCompId)
     {
+        return fileName(senderCompId, "-delivered.dat");
+    }
+
+    /**
+     * The name of the file that keeps a session's last inbound message handled (see {@link #deliveredFileName}).
+     */
+    static String handledFileName(final String senderCompId)
+    {
+        return fileName(senderCompId, "-handled.dat");
+    }
+
+    /**
+     * The name of the file that keeps the last MsgSeqNum a session was sent (see {@link #deliveredFileName}).
+     */
+    static String sentFileName(final String senderCompId)
+    {
+        return fileName(senderCompId, "-sent.dat");
+    }
+
+    private static String fileName(final String senderCompId, final String suffix)
+    {
         final StringBuilder name = new StringBuilder("session-");
         for (int i = 0; i < senderCompId.length(); i++)
         {
@@ -106,7 +239,7 @@ final class FixSessionState
                 name.append('%').append(String.format("%04x", (int)c));
             }
         }
-        return name.append("-delivered.dat").toString();
+        return name.append(suffix).toString();
     }
 
     FixOrder findOpen(final char[] clOrdId, final int length)

@@ -41,7 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Afterwards no order may have been accepted twice (two acknowledgements with different ExecIDs for one ClOrdID, or
  * two OrderIDs), every acknowledged order must be open in the engine, and the engine may hold no order that was never
  * acknowledged: the engine's open orders are exactly the acknowledged ones. An order the client sent that was never
- * answered is allowed only as FIX allows it (an order is live once acknowledged), and is counted and printed.
+ * answered is allowed only as FIX allows it (an order is live once acknowledged), and is counted and printed: the
+ * gateway asks again for what Artio took before a kill and the gateway never handled, and goes on after the last
+ * number it saw sent, but a few orders a run are still unknown to it, or open without their report.
  */
 class FixGatewayCrashTest
 {

@@ -10,25 +10,28 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What a session remembers of the reports it was sent: the last one, by batch and key within the batch, kept across
- * restarts, so that a replay leaves out exactly those.
+ * What a session remembers across restarts: the last report it was sent, by batch and key within the batch, so that
+ * a replay leaves out exactly those; and the last inbound message handled in order, so that those Artio counted and
+ * the gateway never handled are asked for again.
  */
 class FixSessionStateTest
 {
     private static final FixSessionSpec SPEC =
         new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0);
 
+    @TempDir
+    File dir;
+
     @Test
-    void aReportSentBeforeARestartIsKnownAfterItAndTheRestOfItsBatchIsNot(@TempDir final File dir)
+    void aReportSentBeforeARestartIsKnownAfterItAndTheRestOfItsBatchIsNot()
     {
-        final File record = new File(dir, "s.dat");
-        try (FixEventPosition file = new FixEventPosition(record))
+        try (SessionFiles files = new SessionFiles())
         {
-            new FixSessionState(SPEC, file).sent(7, 2);
+            files.session.sent(7, 2);
         }
-        try (FixEventPosition file = new FixEventPosition(record))
+        try (SessionFiles files = new SessionFiles())
         {
-            final FixSessionState restarted = new FixSessionState(SPEC, file);
+            final FixSessionState restarted = files.session;
             assertTrue(restarted.wasSent(6, 5), "an earlier batch");
             assertTrue(restarted.wasSent(7, 1));
             assertTrue(restarted.wasSent(7, 2));
@@ -38,9 +41,173 @@ class FixSessionStateTest
     }
 
     @Test
+    void messagesArtioCountedButTheGatewayNeverHandledAreAskedForAgainAfterARestart()
+    {
+        handleInOrder(0, 1, 5);
+        assertEquals(5, restarted().messagesToRequestAgain(0, 9));
+    }
+
+    @Test
+    void nothingIsAskedForAgainWhenEveryMessageArtioCountedWasHandled()
+    {
+        handleInOrder(0, 1, 5);
+        assertEquals(-1, restarted().messagesToRequestAgain(0, 5));
+    }
+
+    @Test
+    void nothingIsAskedForAgainWithoutARecordOfAnEarlierRun()
+    {
+        assertEquals(-1, restarted().messagesToRequestAgain(0, 9));
+    }
+
+    @Test
+    void nothingIsAskedForAgainInAnotherSequenceIndex()
+    {
+        handleInOrder(0, 1, 5);
+        assertEquals(-1, restarted().messagesToRequestAgain(1, 9));
+    }
+
+    @Test
+    void aMessageOutOfOrderDoesNotMoveTheRecordUntilTheGapBeforeItIsHandled()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            final FixSessionState session = files.session;
+            handleInOrder(session, 0, 1, 3);
+            session.onHandled(false, 0, 7, 0, false);
+            assertEquals(3, session.messagesToRequestAgain(0, 7), "7 came before 4..6: Artio asks for them and it");
+            handleInOrder(session, 0, 4, 7);
+            assertEquals(-1, session.messagesToRequestAgain(0, 7));
+        }
+    }
+
+    @Test
+    void aMessageInOrderThatArtioRejectedMovesTheRecord()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            final FixSessionState session = files.session;
+            handleInOrder(session, 0, 1, 3);
+            session.onHandled(false, 0, 4, 0, false);
+            assertEquals(-1, session.messagesToRequestAgain(0, 4));
+        }
+    }
+
+    @Test
+    void aGapFillInOrderMovesTheRecordToTheEndOfItsGap()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            final FixSessionState session = files.session;
+            handleInOrder(session, 0, 1, 3);
+            session.onHandled(true, 0, 4, 9, true);
+            assertEquals(8, session.messagesToRequestAgain(0, 9));
+            session.onHandled(true, 0, 2, 20, true);
+            assertEquals(8, session.messagesToRequestAgain(0, 9), "a gap fill out of order is not taken");
+        }
+    }
+
+    @Test
+    void aSequenceResetMovesTheRecordWhereverItComes()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            final FixSessionState session = files.session;
+            handleInOrder(session, 0, 1, 3);
+            session.onHandled(true, 0, 10, 50, false);
+            assertEquals(49, session.messagesToRequestAgain(0, 60));
+        }
+    }
+
+    @Test
+    void aNewSequenceIndexStartsTheRecordAgainFromItsFirstValidMessage()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            final FixSessionState session = files.session;
+            handleInOrder(session, 0, 1, 40);
+            session.onHandled(false, 1, 5, 0, false);
+            assertEquals(-1, session.messagesToRequestAgain(1, 9), "an invalid first message of an index is not taken");
+            handleInOrder(session, 1, 1, 2);
+            assertEquals(2, session.messagesToRequestAgain(1, 9));
+        }
+    }
+
+    @Test
+    void numbersSentThatArtioDoesNotKnowAfterARestartAreFound()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            files.session.onSent(0, 12);
+        }
+        assertEquals(12, restarted().sentNumbersArtioLost(0, 10));
+    }
+
+    @Test
+    void noSentNumberIsLostWithoutARecordWhenArtioKnowsTheLastOneOrInAnotherSequenceIndex()
+    {
+        assertEquals(-1, restarted().sentNumbersArtioLost(0, 1), "no record");
+        try (SessionFiles files = new SessionFiles())
+        {
+            files.session.onSent(0, 12);
+        }
+        assertEquals(-1, restarted().sentNumbersArtioLost(0, 12));
+        assertEquals(-1, restarted().sentNumbersArtioLost(0, 15));
+        assertEquals(-1, restarted().sentNumbersArtioLost(1, 1));
+    }
+
+    @Test
     void aSessionsFileIsNamedForItsCompIdWithAnythingUnsafeInAFileNameEscaped()
     {
         assertEquals("session-ALICE_2-b-delivered.dat", FixSessionState.deliveredFileName("ALICE_2-b"));
         assertEquals("session-A%002fB%002e%00e9-delivered.dat", FixSessionState.deliveredFileName("A/B.\u00e9"));
+        assertEquals("session-A%002fB-handled.dat", FixSessionState.handledFileName("A/B"));
+        assertEquals("session-A%002fB-sent.dat", FixSessionState.sentFileName("A/B"));
+    }
+
+    private void handleInOrder(final int sequenceIndex, final int first, final int last)
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            handleInOrder(files.session, sequenceIndex, first, last);
+        }
+    }
+
+    private static void handleInOrder(
+        final FixSessionState session, final int sequenceIndex, final int first, final int last)
+    {
+        for (int msgSeqNum = first; msgSeqNum <= last; msgSeqNum++)
+        {
+            session.onHandled(true, sequenceIndex, msgSeqNum, 0, false);
+        }
+    }
+
+    /**
+     * The session as a restarted gateway reads it back from its files.
+     */
+    private FixSessionState restarted()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            return files.session;
+        }
+    }
+
+    /**
+     * A session on its three files in the test's directory, as the gateway opens them at its start.
+     */
+    private final class SessionFiles implements AutoCloseable
+    {
+        final FixEventPosition delivered = new FixEventPosition(new File(dir, "delivered.dat"));
+        final FixEventPosition handled = new FixEventPosition(new File(dir, "handled.dat"));
+        final FixEventPosition sent = new FixEventPosition(new File(dir, "sent.dat"));
+        final FixSessionState session = new FixSessionState(SPEC, delivered, handled, sent);
+
+        public void close()
+        {
+            delivered.close();
+            handled.close();
+            sent.close();
+        }
     }
 }
