@@ -372,8 +372,7 @@ public final class FixGateway implements AutoCloseable
             {
                 sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec,
                     new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId()))),
-                    new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId()))),
-                    new FixEventPosition(new File(dataDir, FixSessionState.sentFileName(spec.senderCompId())))));
+                    new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId())))));
             }
 
             final EngineConfiguration engineConfiguration = new EngineConfiguration()
@@ -417,9 +416,11 @@ public final class FixGateway implements AutoCloseable
                 context.exchangeClient.resumeAfter(eventPosition.batchSequence(), eventPosition.logPosition());
             }
             droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
+            final ResendRequestNumbers resendRequestNumbers = new ResendRequestNumbers();
             agent = new FixGatewayAgent(
                 store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
-                context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log);
+                context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
+                resendRequestNumbers);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
@@ -429,7 +430,10 @@ public final class FixGateway implements AutoCloseable
             // its default back-off had it wake about a thousand times a second for nothing.
             libraryConfiguration.monitoringThreadIdleStrategy(new SleepingMillisIdleStrategy(100));
             libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
-            libraryConfiguration.sessionProxyFactory(GatewaySessionProxy::new);
+            libraryConfiguration.sessionProxyFactory((sessionBufferSize, gatewayPublication, sessionIdStrategy,
+                customisationStrategy, clock, connectionId, libraryId, errorHandler, epochFractionPrecision) ->
+                new GatewaySessionProxy(resendRequestNumbers, sessionBufferSize, gatewayPublication, sessionIdStrategy,
+                customisationStrategy, clock, connectionId, libraryId, errorHandler, epochFractionPrecision));
             libraryConfiguration.epochNanoClock(context.epochNanoClock);
             libraryConfiguration.errorHandlerFactory(artioErrors(context, "Artio library"));
             libraryConfiguration.monitoringFile(new File(dataDir, "artio-library-monitoring").getPath());
@@ -651,7 +655,6 @@ public final class FixGateway implements AutoCloseable
         {
             session.delivered.close();
             session.handled.close();
-            session.sent.close();
         }
     }
 

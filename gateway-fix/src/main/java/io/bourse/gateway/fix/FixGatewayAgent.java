@@ -91,13 +91,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final int PENDING_MASS_CANCEL = 5;
     private static final int PENDING_CANCEL_ON_DISCONNECT = 6;
     private static final int PENDING_RESTORE = 7;
-    /**
-     * How soon cancel-on-disconnect tries again when the client's buffer of unanswered commands was full.
-     */
     private static final int MSG_SEQ_NUM_TAG = 34;
     private static final int NEW_SEQ_NO_TAG = 36;
     private static final int GAP_FILL_FLAG_TAG = 123;
     private static final long SEQUENCE_RESET_MESSAGE_TYPE = '4';
+    /**
+     * How soon cancel-on-disconnect tries again when the client's buffer of unanswered commands was full.
+     */
     private static final long CANCEL_ON_DISCONNECT_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private static final char EXEC_NEW = '0';
@@ -222,6 +222,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private boolean makerLeg;
     private long timestampNs;
     private final PrintStream log;
+    private final ResendRequestNumbers resendRequestNumbers;
 
     FixGatewayAgent(
         final FixOrderStore store,
@@ -232,9 +233,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final FixApplicationMessageOverride applicationMessageOverride,
         final FixLatencyProbe latencyProbe,
         final EpochNanoClock clock,
-        final PrintStream log)
+        final PrintStream log,
+        final ResendRequestNumbers resendRequestNumbers)
     {
         this.log = log;
+        this.resendRequestNumbers = resendRequestNumbers;
         this.latencyProbe = latencyProbe;
         this.clock = clock;
         this.applicationMessageOverride = applicationMessageOverride;
@@ -363,7 +366,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             state.session = session;
-            continueSentNumbers(state, session);
             requestUnhandledMessagesAgain(state, session);
             stopCancelOnDisconnect(state);
             sessionsById.put(session.id(), state);
@@ -374,26 +376,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         return this;
-    }
-
-    /**
-     * Artio records what it sent by archiving its outbound stream, which can lag its socket when the process dies: a
-     * restarted Artio would then send the Logon reply and what follows under numbers the counterparty has already had
-     * from the previous run, and a counterparty refuses those (MsgSeqNum too low, a Logout) or drops them. The session
-     * goes on after the last number this gateway saw sent, before its Logon is answered.
-     */
-    @SuppressWarnings("deprecation") // Artio's setter does not persist by itself; the Logon reply that follows does.
-    private void continueSentNumbers(final FixSessionState state, final Session session)
-    {
-        final int lastSent = session.lastSentMsgSeqNum();
-        final int lastSeen = state.sentNumbersArtioLost(session.sequenceIndex(), lastSent);
-        if (lastSeen >= 0)
-        {
-            session.lastSentMsgSeqNum(lastSeen);
-            log.println("bourse: FIX session " + state.spec.senderCompId() + ": messages " + (lastSent + 1) + ".." +
-                lastSeen + " were sent before the gateway stopped but not recorded by Artio; going on from " +
-                (lastSeen + 1));
-        }
     }
 
     /**
@@ -425,6 +407,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     public Action onDisconnect(final int libraryId, final Session session, final DisconnectReason reason)
     {
+        resendRequestNumbers.onDisconnect(session.connectionId());
         final FixSessionState state = sessionsById.remove(session.id());
         loggedOnSessions = sessionsById.size();
         if (state != null && state.session == session)
@@ -464,6 +447,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final OnMessageInfo messageInfo)
     {
         ClientActivity.note();
+        // Artio's answers to the message (a Heartbeat, a Reject, a ResendRequest) went out as it processed it.
+        resendRequestNumbers.countIfUncounted(session);
         final FixSessionState state = sessionsById.get(session.id());
         if (state != null)
         {
@@ -472,8 +457,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             // Recorded once acted on: a gateway stopped in between asks for the message again, and a NewOrderSingle
             // that comes again is known by its ClOrdID, not executed twice.
             recordHandled(state, buffer, offset, length, sequenceIndex, messageType, isValid);
-            // Artio's answers to it (a Heartbeat, a Reject, a resend) went out as it was processed.
-            state.onSent(session.sequenceIndex(), session.lastSentMsgSeqNum());
         }
         return CONTINUE;
     }
@@ -599,7 +582,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             headerDecoder.decode(asciiBuffer, offset, length);
             onUnsupportedMessage(state, headerDecoder);
         }
-        return;
     }
 
     /**
@@ -1702,7 +1684,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     // Back-pressure: the rest go on a later duty cycle, still in order.
                     break;
                 }
-                session.onSent(session.session.sequenceIndex(), session.session.lastSentMsgSeqNum());
                 recycle(session.heldReports.pollFirst());
                 final long batchSequence = session.heldBatches.pollLong();
                 final long key = session.heldBatches.pollLong();
@@ -1884,8 +1865,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             if (session.trySend(encoder) >= 0)
             {
-                state.onSent(session.sequenceIndex(), session.lastSentMsgSeqNum());
-                return;
+                    return;
             }
             Thread.onSpinWait();
         }

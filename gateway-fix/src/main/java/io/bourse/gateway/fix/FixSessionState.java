@@ -59,15 +59,6 @@ final class FixSessionState
     private int handledSequenceIndex;
     private int handledMsgSeqNum;
     /**
-     * The last MsgSeqNum the session was sent (as far as the gateway has seen it), with its sequence index, kept in a
-     * file: Artio's own record of what it sent can lag its socket when the process dies, and a restarted Artio would
-     * then send new messages under numbers the counterparty already has (and refuses, losing those messages).
-     */
-    final FixEventPosition sent;
-    private boolean sentRecorded;
-    private int sentSequenceIndex;
-    private int sentMsgSeqNum;
-    /**
      * Cancel-on-disconnect of single orders in progress: the open orders whose cancel is not yet sent (the client's
      * buffer of unanswered commands can fill part way through a large session's orders).
      */
@@ -76,11 +67,7 @@ final class FixSessionState
     Session session;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 
-    FixSessionState(
-        final FixSessionSpec spec,
-        final FixEventPosition delivered,
-        final FixEventPosition handled,
-        final FixEventPosition sent)
+    FixSessionState(final FixSessionSpec spec, final FixEventPosition delivered, final FixEventPosition handled)
     {
         this.spec = spec;
         this.accountChars = Long.toString(spec.accountId()).toCharArray();
@@ -91,36 +78,6 @@ final class FixSessionState
         this.handledRecorded = handled.isRecorded();
         this.handledSequenceIndex = (int)handled.batchSequence();
         this.handledMsgSeqNum = (int)handled.logPosition();
-        this.sent = sent;
-        this.sentRecorded = sent.isRecorded();
-        this.sentSequenceIndex = (int)sent.batchSequence();
-        this.sentMsgSeqNum = (int)sent.logPosition();
-    }
-
-    /**
-     * The session has been sent messages up to this MsgSeqNum in this sequence index.
-     */
-    void onSent(final int sequenceIndex, final int lastSentMsgSeqNum)
-    {
-        if (!sentRecorded || sequenceIndex != sentSequenceIndex || lastSentMsgSeqNum != sentMsgSeqNum)
-        {
-            sentRecorded = true;
-            sentSequenceIndex = sequenceIndex;
-            sentMsgSeqNum = lastSentMsgSeqNum;
-            sent.record(sequenceIndex, lastSentMsgSeqNum);
-        }
-    }
-
-    /**
-     * @param sequenceIndex     Artio's sequence index of the session as it logs on.
-     * @param lastSentMsgSeqNum the last MsgSeqNum Artio knows it sent.
-     * @return the last MsgSeqNum this gateway saw sent, when it is beyond Artio's in the same sequence index (sent
-     * just before the process died, before Artio recorded it), or -1 when it is not.
-     */
-    int sentNumbersArtioLost(final int sequenceIndex, final int lastSentMsgSeqNum)
-    {
-        return sentRecorded && sequenceIndex == sentSequenceIndex && sentMsgSeqNum > lastSentMsgSeqNum ?
-            sentMsgSeqNum : -1;
     }
 
     /**
@@ -214,14 +171,6 @@ final class FixSessionState
     static String handledFileName(final String senderCompId)
     {
         return fileName(senderCompId, "-handled.dat");
-    }
-
-    /**
-     * The name of the file that keeps the last MsgSeqNum a session was sent (see {@link #deliveredFileName}).
-     */
-    static String sentFileName(final String senderCompId)
-    {
-        return fileName(senderCompId, "-sent.dat");
     }
 
     private static String fileName(final String senderCompId, final String suffix)

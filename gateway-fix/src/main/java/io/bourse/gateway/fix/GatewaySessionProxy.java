@@ -12,8 +12,8 @@ import uk.co.real_logic.artio.session.SessionIdStrategy;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Artio's session proxy (which sends the session-level Rejects and Logouts Artio decides on itself), with two
- * corrections to their content:
+ * Artio's session proxy (which sends the session-level messages Artio decides on itself), with two corrections to
+ * their content, and a note of each ResendRequest sent ({@link ResendRequestNumbers}, for a count Artio misses):
  * <ul>
  *     <li>A Reject for an invalid MsgType names the field at fault, RefTagID (371) = MsgType (35), as the gateway's
  *     own Reject for an unknown MsgType does; Artio leaves RefTagID out for the MsgTypes its parser refuses.</li>
@@ -29,7 +29,11 @@ final class GatewaySessionProxy extends DirectSessionProxy
     private static final byte[] SENDING_TIME_LOGOUT_TEXT =
         "SendingTime accuracy problem, field=52".getBytes(StandardCharsets.US_ASCII);
 
+    private final ResendRequestNumbers resendRequestNumbers;
+    private long connectionId;
+
     GatewaySessionProxy(
+        final ResendRequestNumbers resendRequestNumbers,
         final int sessionBufferSize,
         final GatewayPublication gatewayPublication,
         final SessionIdStrategy sessionIdStrategy,
@@ -42,6 +46,30 @@ final class GatewaySessionProxy extends DirectSessionProxy
     {
         super(sessionBufferSize, gatewayPublication, sessionIdStrategy, customisationStrategy, clock, connectionId,
             libraryId, errorHandler, epochFractionPrecision);
+        this.resendRequestNumbers = resendRequestNumbers;
+        this.connectionId = connectionId;
+    }
+
+    public void connectionId(final long connectionId)
+    {
+        super.connectionId(connectionId);
+        this.connectionId = connectionId;
+    }
+
+    public long sendResendRequest(
+        final int msgSeqNo,
+        final int beginSeqNo,
+        final int endSeqNo,
+        final int sequenceIndex,
+        final int lastMsgSeqNumProcessed)
+    {
+        final long position = super.sendResendRequest(msgSeqNo, beginSeqNo, endSeqNo, sequenceIndex,
+            lastMsgSeqNumProcessed);
+        if (position > 0)
+        {
+            resendRequestNumbers.onSent(connectionId, msgSeqNo);
+        }
+        return position;
     }
 
     public long sendReject(

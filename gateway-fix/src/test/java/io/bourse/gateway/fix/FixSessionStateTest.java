@@ -134,35 +134,11 @@ class FixSessionStateTest
     }
 
     @Test
-    void numbersSentThatArtioDoesNotKnowAfterARestartAreFound()
-    {
-        try (SessionFiles files = new SessionFiles())
-        {
-            files.session.onSent(0, 12);
-        }
-        assertEquals(12, restarted().sentNumbersArtioLost(0, 10));
-    }
-
-    @Test
-    void noSentNumberIsLostWithoutARecordWhenArtioKnowsTheLastOneOrInAnotherSequenceIndex()
-    {
-        assertEquals(-1, restarted().sentNumbersArtioLost(0, 1), "no record");
-        try (SessionFiles files = new SessionFiles())
-        {
-            files.session.onSent(0, 12);
-        }
-        assertEquals(-1, restarted().sentNumbersArtioLost(0, 12));
-        assertEquals(-1, restarted().sentNumbersArtioLost(0, 15));
-        assertEquals(-1, restarted().sentNumbersArtioLost(1, 1));
-    }
-
-    @Test
     void aSessionsFileIsNamedForItsCompIdWithAnythingUnsafeInAFileNameEscaped()
     {
         assertEquals("session-ALICE_2-b-delivered.dat", FixSessionState.deliveredFileName("ALICE_2-b"));
         assertEquals("session-A%002fB%002e%00e9-delivered.dat", FixSessionState.deliveredFileName("A/B.\u00e9"));
         assertEquals("session-A%002fB-handled.dat", FixSessionState.handledFileName("A/B"));
-        assertEquals("session-A%002fB-sent.dat", FixSessionState.sentFileName("A/B"));
     }
 
     private void handleInOrder(final int sequenceIndex, final int first, final int last)
@@ -194,20 +170,18 @@ class FixSessionStateTest
     }
 
     /**
-     * A session on its three files in the test's directory, as the gateway opens them at its start.
+     * A session on its two files in the test's directory, as the gateway opens them at its start.
      */
     private final class SessionFiles implements AutoCloseable
     {
         final FixEventPosition delivered = new FixEventPosition(new File(dir, "delivered.dat"));
         final FixEventPosition handled = new FixEventPosition(new File(dir, "handled.dat"));
-        final FixEventPosition sent = new FixEventPosition(new File(dir, "sent.dat"));
-        final FixSessionState session = new FixSessionState(SPEC, delivered, handled, sent);
+        final FixSessionState session = new FixSessionState(SPEC, delivered, handled);
 
         public void close()
         {
             delivered.close();
             handled.close();
-            sent.close();
         }
     }
 }
