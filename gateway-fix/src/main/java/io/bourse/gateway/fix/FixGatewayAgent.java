@@ -49,6 +49,7 @@ import uk.co.real_logic.artio.library.SessionAcquireHandler;
 import uk.co.real_logic.artio.library.SessionAcquiredInfo;
 import uk.co.real_logic.artio.library.SessionHandler;
 import uk.co.real_logic.artio.messages.DisconnectReason;
+import uk.co.real_logic.artio.messages.SessionState;
 import uk.co.real_logic.artio.session.Session;
 import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 
@@ -456,7 +457,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             handleMessage(state, buffer, offset, length, session, sequenceIndex, messageType, timestampInNs, isValid);
             // Recorded once acted on: a gateway stopped in between asks for the message again, and a NewOrderSingle
             // that comes again is known by its ClOrdID, not executed twice.
-            recordHandled(state, buffer, offset, length, sequenceIndex, messageType, isValid);
+            recordHandled(state, buffer, offset, length, sequenceIndex, messageType, isValid,
+                !isValid && session.state() == SessionState.ACTIVE);
         }
         return CONTINUE;
     }
@@ -595,7 +597,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final int length,
         final int sequenceIndex,
         final long messageType,
-        final boolean isValid)
+        final boolean isValid,
+        final boolean isRejected)
     {
         final int msgSeqNum = FixMessageFields.intField(buffer, offset, length, MSG_SEQ_NUM_TAG);
         if (msgSeqNum <= 0)
@@ -610,7 +613,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             final int gapFill = FixMessageFields.fieldValueOffset(buffer, offset, length, GAP_FILL_FLAG_TAG);
             isGapFill = gapFill >= 0 && buffer.getByte(gapFill) == 'Y';
         }
-        state.onHandled(isValid, sequenceIndex, msgSeqNum, newSeqNo, isGapFill);
+        state.onHandled(isValid, isRejected, sequenceIndex, msgSeqNum, newSeqNo, isGapFill);
     }
 
     private static boolean isSessionMessage(final long messageType)

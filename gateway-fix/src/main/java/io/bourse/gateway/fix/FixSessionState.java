@@ -83,10 +83,12 @@ final class FixSessionState
     /**
      * An inbound message was handled. Only the next message in order moves the record (or the first valid one of a new
      * sequence index): one that Artio took out of order, such as a message beyond a gap it asked to be resent, is
-     * flagged invalid and comes again in order with the resend. A message in order that Artio flagged invalid (and
-     * answered with a Reject) was counted by it, so it moves the record too.
+     * flagged invalid and comes again in order with the resend. A message in order that Artio refused with a Reject
+     * while the session stayed logged on was counted and answered, so it moves the record too; one it flagged while
+     * logging the session out was not acted on, and is asked for again at the next logon.
      *
      * @param isValid       whether Artio passed the message as valid.
+     * @param isRejected    whether Artio flagged it invalid and answered it with a Reject, the session staying active.
      * @param sequenceIndex Artio's sequence index of the message.
      * @param msgSeqNum     the message's MsgSeqNum.
      * @param newSeqNo      a SequenceReset's NewSeqNo (the next number the counterparty sends), 0 for other messages.
@@ -94,7 +96,12 @@ final class FixSessionState
      *                      wherever it comes).
      */
     void onHandled(
-        final boolean isValid, final int sequenceIndex, final int msgSeqNum, final int newSeqNo, final boolean isGapFill)
+        final boolean isValid,
+        final boolean isRejected,
+        final int sequenceIndex,
+        final int msgSeqNum,
+        final int newSeqNo,
+        final boolean isGapFill)
     {
         final int last;
         if (!handledRecorded || sequenceIndex != handledSequenceIndex)
@@ -105,11 +112,11 @@ final class FixSessionState
             }
             last = newSeqNo > 0 ? newSeqNo - 1 : msgSeqNum;
         }
-        else if (newSeqNo > 0 && !isGapFill)
+        else if (newSeqNo > 0 && !isGapFill && isValid)
         {
             last = newSeqNo - 1;
         }
-        else if (msgSeqNum == handledMsgSeqNum + 1)
+        else if (msgSeqNum == handledMsgSeqNum + 1 && (isValid || isRejected))
         {
             last = newSeqNo > 0 ? newSeqNo - 1 : msgSeqNum;
         }

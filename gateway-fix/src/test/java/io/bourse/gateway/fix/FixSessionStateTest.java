@@ -74,7 +74,7 @@ class FixSessionStateTest
         {
             final FixSessionState session = files.session;
             handleInOrder(session, 0, 1, 3);
-            session.onHandled(false, 0, 7, 0, false);
+            session.onHandled(false, false, 0, 7, 0, false);
             assertEquals(3, session.messagesToRequestAgain(0, 7), "7 came before 4..6: Artio asks for them and it");
             handleInOrder(session, 0, 4, 7);
             assertEquals(-1, session.messagesToRequestAgain(0, 7));
@@ -88,8 +88,21 @@ class FixSessionStateTest
         {
             final FixSessionState session = files.session;
             handleInOrder(session, 0, 1, 3);
-            session.onHandled(false, 0, 4, 0, false);
+            session.onHandled(false, true, 0, 4, 0, false);
             assertEquals(-1, session.messagesToRequestAgain(0, 4));
+        }
+    }
+
+    @Test
+    void aMessageInOrderThatArtioFlaggedWhileLoggingOutIsAskedForAgain()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            final FixSessionState session = files.session;
+            handleInOrder(session, 0, 1, 3);
+            session.onHandled(false, false, 0, 4, 0, false);
+            session.onHandled(false, false, 0, 5, 0, false);
+            assertEquals(3, session.messagesToRequestAgain(0, 5));
         }
     }
 
@@ -100,9 +113,9 @@ class FixSessionStateTest
         {
             final FixSessionState session = files.session;
             handleInOrder(session, 0, 1, 3);
-            session.onHandled(true, 0, 4, 9, true);
+            session.onHandled(true, false, 0, 4, 9, true);
             assertEquals(8, session.messagesToRequestAgain(0, 9));
-            session.onHandled(true, 0, 2, 20, true);
+            session.onHandled(true, false, 0, 2, 20, true);
             assertEquals(8, session.messagesToRequestAgain(0, 9), "a gap fill out of order is not taken");
         }
     }
@@ -114,7 +127,7 @@ class FixSessionStateTest
         {
             final FixSessionState session = files.session;
             handleInOrder(session, 0, 1, 3);
-            session.onHandled(true, 0, 10, 50, false);
+            session.onHandled(true, false, 0, 10, 50, false);
             assertEquals(49, session.messagesToRequestAgain(0, 60));
         }
     }
@@ -126,7 +139,7 @@ class FixSessionStateTest
         {
             final FixSessionState session = files.session;
             handleInOrder(session, 0, 1, 40);
-            session.onHandled(false, 1, 5, 0, false);
+            session.onHandled(false, false, 1, 5, 0, false);
             assertEquals(-1, session.messagesToRequestAgain(1, 9), "an invalid first message of an index is not taken");
             handleInOrder(session, 1, 1, 2);
             assertEquals(2, session.messagesToRequestAgain(1, 9));
@@ -154,7 +167,7 @@ class FixSessionStateTest
     {
         for (int msgSeqNum = first; msgSeqNum <= last; msgSeqNum++)
         {
-            session.onHandled(true, sequenceIndex, msgSeqNum, 0, false);
+            session.onHandled(true, false, sequenceIndex, msgSeqNum, 0, false);
         }
     }
 
