@@ -12,8 +12,8 @@ import uk.co.real_logic.artio.session.SessionIdStrategy;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Artio's session proxy (which sends the session-level messages Artio decides on itself), with two corrections to
- * their content, and a note of each ResendRequest sent ({@link ResendRequestNumbers}, for a count Artio misses):
+ * Artio's session proxy (which sends the session-level messages Artio decides on itself), noting each ResendRequest
+ * it sends ({@link ResendRequestNumbers}, for a count Artio misses), with two corrections to their content:
  * <ul>
  *     <li>A Reject for an invalid MsgType names the field at fault, RefTagID (371) = MsgType (35), as the gateway's
  *     own Reject for an unknown MsgType does; Artio leaves RefTagID out for the MsgTypes its parser refuses.</li>
