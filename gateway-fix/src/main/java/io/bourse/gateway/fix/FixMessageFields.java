@@ -20,24 +20,41 @@ final class FixMessageFields
      */
     static int intField(final DirectBuffer buffer, final int offset, final int length, final int tag)
     {
-        int index = fieldValueOffset(buffer, offset, length, tag);
-        if (index < 0)
+        final int valueOffset = fieldValueOffset(buffer, offset, length, tag);
+        if (valueOffset < 0)
         {
             return -1;
         }
         final int end = offset + length;
-        int value = 0;
-        int digits = 0;
-        for (; index < end && buffer.getByte(index) != SOH; index++)
+        int valueEnd = valueOffset;
+        while (valueEnd < end && buffer.getByte(valueEnd) != SOH)
         {
-            final byte b = buffer.getByte(index);
-            if (b < '0' || b > '9' || ++digits > 9)
+            valueEnd++;
+        }
+        return nonNegativeInt(buffer, valueOffset, valueEnd);
+    }
+
+    /**
+     * @return the number written in the buffer from {@code from} to {@code to} (exclusive), or -1 when it is empty, not
+     * all digits or longer than nine digits.
+     */
+    static int nonNegativeInt(final DirectBuffer buffer, final int from, final int to)
+    {
+        if (from == to || to - from > 9)
+        {
+            return -1;
+        }
+        int value = 0;
+        for (int i = from; i < to; i++)
+        {
+            final byte digit = buffer.getByte(i);
+            if (digit < '0' || digit > '9')
             {
                 return -1;
             }
-            value = value * 10 + (b - '0');
+            value = value * 10 + (digit - '0');
         }
-        return digits > 0 ? value : -1;
+        return value;
     }
 
     /**

@@ -156,7 +156,7 @@ final class FixRepeatingGroups
                 return true;
             }
             previousTag = tag;
-            previousValue = nonNegativeInt(buffer, valueOffset, valueEnd);
+            previousValue = FixMessageFields.nonNegativeInt(buffer, valueOffset, valueEnd);
             position = valueEnd + 1;
 
             while (true)
@@ -242,25 +242,6 @@ final class FixRepeatingGroups
         entryStarted[depth] = false;
         previousMemberIndex[depth] = NOT_A_MEMBER;
         return depth + 1;
-    }
-
-    private static int nonNegativeInt(final DirectBuffer buffer, final int from, final int to)
-    {
-        if (from == to || to - from > 9)
-        {
-            return -1;
-        }
-        int value = 0;
-        for (int i = from; i < to; i++)
-        {
-            final byte digit = buffer.getByte(i);
-            if (digit < '0' || digit > '9')
-            {
-                return -1;
-            }
-            value = value * 10 + (digit - '0');
-        }
-        return value;
     }
 
     /**
