@@ -15,11 +15,9 @@ import java.nio.channels.FileChannel;
  * per session with the last inbound message the gateway handled: its Artio sequence index and its MsgSeqNum.
  * <p>
  * Recorded after every batch that made a report (and every report sent, every message handled), so the file is
- * memory-mapped: a record is a
- * few stores, no system call on the report path, and the operating system's page cache keeps it across a crash of the
- * process. Two slots
- * are written in turn, each with a check value over its fields, so that a process killed halfway through a record
- * leaves the other slot, the previous record, to be read.
+ * memory-mapped: a record is a few stores, no system call on the report path, and the operating system's page cache
+ * keeps it across a crash of the process. Two slots are written in turn, each with a check value over its fields, so
+ * that a process killed halfway through a record leaves the other slot, the previous record, to be read.
  */
 final class FixEventPosition implements AutoCloseable
 {

@@ -1868,7 +1868,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             if (session.trySend(encoder) >= 0)
             {
-                    return;
+                return;
             }
             Thread.onSpinWait();
         }
