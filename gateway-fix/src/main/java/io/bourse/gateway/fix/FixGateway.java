@@ -398,6 +398,10 @@ public final class FixGateway implements AutoCloseable
             // as received: lost, and the session stuck awaiting a resend that has ended. With redundant resend
             // requests it asks for them too, and acts on them when they come again (FixGatewayCrashTest).
             engineConfiguration.acceptedSessionSendRedundantResendRequests(true);
+            // The framer reports each message it writes, so that a disconnect Artio asks for waits for its Logout.
+            final DeferredDisconnects deferredDisconnects = new DeferredDisconnects(
+                Math.max(1, context.sessions.size()), System::nanoTime);
+            engineConfiguration.messageTimingHandler(deferredDisconnects);
             engineConfiguration.aeronContext().aeronDirectoryName(aeronDir);
             engineConfiguration.aeronArchiveContext()
                 .aeronDirectoryName(aeronDir)
@@ -420,7 +424,7 @@ public final class FixGateway implements AutoCloseable
             agent = new FixGatewayAgent(
                 store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
                 context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
-                resendRequestNumbers);
+                resendRequestNumbers, deferredDisconnects);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
@@ -432,7 +436,7 @@ public final class FixGateway implements AutoCloseable
             libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
             libraryConfiguration.sessionProxyFactory((sessionBufferSize, gatewayPublication, sessionIdStrategy,
                 customisationStrategy, clock, connectionId, libraryId, errorHandler, epochFractionPrecision) ->
-                new GatewaySessionProxy(resendRequestNumbers, sessionBufferSize, gatewayPublication, sessionIdStrategy,
+                new GatewaySessionProxy(resendRequestNumbers, deferredDisconnects, sessionBufferSize, gatewayPublication, sessionIdStrategy,
                 customisationStrategy, clock, connectionId, libraryId, errorHandler, epochFractionPrecision));
             libraryConfiguration.epochNanoClock(context.epochNanoClock);
             libraryConfiguration.errorHandlerFactory(artioErrors(context, "Artio library"));

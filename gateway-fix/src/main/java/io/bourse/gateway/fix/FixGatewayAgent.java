@@ -224,6 +224,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private long timestampNs;
     private final PrintStream log;
     private final ResendRequestNumbers resendRequestNumbers;
+    private final DeferredDisconnects deferredDisconnects;
 
     FixGatewayAgent(
         final FixOrderStore store,
@@ -235,10 +236,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final FixLatencyProbe latencyProbe,
         final EpochNanoClock clock,
         final PrintStream log,
-        final ResendRequestNumbers resendRequestNumbers)
+        final ResendRequestNumbers resendRequestNumbers,
+        final DeferredDisconnects deferredDisconnects)
     {
         this.log = log;
         this.resendRequestNumbers = resendRequestNumbers;
+        this.deferredDisconnects = deferredDisconnects;
         this.latencyProbe = latencyProbe;
         this.clock = clock;
         this.applicationMessageOverride = applicationMessageOverride;
@@ -318,6 +321,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     public int doWork()
     {
         int work = library.poll(16);
+        work += deferredDisconnects.poll();
         if (client == null)
         {
             return work;
@@ -409,6 +413,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     public Action onDisconnect(final int libraryId, final Session session, final DisconnectReason reason)
     {
         resendRequestNumbers.onDisconnect(session.connectionId());
+        deferredDisconnects.onDisconnect(session.connectionId());
         final FixSessionState state = sessionsById.remove(session.id());
         loggedOnSessions = sessionsById.size();
         if (state != null && state.session == session)

@@ -4,6 +4,7 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.EpochNanoClock;
 import uk.co.real_logic.artio.fields.EpochFractionFormat;
 import uk.co.real_logic.artio.fields.RejectReason;
+import uk.co.real_logic.artio.messages.DisconnectReason;
 import uk.co.real_logic.artio.protocol.GatewayPublication;
 import uk.co.real_logic.artio.session.DirectSessionProxy;
 import uk.co.real_logic.artio.session.SessionCustomisationStrategy;
@@ -13,7 +14,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Artio's session proxy (which sends the session-level messages Artio decides on itself), noting each ResendRequest
- * it sends ({@link ResendRequestNumbers}, for a count Artio misses), with two corrections to their content:
+ * it sends ({@link ResendRequestNumbers}, for a count Artio misses), holding a disconnect until the Logout before it
+ * is written ({@link DeferredDisconnects}), with two corrections to the messages' content:
  * <ul>
  *     <li>A Reject for an invalid MsgType names the field at fault, RefTagID (371) = MsgType (35), as the gateway's
  *     own Reject for an unknown MsgType does; Artio leaves RefTagID out for the MsgTypes its parser refuses.</li>
@@ -23,17 +25,25 @@ import java.nio.charset.StandardCharsets;
  *     SendingTime gets a Reject, not a Logout).</li>
  * </ul>
  */
-final class GatewaySessionProxy extends DirectSessionProxy
+final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDisconnects.Sender
 {
     private static final int MSG_TYPE_TAG = 35;
     private static final byte[] SENDING_TIME_LOGOUT_TEXT =
         "SendingTime accuracy problem, field=52".getBytes(StandardCharsets.US_ASCII);
 
+    /**
+     * What a held disconnect answers in place of a publication position: not negative, so that Artio's session does
+     * not retry it (its retry would come back here, and its reason would be lost).
+     */
+    private static final long HELD_DISCONNECT_POSITION = 0;
+
     private final ResendRequestNumbers resendRequestNumbers;
+    private final DeferredDisconnects deferredDisconnects;
     private long connectionId;
 
     GatewaySessionProxy(
         final ResendRequestNumbers resendRequestNumbers,
+        final DeferredDisconnects deferredDisconnects,
         final int sessionBufferSize,
         final GatewayPublication gatewayPublication,
         final SessionIdStrategy sessionIdStrategy,
@@ -47,6 +57,7 @@ final class GatewaySessionProxy extends DirectSessionProxy
         super(sessionBufferSize, gatewayPublication, sessionIdStrategy, customisationStrategy, clock, connectionId,
             libraryId, errorHandler, epochFractionPrecision);
         this.resendRequestNumbers = resendRequestNumbers;
+        this.deferredDisconnects = deferredDisconnects;
         this.connectionId = connectionId;
     }
 
@@ -95,6 +106,72 @@ final class GatewaySessionProxy extends DirectSessionProxy
         {
             return sendLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed, SENDING_TIME_LOGOUT_TEXT);
         }
+        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
         return super.sendLogout(msgSeqNo, sequenceIndex, rejectReason, lastMsgSeqNumProcessed);
+    }
+
+    public long sendLogout(
+        final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed, final byte[] text)
+    {
+        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        return super.sendLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed, text);
+    }
+
+    public long sendLowSequenceNumberLogout(
+        final int msgSeqNo,
+        final int expectedSeqNo,
+        final int receivedSeqNo,
+        final int sequenceIndex,
+        final int lastMsgSeqNumProcessed)
+    {
+        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        return super.sendLowSequenceNumberLogout(msgSeqNo, expectedSeqNo, receivedSeqNo, sequenceIndex,
+            lastMsgSeqNumProcessed);
+    }
+
+    public long sendIncorrectBeginStringLogout(
+        final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
+    {
+        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        return super.sendIncorrectBeginStringLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    public long sendNegativeHeartbeatLogout(
+        final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
+    {
+        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        return super.sendNegativeHeartbeatLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    public long sendReceivedMessageWithoutSequenceNumber(
+        final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
+    {
+        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        return super.sendReceivedMessageWithoutSequenceNumber(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    public long sendRejectWhilstNotLoggedOn(
+        final int msgSeqNo, final RejectReason reason, final int sequenceIndex, final int lastMsgSeqNumProcessed)
+    {
+        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        return super.sendRejectWhilstNotLoggedOn(msgSeqNo, reason, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    /**
+     * A disconnect right after a Logout still unwritten is held ({@link DeferredDisconnects}); Artio's session takes
+     * the connection as closed either way.
+     */
+    public long sendRequestDisconnect(final long connectionId, final DisconnectReason reason)
+    {
+        if (deferredDisconnects.defer(this, connectionId, reason))
+        {
+            return HELD_DISCONNECT_POSITION;
+        }
+        return super.sendRequestDisconnect(connectionId, reason);
+    }
+
+    public long sendDeferredDisconnect(final long connectionId, final DisconnectReason reason)
+    {
+        return super.sendRequestDisconnect(connectionId, reason);
     }
 }
