@@ -165,15 +165,15 @@ public final class NodeIdleStrategy implements IdleStrategy
         this(yieldWindowNs, headroom, SystemNanoClock.INSTANCE);
     }
 
+    /**
+     * @param clock what lulls and the yield window are timed by: a test's own clock makes them independent of how the
+     *              scheduler treats the test's threads.
+     */
     NodeIdleStrategy(final long yieldWindowNs, final CpuHeadroom headroom, final NanoClock clock)
     {
         this(yieldWindowNs, DEFAULT_DEEP_IDLE_AFTER_NS, ClientActivity::notes, headroom, clock);
     }
 
-    /**
-     * @param clock what lulls and the yield window are timed by: a test's own clock makes them independent of how the
-     *              scheduler treats the test's threads.
-     */
     /**
      * @param clientActivity what {@link ClientActivity#notes()} is for the JVM: a test's own.
      */
