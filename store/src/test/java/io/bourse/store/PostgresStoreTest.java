@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -67,9 +66,7 @@ class PostgresStoreTest extends StoreTestBase
             workload.trade(1_000);
             workload.awaitAllAnswered();
             assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
-            final long nodeHash = node.awaitIdleEngineStateHash();
-            assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
-            assertEquals(nodeHash, store.engineStateHash(), "seed " + seed + ": store engine = node engine");
+            StoreChecks.assertCaughtUpWith(store, node.awaitIdleEngineStateHash(), 60_000, seed);
             try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
             {
                 StoreChecks.assertTrades(database, workload.trades(), workload.tradeChecksum());

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What must hold of a store's database after any run, crash or restart: exactly the engine's trades, and a ledger
@@ -28,6 +29,18 @@ final class StoreChecks
         h = (h ^ (h >>> 29) ^ price) * 0xBF58476D1CE4E5B9L;
         h = (h ^ (h >>> 32) ^ quantity) * 0x94D049BB133111EBL;
         return h ^ (h >>> 31);
+    }
+
+    /**
+     * The store catches up with the log within {@code timeoutMs}, and its engine then has the node's state.
+     *
+     * @param seed the test's seed, for the message.
+     */
+    static void assertCaughtUpWith(final Store store, final long nodeHash, final long timeoutMs, final long seed)
+        throws InterruptedException
+    {
+        assertTrue(store.awaitCaughtUp(timeoutMs), () -> "store caught up: " + store.metrics());
+        assertEquals(nodeHash, store.engineStateHash(), "seed " + seed + ": store engine = node engine");
     }
 
     /**

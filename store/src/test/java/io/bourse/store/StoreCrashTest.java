@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -137,8 +136,7 @@ class StoreCrashTest
 
             try (Store store = Store.open(context).start())
             {
-                assertTrue(store.awaitCaughtUp(300_000), () -> "store caught up: " + store.metrics());
-                assertEquals(nodeHash, store.engineStateHash(), "seed " + seed + ": store engine = node engine");
+                StoreChecks.assertCaughtUpWith(store, nodeHash, 300_000, seed);
                 try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
                 {
                     StoreChecks.assertTrades(database, workload.trades(), workload.tradeChecksum());

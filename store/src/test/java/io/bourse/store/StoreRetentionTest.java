@@ -62,8 +62,7 @@ class StoreRetentionTest
             try (Store store = Store.open(context).start())
             {
                 assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up from the start: " + store.metrics());
-                final long nodeHash = node.awaitIdleEngineStateHash();
-                assertEquals(nodeHash, store.engineStateHash(), "seed " + seed);
+                StoreChecks.assertCaughtUpWith(store, node.awaitIdleEngineStateHash(), 60_000, seed);
                 final long floor = LogRetention.floor(node.dataDir);
                 assertTrue(floor > 0, "the store's snapshot moved its floor: " + floor);
 
@@ -88,8 +87,7 @@ class StoreRetentionTest
             final long nodeHash = node.awaitIdleEngineStateHash();
             try (Store store = Store.open(context).start())
             {
-                assertTrue(store.awaitCaughtUp(60_000), () -> "store restarted after a purge: " + store.metrics());
-                assertEquals(nodeHash, store.engineStateHash(), "seed " + seed);
+                StoreChecks.assertCaughtUpWith(store, nodeHash, 60_000, seed);
             }
         }
     }

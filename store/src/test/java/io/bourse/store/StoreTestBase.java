@@ -60,9 +60,7 @@ abstract class StoreTestBase
             workload.trade(3_000);
             workload.awaitAllAnswered();
             assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
-            final long nodeHash = node.awaitIdleEngineStateHash();
-            assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
-            assertEquals(nodeHash, store.engineStateHash(), "seed " + seed + ": store engine = node engine");
+            StoreChecks.assertCaughtUpWith(store, node.awaitIdleEngineStateHash(), 60_000, seed);
             assertTrue(workload.trades() > 100, "seed " + seed + ": the workload trades: " + workload.trades());
             assertEquals(0, store.metrics().lagBytes());
             assertEquals(0.0, store.metrics().lagSeconds());
@@ -170,8 +168,7 @@ abstract class StoreTestBase
             final long nodeHash = node.awaitIdleEngineStateHash();
             try (Store store = Store.open(context).start())
             {
-                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
-                assertEquals(nodeHash, store.engineStateHash(), "seed " + seed);
+                StoreChecks.assertCaughtUpWith(store, nodeHash, 60_000, seed);
                 try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
                 {
                     assertNotEquals(0, database.fence().snapshotLogPosition(), "a store snapshot was taken");
