@@ -7,6 +7,7 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.Header;
 import io.bourse.cluster.NodeIdleStrategy;
+import io.bourse.cluster.ProcessAeronDirectory;
 import io.bourse.protocol.cluster.BooleanType;
 import io.bourse.protocol.cluster.EventBatchDecoder;
 import io.bourse.protocol.cluster.IgnoredReason;
@@ -29,6 +30,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A client of the exchange cluster for gateways and tools: numbers and sends engine commands, follows leader
@@ -189,6 +191,10 @@ public final class ExchangeClient implements Agent, AutoCloseable
     }
 
     private static final long KEEP_ALIVE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(500);
+    /**
+     * Media drivers launched by clients of this process, numbering their directories.
+     */
+    private static final AtomicInteger EMBEDDED_DRIVERS = new AtomicInteger();
     private static final int ENVELOPE_LENGTH = MessageHeaderEncoder.ENCODED_LENGTH + RequestEncoder.BLOCK_LENGTH;
     private static final int EVENTS_OFFSET = MessageHeaderDecoder.ENCODED_LENGTH + EventBatchDecoder.BLOCK_LENGTH;
 
@@ -250,7 +256,9 @@ public final class ExchangeClient implements Agent, AutoCloseable
         this.checkResumedNumbering = context.resumeAfterBatchSequence > 0;
         if (context.aeronDirectoryName == null)
         {
-            embeddedDriver = MediaDriver.launchEmbedded(new MediaDriver.Context()
+            embeddedDriver = MediaDriver.launch(new MediaDriver.Context()
+                .aeronDirectoryName(ProcessAeronDirectory.forThisProcess("bourse-client",
+                    Integer.toString(EMBEDDED_DRIVERS.incrementAndGet())))
                 .threadingMode(ThreadingMode.SHARED)
                 .sharedIdleStrategy(new NodeIdleStrategy())
                 .termBufferSparseFile(true)

@@ -10,6 +10,7 @@ import io.aeron.driver.ThreadingMode;
 import io.bourse.cluster.DataDirectoryLock;
 import io.bourse.cluster.FatalErrors;
 import io.bourse.cluster.NodeIdleStrategy;
+import io.bourse.cluster.ProcessAeronDirectory;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.gateway.fix.codecs.builder.LogonEncoder;
 import uk.co.real_logic.artio.builder.AbstractLogonEncoder;
@@ -683,8 +684,7 @@ public final class FixGateway implements AutoCloseable
 
     private static String aeronDirectory(final File dataDir)
     {
-        final File shm = new File("/dev/shm");
-        final String name = "bourse-fix-" + Integer.toHexString(dataDir.getAbsolutePath().hashCode());
-        return (shm.isDirectory() ? new File(shm, name) : new File(dataDir, "aeron")).getPath();
+        return ProcessAeronDirectory.forThisProcess("bourse-fix",
+            Integer.toHexString(dataDir.getAbsolutePath().hashCode()));
     }
 }
