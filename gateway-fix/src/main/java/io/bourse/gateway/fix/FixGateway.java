@@ -422,10 +422,12 @@ public final class FixGateway implements AutoCloseable
             }
             droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
             final ResendRequestNumbers resendRequestNumbers = new ResendRequestNumbers();
+            final OutboundArchivePosition archivePosition = new OutboundArchivePosition(
+                launchedDriver.mediaDriver().context().countersManager(), archiveContext.archiveId());
             agent = new FixGatewayAgent(
                 store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
                 context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
-                resendRequestNumbers, deferredDisconnects);
+                resendRequestNumbers, deferredDisconnects, archivePosition);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
@@ -437,8 +439,12 @@ public final class FixGateway implements AutoCloseable
             libraryConfiguration.sessionCustomisationStrategy(new OmitResetSeqNumFlagN());
             libraryConfiguration.sessionProxyFactory((sessionBufferSize, gatewayPublication, sessionIdStrategy,
                 customisationStrategy, clock, connectionId, libraryId, errorHandler, epochFractionPrecision) ->
-                new GatewaySessionProxy(resendRequestNumbers, deferredDisconnects, sessionBufferSize, gatewayPublication, sessionIdStrategy,
-                customisationStrategy, clock, connectionId, libraryId, errorHandler, epochFractionPrecision));
+            {
+                archivePosition.publication(gatewayPublication);
+                return new GatewaySessionProxy(resendRequestNumbers, deferredDisconnects, sessionBufferSize,
+                    gatewayPublication, sessionIdStrategy, customisationStrategy, clock, connectionId, libraryId,
+                    errorHandler, epochFractionPrecision);
+            });
             libraryConfiguration.epochNanoClock(context.epochNanoClock);
             libraryConfiguration.errorHandlerFactory(artioErrors(context, "Artio library"));
             libraryConfiguration.monitoringFile(new File(dataDir, "artio-library-monitoring").getPath());

@@ -60,6 +60,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static io.aeron.logbuffer.ControlledFragmentHandler.Action.CONTINUE;
 
@@ -92,6 +93,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final int PENDING_MASS_CANCEL = 5;
     private static final int PENDING_CANCEL_ON_DISCONNECT = 6;
     private static final int PENDING_RESTORE = 7;
+
+    /**
+     * Records kept once Artio has archived the reports before them ({@link AfterArchive}): a session's last report
+     * delivered (batch, key), an order's CLOSED record (order id), a pending order's not-accepted record (client order
+     * id), and where a restart's replay resumes (after a batch: its sequence and log position).
+     */
+    private static final int DELIVERED = 1;
+    private static final int CLOSED = 2;
+    private static final int NOT_ACCEPTED = 3;
+    private static final int RESUME_AFTER = 4;
+    private static final long CLOSE_ARCHIVE_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
     private static final int MSG_SEQ_NUM_TAG = 34;
     private static final int NEW_SEQ_NO_TAG = 36;
     private static final int GAP_FILL_FLAG_TAG = 123;
@@ -225,6 +237,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final PrintStream log;
     private final ResendRequestNumbers resendRequestNumbers;
     private final DeferredDisconnects deferredDisconnects;
+    /**
+     * The records that wait until Artio has archived the reports sent before them: reports delivered, orders closed,
+     * where a restart's replay resumes.
+     */
+    private final AfterArchive afterArchive = new AfterArchive();
+    private final AfterArchive.Keeper keeper = this::keep;
+    private final OutboundArchivePosition archivePosition;
+    /**
+     * The outbound stream's position after the last message this gateway handed to Artio.
+     */
+    private long lastSentPosition;
 
     FixGatewayAgent(
         final FixOrderStore store,
@@ -237,9 +260,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final EpochNanoClock clock,
         final PrintStream log,
         final ResendRequestNumbers resendRequestNumbers,
-        final DeferredDisconnects deferredDisconnects)
+        final DeferredDisconnects deferredDisconnects,
+        final OutboundArchivePosition archivePosition)
     {
         this.log = log;
+        this.archivePosition = archivePosition;
         this.resendRequestNumbers = resendRequestNumbers;
         this.deferredDisconnects = deferredDisconnects;
         this.latencyProbe = latencyProbe;
@@ -322,6 +347,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         int work = library.poll(16);
         work += deferredDisconnects.poll();
+        if (afterArchive.size() > 0)
+        {
+            work += afterArchive.keep(archivePosition.position(System.nanoTime()), keeper);
+        }
         if (client == null)
         {
             return work;
@@ -345,6 +374,26 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     public String roleName()
     {
         return "fix-gateway";
+    }
+
+    /**
+     * A gateway stopped on purpose keeps the records whose reports Artio archives meanwhile (it is still running), so
+     * that its restart sends none of them twice; what is not archived within {@link #CLOSE_ARCHIVE_WAIT_NS} is left to
+     * the restart's replay.
+     */
+    public void onClose()
+    {
+        final long deadlineNs = System.nanoTime() + CLOSE_ARCHIVE_WAIT_NS;
+        while (afterArchive.size() > 0)
+        {
+            final long nowNs = System.nanoTime();
+            afterArchive.keep(archivePosition.position(nowNs), keeper);
+            if (afterArchive.size() == 0 || nowNs - deadlineNs >= 0)
+            {
+                break;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ sessions
@@ -1189,9 +1238,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
             releasePending(pending);
         }
-        if (batchReported && sessionsHolding == 0)
+        if (batchReported)
         {
-            eventPosition.record(batchSequence, logPosition);
+            afterArchive.add(lastSentPosition, RESUME_AFTER, null, batchSequence, logPosition);
         }
         previousBatchSequence = batchSequence;
         previousLogPosition = logPosition;
@@ -1205,7 +1254,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         for (final FixSessionState session : sessionsByCompId.values())
         {
-            session.sent(0, 0);
+            delivered(session, 0, 0);
         }
     }
 
@@ -1630,7 +1679,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             send(session, report);
             if (inBatch)
             {
-                session.sent(reportBatchSequence, key);
+                delivered(session, reportBatchSequence, key);
             }
         }
         else
@@ -1663,10 +1712,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         session.heldBatches.offerLong(key);
         if (session.heldAfterBatchSequence < 0)
         {
+            // The resume point recorded is not past the previous batch, and from now on stays before this one.
             session.heldAfterBatchSequence = previousBatchSequence;
             session.heldAfterLogPosition = previousLogPosition;
             sessionsHolding++;
-            recordResumePosition();
         }
         if (session.session != null && !sessionsSendingHeldReports.contains(session))
         {
@@ -1687,17 +1736,19 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             while (!session.heldReports.isEmpty() && session.isLoggedOn())
             {
                 final ExecutionReportEncoder report = session.heldReports.peekFirst();
-                if (session.session.trySend(report) < 0)
+                final long position = session.session.trySend(report);
+                if (position < 0)
                 {
                     // Back-pressure: the rest go on a later duty cycle, still in order.
                     break;
                 }
+                lastSentPosition = position;
                 recycle(session.heldReports.pollFirst());
                 final long batchSequence = session.heldBatches.pollLong();
                 final long key = session.heldBatches.pollLong();
                 if (batchSequence >= 0)
                 {
-                    session.sent(batchSequence, key);
+                    delivered(session, batchSequence, key);
                 }
                 sent++;
             }
@@ -1722,7 +1773,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         for (int i = 0; i < session.closedWhileHeld.size(); i++)
         {
-            store.writeClosed(session.closedWhileHeld.getLong(i));
+            afterArchive.add(lastSentPosition, CLOSED, null, session.closedWhileHeld.getLong(i), 0);
         }
         session.closedWhileHeld.clear();
         for (final FixOrder order : session.openOrdersByClOrdId.values())
@@ -1736,18 +1787,19 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             session.heldAfterBatchSequence = -1;
             sessionsHolding--;
-            recordResumePosition();
+            afterArchive.add(lastSentPosition, RESUME_AFTER, null, previousBatchSequence, previousLogPosition);
         }
     }
 
     /**
      * Record where a restarted gateway's replay begins: before the first report still held for any session (held
-     * reports live in memory only, the replay makes them again), else after the last batch handled.
+     * reports live in memory only, the replay makes them again), else after the given batch, whose reports (and all
+     * before them) Artio has archived.
      */
-    private void recordResumePosition()
+    private void recordResumePosition(final long afterBatchSequence, final long afterLogPosition)
     {
-        long batchSequence = previousBatchSequence;
-        long position = previousLogPosition;
+        long batchSequence = afterBatchSequence;
+        long position = afterLogPosition;
         for (final FixSessionState session : sessionsByCompId.values())
         {
             if (session.heldAfterBatchSequence >= 0 && session.heldAfterBatchSequence < batchSequence)
@@ -1757,6 +1809,28 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         eventPosition.record(batchSequence, position);
+    }
+
+    /**
+     * The session was sent this report of a batch: known at once (a replay meanwhile leaves it out), recorded once
+     * Artio has archived it.
+     */
+    private void delivered(final FixSessionState session, final long batchSequence, final long key)
+    {
+        session.sent(batchSequence, key);
+        afterArchive.add(lastSentPosition, DELIVERED, session, batchSequence, key);
+    }
+
+    private void keep(final int type, final FixSessionState session, final long first, final long second)
+    {
+        switch (type)
+        {
+            case DELIVERED -> session.recordDelivered(first, second);
+            case CLOSED -> store.writeClosed(first);
+            case NOT_ACCEPTED -> store.writeNotAccepted(first);
+            case RESUME_AFTER -> recordResumePosition(first, second);
+            default -> throw new IllegalStateException("unknown record type " + type);
+        }
     }
 
     private void recycle(final ExecutionReportEncoder report)
@@ -1871,8 +1945,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         // here because that would re-enter the handlers.
         for (int attempt = 0; attempt < MAX_SEND_ATTEMPTS; attempt++)
         {
-            if (session.trySend(encoder) >= 0)
+            final long position = session.trySend(encoder);
+            if (position >= 0)
             {
+                lastSentPosition = position;
                 return;
             }
             Thread.onSpinWait();
@@ -2043,7 +2119,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (order.orderId == 0 && order.recordedPending)
         {
             order.recordedPending = false;
-            store.writeNotAccepted(order.engineClientOrderId);
+            afterArchive.add(lastSentPosition, NOT_ACCEPTED, null, order.engineClientOrderId, 0);
         }
         if (session.openOrdersByClOrdId.get(order.clOrdIdHash) == order)
         {
@@ -2054,7 +2130,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             openOrders.lazySet(ordersByOrderId.size());
             if (session.heldReports.isEmpty())
             {
-                store.writeClosed(order.orderId);
+                afterArchive.add(lastSentPosition, CLOSED, null, order.orderId, 0);
             }
             else
             {

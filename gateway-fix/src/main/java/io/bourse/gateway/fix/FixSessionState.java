@@ -154,12 +154,20 @@ final class FixSessionState
     }
 
     /**
-     * The session was sent this report of a batch.
+     * The session was sent this report of a batch: {@link #wasSent} knows it from now on.
      */
     void sent(final long batchSequence, final long key)
     {
         sentBatchSequence = batchSequence;
         sentKey = key;
+    }
+
+    /**
+     * Record for a restart that the session was sent this report, once Artio has archived it: Artio resends what it
+     * archived, and the restarted gateway leaves it out.
+     */
+    void recordDelivered(final long batchSequence, final long key)
+    {
         delivered.record(batchSequence, key);
     }
 

@@ -27,7 +27,8 @@ class FixSessionStateTest
     {
         try (SessionFiles files = new SessionFiles())
         {
-            files.session.sent(7, 2);
+            files.session.sent(7, 3);
+            files.session.recordDelivered(7, 2);
         }
         try (SessionFiles files = new SessionFiles())
         {
@@ -35,7 +36,7 @@ class FixSessionStateTest
             assertTrue(restarted.wasSent(6, 5), "an earlier batch");
             assertTrue(restarted.wasSent(7, 1));
             assertTrue(restarted.wasSent(7, 2));
-            assertFalse(restarted.wasSent(7, 3), "the batch's later reports were not sent");
+            assertFalse(restarted.wasSent(7, 3), "the batch's later reports were not recorded as delivered");
             assertFalse(restarted.wasSent(8, 1), "a later batch");
         }
     }
