@@ -349,7 +349,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         work += deferredDisconnects.poll();
         if (afterArchive.size() > 0)
         {
-            work += afterArchive.keep(archivePosition.position(System.nanoTime()), keeper);
+            work += afterArchive.keep(archivePosition.position(), keeper);
         }
         if (client == null)
         {
@@ -386,9 +386,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final long deadlineNs = System.nanoTime() + CLOSE_ARCHIVE_WAIT_NS;
         while (afterArchive.size() > 0)
         {
-            final long nowNs = System.nanoTime();
-            afterArchive.keep(archivePosition.position(nowNs), keeper);
-            if (afterArchive.size() == 0 || nowNs - deadlineNs >= 0)
+            afterArchive.keep(archivePosition.position(), keeper);
+            if (afterArchive.size() == 0 || System.nanoTime() - deadlineNs >= 0)
             {
                 break;
             }

@@ -51,9 +51,10 @@ final class OutboundArchivePosition
     }
 
     /**
-     * @return the stream's position up to which the archive has recorded it, or {@link #UNKNOWN}.
+     * @return the stream's position up to which the archive has recorded it, or {@link #UNKNOWN}: a few counter reads
+     * once the recording is known, a scan of the counters at most every 10 ms until then.
      */
-    long position(final long nowNs)
+    long position()
     {
         if (publication == null)
         {
@@ -65,10 +66,11 @@ final class OutboundArchivePosition
         {
             sessionId = currentSessionId;
             counterId = CountersReader.NULL_COUNTER_ID;
-            nextLookupNs = nowNs;
+            nextLookupNs = System.nanoTime();
         }
         if (counterId == CountersReader.NULL_COUNTER_ID)
         {
+            final long nowNs = System.nanoTime();
             if (nowNs - nextLookupNs < 0)
             {
                 return UNKNOWN;
