@@ -13,7 +13,7 @@ import java.io.File;
  * Why: a media driver deletes its directory when it shuts down, which a killed process never does, and the directory
  * lives in {@code /dev/shm}: memory. Each is tens of megabytes, so a gateway restarted by a supervisor after every
  * crash, or a test suite that kills gateways, used to fill the machine's memory a crash at a time (on a test machine,
- * 400 directories, 19 GB, until everything swapped).
+ * 500 directories, 23 GB, until everything swapped).
  * <p>
  * A directory is removed only when no process of its id runs and its driver's heartbeat has stopped, so that a driver
  * of another process namespace sharing {@code /dev/shm} is not taken for one left behind.
