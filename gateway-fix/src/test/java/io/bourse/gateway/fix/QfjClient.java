@@ -23,13 +23,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An unmodified QuickFIX/J 3.0.0 initiator for one session, recording what it receives: application messages,
- * and the Text of Logouts.
+ * and the Text of Logouts, received and sent.
  */
 final class QfjClient implements Application, AutoCloseable
 {
     final SessionID sessionId;
     final BlockingQueue<Message> received = new LinkedBlockingQueue<>();
     final BlockingQueue<String> logoutTexts = new LinkedBlockingQueue<>();
+    /**
+     * The Text of the Logouts this client sent: QuickFIX/J's own reason for ending a session (a MsgSeqNum too low).
+     */
+    final BlockingQueue<String> sentLogoutTexts = new LinkedBlockingQueue<>();
     private final String password;
     private final SocketInitiator initiator;
     private volatile boolean loggedOn;
@@ -154,9 +158,14 @@ final class QfjClient implements Application, AutoCloseable
     {
         try
         {
-            if (MsgType.LOGON.equals(message.getHeader().getString(MsgType.FIELD)))
+            final String type = message.getHeader().getString(MsgType.FIELD);
+            if (MsgType.LOGON.equals(type))
             {
                 message.setString(Password.FIELD, password);
+            }
+            else if (MsgType.LOGOUT.equals(type))
+            {
+                sentLogoutTexts.add(message.isSetField(Text.FIELD) ? message.getString(Text.FIELD) : "");
             }
         }
         catch (final FieldNotFound ex)
