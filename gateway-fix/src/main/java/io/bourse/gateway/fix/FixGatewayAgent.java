@@ -237,12 +237,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final PrintStream log;
     private final ResendRequestNumbers resendRequestNumbers;
     private final DeferredDisconnects deferredDisconnects;
-    private final WrittenSequenceNumbers writtenSequenceNumbers;
-    /**
-     * Whether sessions keep their sequence numbers across logons and restarts (always, but for tests of the
-     * acceptance definitions): only then does a session go on after the last number an earlier run wrote.
-     */
-    private final boolean persistentSequenceNumbers;
     /**
      * The records that wait until Artio has archived the reports sent before them: reports delivered, orders closed,
      * where a restart's replay resumes.
@@ -267,12 +261,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final PrintStream log,
         final ResendRequestNumbers resendRequestNumbers,
         final DeferredDisconnects deferredDisconnects,
-        final WrittenSequenceNumbers writtenSequenceNumbers,
-        final boolean persistentSequenceNumbers,
         final OutboundArchivePosition archivePosition)
     {
-        this.writtenSequenceNumbers = writtenSequenceNumbers;
-        this.persistentSequenceNumbers = persistentSequenceNumbers;
         this.log = log;
         this.archivePosition = archivePosition;
         this.resendRequestNumbers = resendRequestNumbers;
@@ -429,8 +419,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             state.session = session;
-            continueAfterWritten(state, session);
-            writtenSequenceNumbers.track(session.connectionId(), state.written, session.sequenceIndex());
             requestUnhandledMessagesAgain(state, session);
             stopCancelOnDisconnect(state);
             sessionsById.put(session.id(), state);
@@ -441,30 +429,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         return this;
-    }
-
-    /**
-     * A gateway killed before Artio recorded the last messages its framer had written comes back counting fewer sent
-     * than the counterparty has had, and would send those numbers again (refused as too low, and what went under them
-     * lost): the session goes on after the last number written instead, before its Logon is answered
-     * ({@link WrittenSequenceNumbers}).
-     */
-    private void continueAfterWritten(final FixSessionState state, final Session session)
-    {
-        if (!persistentSequenceNumbers)
-        {
-            return;
-        }
-        final int lastSent = session.lastSentMsgSeqNum();
-        final int lastWritten =
-            WrittenSequenceNumbers.lastWrittenBefore(state.written, session.sequenceIndex(), lastSent);
-        if (lastWritten > 0)
-        {
-            session.lastSentMsgSeqNum(lastWritten);
-            log.println("bourse: FIX session " + state.spec.senderCompId() + ": MsgSeqNum " + (lastSent + 1) +
-                (lastWritten > lastSent + 1 ? ".." + lastWritten : "") + " written before the gateway stopped but " +
-                "not recorded by Artio; going on from " + (lastWritten + 1) + " (a resend of them is a gap fill)");
-        }
     }
 
     /**
@@ -498,7 +462,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         resendRequestNumbers.onDisconnect(session.connectionId());
         deferredDisconnects.onDisconnect(session.connectionId());
-        writtenSequenceNumbers.untrack(session.connectionId());
         final FixSessionState state = sessionsById.remove(session.id());
         loggedOnSessions = sessionsById.size();
         if (state != null && state.session == session)
