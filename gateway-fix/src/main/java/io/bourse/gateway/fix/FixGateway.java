@@ -90,6 +90,7 @@ public final class FixGateway implements AutoCloseable
         private PrintStream log = System.out;
         private Consumer<Throwable> onFatalError = FatalErrors.HALT;
         private SessionPersistenceStrategy sessionPersistence = SessionPersistenceStrategy.alwaysPersistent();
+        private boolean transientSequenceNumbers;
         private FixApplicationMessageOverride applicationMessageOverride;
         private FixLatencyProbe latencyProbe;
         private EpochNanoClock epochNanoClock = new OffsetEpochNanoClock();
@@ -255,6 +256,7 @@ public final class FixGateway implements AutoCloseable
         Context transientSequenceNumbers()
         {
             this.sessionPersistence = SessionPersistenceStrategy.alwaysTransient();
+            this.transientSequenceNumbers = true;
             return this;
         }
 
@@ -373,7 +375,8 @@ public final class FixGateway implements AutoCloseable
             {
                 sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec,
                     new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId()))),
-                    new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId())))));
+                    new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId()))),
+                    new FixEventPosition(new File(dataDir, FixSessionState.writtenFileName(spec.senderCompId())))));
             }
 
             final EngineConfiguration engineConfiguration = new EngineConfiguration()
@@ -399,10 +402,12 @@ public final class FixGateway implements AutoCloseable
             // as received: lost, and the session stuck awaiting a resend that has ended. With redundant resend
             // requests it asks for them too, and acts on them when they come again (FixGatewayCrashTest).
             engineConfiguration.acceptedSessionSendRedundantResendRequests(true);
-            // The framer reports each message it writes, so that a disconnect Artio asks for waits for its Logout.
+            // The framer reports each message it writes: its number is kept for a restart, and a disconnect Artio asks
+            // for waits for its Logout.
             final DeferredDisconnects deferredDisconnects = new DeferredDisconnects(
                 Math.max(1, context.sessions.size()), System::nanoTime);
-            engineConfiguration.messageTimingHandler(deferredDisconnects);
+            final WrittenSequenceNumbers writtenSequenceNumbers = new WrittenSequenceNumbers(deferredDisconnects);
+            engineConfiguration.messageTimingHandler(writtenSequenceNumbers);
             engineConfiguration.aeronContext().aeronDirectoryName(aeronDir);
             engineConfiguration.aeronArchiveContext()
                 .aeronDirectoryName(aeronDir)
@@ -427,7 +432,8 @@ public final class FixGateway implements AutoCloseable
             agent = new FixGatewayAgent(
                 store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
                 context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
-                resendRequestNumbers, deferredDisconnects, archivePosition);
+                resendRequestNumbers, deferredDisconnects, writtenSequenceNumbers,
+                !context.transientSequenceNumbers, archivePosition);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
@@ -441,9 +447,9 @@ public final class FixGateway implements AutoCloseable
                 customisationStrategy, clock, connectionId, libraryId, errorHandler, epochFractionPrecision) ->
             {
                 archivePosition.publication(gatewayPublication);
-                return new GatewaySessionProxy(resendRequestNumbers, deferredDisconnects, sessionBufferSize,
-                    gatewayPublication, sessionIdStrategy, customisationStrategy, clock, connectionId, libraryId,
-                    errorHandler, epochFractionPrecision);
+                return new GatewaySessionProxy(resendRequestNumbers, deferredDisconnects, writtenSequenceNumbers,
+                    sessionBufferSize, gatewayPublication, sessionIdStrategy, customisationStrategy, clock,
+                    connectionId, libraryId, errorHandler, epochFractionPrecision);
             });
             libraryConfiguration.epochNanoClock(context.epochNanoClock);
             libraryConfiguration.errorHandlerFactory(artioErrors(context, "Artio library"));
@@ -666,6 +672,7 @@ public final class FixGateway implements AutoCloseable
         {
             session.delivered.close();
             session.handled.close();
+            session.written.close();
         }
     }
 

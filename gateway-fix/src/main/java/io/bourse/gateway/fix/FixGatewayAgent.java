@@ -9,6 +9,7 @@ import io.bourse.gateway.fix.codecs.builder.ExecutionReportEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderCancelRejectEncoder;
 import io.bourse.gateway.fix.codecs.builder.OrderMassCancelReportEncoder;
 import io.bourse.gateway.fix.codecs.builder.HeaderEncoder;
+import io.bourse.gateway.fix.codecs.builder.HeartbeatEncoder;
 import io.bourse.gateway.fix.codecs.decoder.EmailDecoder;
 import io.bourse.gateway.fix.codecs.decoder.HeaderDecoder;
 import io.bourse.gateway.fix.codecs.decoder.NewOrderSingleDecoder;
@@ -43,6 +44,7 @@ import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import uk.co.real_logic.artio.fields.UtcTimestampEncoder;
+import uk.co.real_logic.artio.GatewayProcess;
 import uk.co.real_logic.artio.library.FixLibrary;
 import uk.co.real_logic.artio.library.OnMessageInfo;
 import uk.co.real_logic.artio.library.SessionAcquireHandler;
@@ -51,6 +53,7 @@ import uk.co.real_logic.artio.library.SessionHandler;
 import uk.co.real_logic.artio.messages.DisconnectReason;
 import uk.co.real_logic.artio.messages.SessionState;
 import uk.co.real_logic.artio.session.Session;
+import uk.co.real_logic.artio.session.SessionWriter;
 import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 
 import java.io.PrintStream;
@@ -104,6 +107,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final int NOT_ACCEPTED = 3;
     private static final int RESUME_AFTER = 4;
     private static final long CLOSE_ARCHIVE_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
+    /**
+     * Tries to publish one filler Heartbeat before giving up (back-pressure at a logon is brief, if any).
+     */
+    private static final int FILLER_ATTEMPTS = 10_000;
     private static final int MSG_SEQ_NUM_TAG = 34;
     private static final int NEW_SEQ_NO_TAG = 36;
     private static final int GAP_FILL_FLAG_TAG = 123;
@@ -237,6 +244,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final PrintStream log;
     private final ResendRequestNumbers resendRequestNumbers;
     private final DeferredDisconnects deferredDisconnects;
+    private final WrittenSequenceNumbers writtenSequenceNumbers;
+    /**
+     * The Heartbeats that fill numbers written before a kill but not recorded (see {@link #continueAfterWritten}).
+     */
+    private final HeartbeatEncoder filler = new HeartbeatEncoder();
+    private final UtcTimestampEncoder fillerTime = new UtcTimestampEncoder();
+    /**
+     * Whether sessions keep their sequence numbers across logons and restarts (always, but for tests of the
+     * acceptance definitions): only then does a session go on after the last number an earlier run wrote.
+     */
+    private final boolean persistentSequenceNumbers;
     /**
      * The records that wait until Artio has archived the reports sent before them: reports delivered, orders closed,
      * where a restart's replay resumes.
@@ -261,8 +279,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final PrintStream log,
         final ResendRequestNumbers resendRequestNumbers,
         final DeferredDisconnects deferredDisconnects,
+        final WrittenSequenceNumbers writtenSequenceNumbers,
+        final boolean persistentSequenceNumbers,
         final OutboundArchivePosition archivePosition)
     {
+        this.writtenSequenceNumbers = writtenSequenceNumbers;
+        this.persistentSequenceNumbers = persistentSequenceNumbers;
         this.log = log;
         this.archivePosition = archivePosition;
         this.resendRequestNumbers = resendRequestNumbers;
@@ -419,6 +441,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             state.session = session;
+            continueAfterWritten(state, session);
+            writtenSequenceNumbers.track(session.connectionId(), state.written, session.sequenceIndex());
             requestUnhandledMessagesAgain(state, session);
             stopCancelOnDisconnect(state);
             sessionsById.put(session.id(), state);
@@ -429,6 +453,69 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         return this;
+    }
+
+    /**
+     * A gateway killed before Artio recorded the last messages its framer had written comes back counting fewer sent
+     * than the counterparty has had, and would send those numbers again (refused as too low, the counterparty logging
+     * out at each logon until Artio's numbers pass its own): the session goes on after the last number written
+     * instead, before its Logon is answered ({@link WrittenSequenceNumbers}).
+     * <p>
+     * The numbers in between are first filled, each with a Heartbeat written to Artio's log under no connection, so
+     * that the framer sends them nowhere, but Artio's index has a message for every number. Its replay finds a
+     * resend's first message by counting index records as numbers: a number without one would make every later
+     * resend start that many messages late (and Artio's gap fill for them carries the wrong MsgSeqNum, so the
+     * counterparty waits for ever). A resend of the filled numbers is a gap fill, Heartbeats being replayed as one;
+     * what went under them before the kill was never recorded as delivered ({@link AfterArchive}), so the gateway
+     * sends it again. When Artio's log will not take a filler, the session goes on after the last one taken.
+     */
+    private void continueAfterWritten(final FixSessionState state, final Session session)
+    {
+        if (!persistentSequenceNumbers)
+        {
+            return;
+        }
+        final int lastSent = session.lastSentMsgSeqNum();
+        final int lastWritten =
+            WrittenSequenceNumbers.lastWrittenBefore(state.written, session.sequenceIndex(), lastSent);
+        if (lastWritten < 0)
+        {
+            return;
+        }
+        final SessionWriter writer =
+            library.sessionWriter(session.id(), GatewayProcess.NO_CONNECTION_ID, session.sequenceIndex());
+        filler.header()
+            .senderCompID(session.compositeKey().localCompId())
+            .targetCompID(session.compositeKey().remoteCompId());
+        int filled = lastSent;
+        while (filled < lastWritten && fill(writer, filled + 1))
+        {
+            filled++;
+        }
+        if (filled > lastSent)
+        {
+            session.lastSentMsgSeqNum(filled);
+        }
+        log.println("bourse: FIX session " + state.spec.senderCompId() + ": MsgSeqNum " + (lastSent + 1) +
+            (lastWritten > lastSent + 1 ? ".." + lastWritten : "") + " written before the gateway stopped but not " +
+            "recorded by Artio; " + (filled == lastWritten ? "filled with Heartbeats (a resend of them is a gap " +
+            "fill), going on from " + (filled + 1) : "Artio's log took fillers only up to " + filled + ", so the " +
+            "client may refuse the numbers after it as too low until they pass its own"));
+    }
+
+    private boolean fill(final SessionWriter writer, final int msgSeqNum)
+    {
+        final int timeLength = fillerTime.encodeFrom(clock.nanoTime(), TimeUnit.NANOSECONDS);
+        filler.header().msgSeqNum(msgSeqNum).sendingTime(fillerTime.buffer(), timeLength);
+        for (int attempt = 0; attempt < FILLER_ATTEMPTS; attempt++)
+        {
+            if (writer.send(filler, msgSeqNum) > 0)
+            {
+                return true;
+            }
+            Thread.yield();
+        }
+        return false;
     }
 
     /**
@@ -462,6 +549,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         resendRequestNumbers.onDisconnect(session.connectionId());
         deferredDisconnects.onDisconnect(session.connectionId());
+        writtenSequenceNumbers.untrack(session.connectionId());
         final FixSessionState state = sessionsById.remove(session.id());
         loggedOnSessions = sessionsById.size();
         if (state != null && state.session == session)

@@ -59,6 +59,11 @@ final class FixSessionState
     private int handledSequenceIndex;
     private int handledMsgSeqNum;
     /**
+     * The highest MsgSeqNum Artio's framer wrote to the session's socket, with its sequence index, kept in a file
+     * (written by {@link WrittenSequenceNumbers} on the framer's thread).
+     */
+    final FixEventPosition written;
+    /**
      * Cancel-on-disconnect of single orders in progress: the open orders whose cancel is not yet sent (the client's
      * buffer of unanswered commands can fill part way through a large session's orders).
      */
@@ -67,8 +72,13 @@ final class FixSessionState
     Session session;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 
-    FixSessionState(final FixSessionSpec spec, final FixEventPosition delivered, final FixEventPosition handled)
+    FixSessionState(
+        final FixSessionSpec spec,
+        final FixEventPosition delivered,
+        final FixEventPosition handled,
+        final FixEventPosition written)
     {
+        this.written = written;
         this.spec = spec;
         this.accountChars = Long.toString(spec.accountId()).toCharArray();
         this.delivered = delivered;
@@ -186,6 +196,15 @@ final class FixSessionState
     static String handledFileName(final String senderCompId)
     {
         return fileName(senderCompId, "-handled.dat");
+    }
+
+    /**
+     * The name of the file that keeps the highest MsgSeqNum written to a session's socket (see
+     * {@link #deliveredFileName}).
+     */
+    static String writtenFileName(final String senderCompId)
+    {
+        return fileName(senderCompId, "-written.dat");
     }
 
     private static String fileName(final String senderCompId, final String suffix)

@@ -4,6 +4,7 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.EpochNanoClock;
 import uk.co.real_logic.artio.fields.EpochFractionFormat;
 import uk.co.real_logic.artio.fields.RejectReason;
+import uk.co.real_logic.artio.messages.CancelOnDisconnectOption;
 import uk.co.real_logic.artio.messages.DisconnectReason;
 import uk.co.real_logic.artio.protocol.GatewayPublication;
 import uk.co.real_logic.artio.session.DirectSessionProxy;
@@ -15,7 +16,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Artio's session proxy (which sends the session-level messages Artio decides on itself), noting each ResendRequest
  * it sends ({@link ResendRequestNumbers}, for a count Artio misses), holding a disconnect until the Logout before it
- * is written ({@link DeferredDisconnects}), with two corrections to the messages' content:
+ * is written ({@link DeferredDisconnects}), telling the framer's record of numbers written the sequence index of each
+ * Logon ({@link WrittenSequenceNumbers}), with two corrections to the messages' content:
  * <ul>
  *     <li>A Reject for an invalid MsgType names the field at fault, RefTagID (371) = MsgType (35), as the gateway's
  *     own Reject for an unknown MsgType does; Artio leaves RefTagID out for the MsgTypes its parser refuses.</li>
@@ -39,11 +41,13 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
 
     private final ResendRequestNumbers resendRequestNumbers;
     private final DeferredDisconnects deferredDisconnects;
+    private final WrittenSequenceNumbers writtenSequenceNumbers;
     private long connectionId;
 
     GatewaySessionProxy(
         final ResendRequestNumbers resendRequestNumbers,
         final DeferredDisconnects deferredDisconnects,
+        final WrittenSequenceNumbers writtenSequenceNumbers,
         final int sessionBufferSize,
         final GatewayPublication gatewayPublication,
         final SessionIdStrategy sessionIdStrategy,
@@ -58,6 +62,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
             libraryId, errorHandler, epochFractionPrecision);
         this.resendRequestNumbers = resendRequestNumbers;
         this.deferredDisconnects = deferredDisconnects;
+        this.writtenSequenceNumbers = writtenSequenceNumbers;
         this.connectionId = connectionId;
     }
 
@@ -65,6 +70,23 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     {
         super.connectionId(connectionId);
         this.connectionId = connectionId;
+    }
+
+    public long sendLogon(
+        final int msgSeqNo,
+        final int heartbeatIntervalInS,
+        final String username,
+        final String password,
+        final boolean resetSeqNumFlag,
+        final int sequenceIndex,
+        final int lastMsgSeqNumProcessed,
+        final CancelOnDisconnectOption cancelOnDisconnectOption,
+        final int cancelOnDisconnectTimeoutWindowInMs)
+    {
+        // Before it is published, so that the framer records the Logon's number in the index it belongs to.
+        writtenSequenceNumbers.sequenceIndex(connectionId, sequenceIndex);
+        return super.sendLogon(msgSeqNo, heartbeatIntervalInS, username, password, resetSeqNumFlag, sequenceIndex,
+            lastMsgSeqNumProcessed, cancelOnDisconnectOption, cancelOnDisconnectTimeoutWindowInMs);
     }
 
     public long sendResendRequest(

@@ -16,6 +16,8 @@ import quickfix.field.Side;
 import quickfix.field.Text;
 
 import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
 import java.math.BigDecimal;
 
 import static io.bourse.gateway.fix.FixGatewayTest.cancel;
@@ -31,8 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * sessions log on again with their sequence numbers continuing, open orders keep the ClOrdIDs their clients gave
  * (a cancel by OrigClOrdID finds its order, a fill reports the original ClOrdID), and new OrderIDs and ExecIDs do not
  * repeat earlier ones; trades of open orders while the gateway was down, and reports held for a session away when
- * it restarted, are reported when it is back (restated when it has no record of where its reports stopped); and the
- * gateway's bursts of commands (cancel-on-disconnect, the queries after a restart) are all sent however many.
+ * it restarted, are reported when it is back (restated when it has no record of where its reports stopped); the
+ * gateway's bursts of commands (cancel-on-disconnect, the queries after a restart) are all sent however many; and a
+ * session whose last numbers were written but not recorded before a kill goes on after them, resends answered in full.
  */
 class FixGatewayRestartTest
 {
@@ -215,7 +218,7 @@ class FixGatewayRestartTest
                 FixEventPosition scratch = new FixEventPosition(new File(exchange.baseDir, "scratch.dat")))
             {
                 store.open();
-                final FixSessionState session = new FixSessionState(ALICE, scratch, scratch);
+                final FixSessionState session = new FixSessionState(ALICE, scratch, scratch, scratch);
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P1", 901, Side.SELL, 20_100, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P2", 902, Side.SELL, 20_200, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P3", 903, Side.SELL, 20_300, 0));
@@ -315,6 +318,56 @@ class FixGatewayRestartTest
             exchange.sendMassCancel(1);
             exchange.startGateway();
             FixTestExchange.await("every restored order asked about and closed", () -> exchange.gateway().openOrders() == 0);
+        }
+    }
+
+    /**
+     * A gateway killed before Artio recorded the last numbers its framer wrote goes on after them, those numbers filled
+     * in Artio's log: the client's resend of them at logon is a gap fill, and a later resend beyond them gets every
+     * message (a number missing from Artio's index would make its replay start that many messages late, and hang).
+     */
+    @Test
+    void aResendAfterARestartThatWentOnPastNumbersWrittenButNotRecordedIsAnsweredInFull() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = new FixTestExchange(context -> context.session(ALICE)).start();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            rest(alice, "A", 100, "200.00");
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+            final int expectedBeforeRestart = alice.session().getExpectedTargetNum();
+            // As a kill -9 can leave it: the framer had written ten numbers beyond those Artio recorded.
+            try (FixEventPosition written = new FixEventPosition(
+                new File(exchange.baseDir, "fix/" + FixSessionState.writtenFileName("ALICE"))))
+            {
+                written.record(written.batchSequence(), written.logPosition() + 10);
+            }
+            exchange.startGateway();
+            alice.awaitLogon();
+            rest(alice, "B", 100, "200.00");
+            // The Logon came ten numbers on; the client's resend of those ten was a gap fill.
+            assertEquals(expectedBeforeRestart + 10 + 1 + 100, alice.session().getExpectedTargetNum());
+
+            // The client asks again for the last fifteen messages.
+            final int expected = alice.session().getExpectedTargetNum();
+            alice.session().setNextTargetMsgSeqNum(expected - 15);
+            alice.received.clear();
+            alice.send(limit("C1", Side.SELL, "0.0001", "200.00"));
+            FixTestExchange.await("the resend answered", () -> alice.session().getExpectedTargetNum() > expected);
+            final List<String> clOrdIds = new ArrayList<>();
+            Message message;
+            while ((message = alice.received.poll()) != null)
+            {
+                clOrdIds.add(message.getString(ClOrdID.FIELD));
+            }
+            final List<String> resent = new ArrayList<>();
+            for (int i = 85; i < 100; i++)
+            {
+                resent.add("B" + i);
+            }
+            resent.add("C1");
+            assertEquals(resent, clOrdIds, "the fifteen reports again, then the new order's");
         }
     }
 

@@ -184,18 +184,20 @@ class FixSessionStateTest
     }
 
     /**
-     * A session on its two files in the test's directory, as the gateway opens them at its start.
+     * A session on its files in the test's directory, as the gateway opens them at its start.
      */
     private final class SessionFiles implements AutoCloseable
     {
         final FixEventPosition delivered = new FixEventPosition(new File(dir, "delivered.dat"));
         final FixEventPosition handled = new FixEventPosition(new File(dir, "handled.dat"));
-        final FixSessionState session = new FixSessionState(SPEC, delivered, handled);
+        final FixEventPosition written = new FixEventPosition(new File(dir, "written.dat"));
+        final FixSessionState session = new FixSessionState(SPEC, delivered, handled, written);
 
         public void close()
         {
             delivered.close();
             handled.close();
+            written.close();
         }
     }
 }
