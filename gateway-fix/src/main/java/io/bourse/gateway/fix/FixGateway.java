@@ -376,7 +376,7 @@ public final class FixGateway implements AutoCloseable
                 sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec,
                     new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId()))),
                     new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId()))),
-                    new FixEventPosition(new File(dataDir, FixSessionState.writtenFileName(spec.senderCompId())))));
+                    new FixEventPosition(new File(dataDir, FixSessionState.outboundFileName(spec.senderCompId())))));
             }
 
             final EngineConfiguration engineConfiguration = new EngineConfiguration()
@@ -402,12 +402,11 @@ public final class FixGateway implements AutoCloseable
             // as received: lost, and the session stuck awaiting a resend that has ended. With redundant resend
             // requests it asks for them too, and acts on them when they come again (FixGatewayCrashTest).
             engineConfiguration.acceptedSessionSendRedundantResendRequests(true);
-            // The framer reports each message it writes: its number is kept for a restart, and a disconnect Artio asks
-            // for waits for its Logout.
+            // The framer reports each message it writes, so that a disconnect Artio asks for waits for its Logout.
             final DeferredDisconnects deferredDisconnects = new DeferredDisconnects(
                 Math.max(1, context.sessions.size()), System::nanoTime);
-            final WrittenSequenceNumbers writtenSequenceNumbers = new WrittenSequenceNumbers(deferredDisconnects);
-            engineConfiguration.messageTimingHandler(writtenSequenceNumbers);
+            engineConfiguration.messageTimingHandler(deferredDisconnects);
+            final OutboundSequenceNumbers outboundSequenceNumbers = new OutboundSequenceNumbers();
             engineConfiguration.aeronContext().aeronDirectoryName(aeronDir);
             engineConfiguration.aeronArchiveContext()
                 .aeronDirectoryName(aeronDir)
@@ -432,7 +431,7 @@ public final class FixGateway implements AutoCloseable
             agent = new FixGatewayAgent(
                 store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
                 context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
-                resendRequestNumbers, deferredDisconnects, writtenSequenceNumbers,
+                resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
                 !context.transientSequenceNumbers, archivePosition);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
@@ -447,7 +446,7 @@ public final class FixGateway implements AutoCloseable
                 customisationStrategy, clock, connectionId, libraryId, errorHandler, epochFractionPrecision) ->
             {
                 archivePosition.publication(gatewayPublication);
-                return new GatewaySessionProxy(resendRequestNumbers, deferredDisconnects, writtenSequenceNumbers,
+                return new GatewaySessionProxy(resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
                     sessionBufferSize, gatewayPublication, sessionIdStrategy, customisationStrategy, clock,
                     connectionId, libraryId, errorHandler, epochFractionPrecision);
             });
@@ -672,7 +671,7 @@ public final class FixGateway implements AutoCloseable
         {
             session.delivered.close();
             session.handled.close();
-            session.written.close();
+            session.outbound.close();
         }
     }
 

@@ -244,9 +244,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final PrintStream log;
     private final ResendRequestNumbers resendRequestNumbers;
     private final DeferredDisconnects deferredDisconnects;
-    private final WrittenSequenceNumbers writtenSequenceNumbers;
+    private final OutboundSequenceNumbers outboundSequenceNumbers;
     /**
-     * The Heartbeats that fill numbers written before a kill but not recorded (see {@link #continueAfterWritten}).
+     * The Heartbeats that fill numbers handed over before a kill but not recorded (see {@link #continueAfterRecorded}).
      */
     private final HeartbeatEncoder filler = new HeartbeatEncoder();
     private final UtcTimestampEncoder fillerTime = new UtcTimestampEncoder();
@@ -279,11 +279,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final PrintStream log,
         final ResendRequestNumbers resendRequestNumbers,
         final DeferredDisconnects deferredDisconnects,
-        final WrittenSequenceNumbers writtenSequenceNumbers,
+        final OutboundSequenceNumbers outboundSequenceNumbers,
         final boolean persistentSequenceNumbers,
         final OutboundArchivePosition archivePosition)
     {
-        this.writtenSequenceNumbers = writtenSequenceNumbers;
+        this.outboundSequenceNumbers = outboundSequenceNumbers;
         this.persistentSequenceNumbers = persistentSequenceNumbers;
         this.log = log;
         this.archivePosition = archivePosition;
@@ -441,8 +441,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             state.session = session;
-            continueAfterWritten(state, session);
-            writtenSequenceNumbers.track(session.connectionId(), state.written, session.sequenceIndex());
+            continueAfterRecorded(state, session);
+            outboundSequenceNumbers.track(session.connectionId(), state.outbound);
             requestUnhandledMessagesAgain(state, session);
             stopCancelOnDisconnect(state);
             sessionsById.put(session.id(), state);
@@ -456,10 +456,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * A gateway killed before Artio recorded the last messages its framer had written comes back counting fewer sent
-     * than the counterparty has had, and would send those numbers again (refused as too low, the counterparty logging
-     * out at each logon until Artio's numbers pass its own): the session goes on after the last number written
-     * instead, before its Logon is answered ({@link WrittenSequenceNumbers}).
+     * A gateway killed before Artio recorded the last messages it had been handed comes back counting fewer sent than
+     * the counterparty may have had, and would send those numbers again (refused as too low, the counterparty logging
+     * out at each logon until Artio's numbers pass its own): the session goes on after the last number handed over
+     * instead, before its Logon is answered ({@link OutboundSequenceNumbers}).
      * <p>
      * The numbers in between are first filled, each with a Heartbeat written to Artio's log under no connection, so
      * that the framer sends them nowhere, but Artio's index has a message for every number. Its replay finds a
@@ -469,16 +469,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * what went under them before the kill was never recorded as delivered ({@link AfterArchive}), so the gateway
      * sends it again. When Artio's log will not take a filler, the session goes on after the last one taken.
      */
-    private void continueAfterWritten(final FixSessionState state, final Session session)
+    private void continueAfterRecorded(final FixSessionState state, final Session session)
     {
         if (!persistentSequenceNumbers)
         {
             return;
         }
         final int lastSent = session.lastSentMsgSeqNum();
-        final int lastWritten =
-            WrittenSequenceNumbers.lastWrittenBefore(state.written, session.sequenceIndex(), lastSent);
-        if (lastWritten < 0)
+        final int lastRecorded = state.outbound.beyond(session.sequenceIndex(), lastSent);
+        if (lastRecorded < 0)
         {
             return;
         }
@@ -488,7 +487,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             .senderCompID(session.compositeKey().localCompId())
             .targetCompID(session.compositeKey().remoteCompId());
         int filled = lastSent;
-        while (filled < lastWritten && fill(writer, filled + 1))
+        while (filled < lastRecorded && fill(writer, filled + 1))
         {
             filled++;
         }
@@ -497,9 +496,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             session.lastSentMsgSeqNum(filled);
         }
         log.println("bourse: FIX session " + state.spec.senderCompId() + ": MsgSeqNum " + (lastSent + 1) +
-            (lastWritten > lastSent + 1 ? ".." + lastWritten : "") + " written before the gateway stopped but not " +
-            "recorded by Artio; " + (filled == lastWritten ? "filled with Heartbeats (a resend of them is a gap " +
-            "fill), going on from " + (filled + 1) : "Artio's log took fillers only up to " + filled + ", so the " +
+            (lastRecorded > lastSent + 1 ? ".." + lastRecorded : "") + " handed to Artio before the gateway stopped " +
+            "but not recorded by it; " + (filled == lastRecorded ? "filled with Heartbeats (a resend of them is a " +
+            "gap fill), going on from " + (filled + 1) : "Artio's log took fillers only up to " + filled + ", so the " +
             "client may refuse the numbers after it as too low until they pass its own"));
     }
 
@@ -549,7 +548,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         resendRequestNumbers.onDisconnect(session.connectionId());
         deferredDisconnects.onDisconnect(session.connectionId());
-        writtenSequenceNumbers.untrack(session.connectionId());
+        outboundSequenceNumbers.untrack(session.connectionId());
         final FixSessionState state = sessionsById.remove(session.id());
         loggedOnSessions = sessionsById.size();
         if (state != null && state.session == session)
@@ -1823,6 +1822,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             while (!session.heldReports.isEmpty() && session.isLoggedOn())
             {
                 final ExecutionReportEncoder report = session.heldReports.peekFirst();
+                session.outbound.beforeSend(
+                    session.session.sequenceIndex(), session.session.lastSentMsgSeqNum() + 1);
                 final long position = session.session.trySend(report);
                 if (position < 0)
                 {
@@ -2030,6 +2031,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         // Back-pressure from Artio's outbound stream is brief (the framer drains it); the library is not polled
         // here because that would re-enter the handlers.
+        state.outbound.beforeSend(session.sequenceIndex(), session.lastSentMsgSeqNum() + 1);
         for (int attempt = 0; attempt < MAX_SEND_ATTEMPTS; attempt++)
         {
             final long position = session.trySend(encoder);

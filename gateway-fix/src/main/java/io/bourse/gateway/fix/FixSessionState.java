@@ -59,10 +59,10 @@ final class FixSessionState
     private int handledSequenceIndex;
     private int handledMsgSeqNum;
     /**
-     * The highest MsgSeqNum Artio's framer wrote to the session's socket, with its sequence index, kept in a file
-     * (written by {@link WrittenSequenceNumbers} on the framer's thread).
+     * The highest MsgSeqNum handed to Artio to send, with its sequence index, kept in a file
+     * ({@link OutboundSequenceNumbers}).
      */
-    final FixEventPosition written;
+    final OutboundSequenceNumbers.Numbers outbound;
     /**
      * Cancel-on-disconnect of single orders in progress: the open orders whose cancel is not yet sent (the client's
      * buffer of unanswered commands can fill part way through a large session's orders).
@@ -76,9 +76,9 @@ final class FixSessionState
         final FixSessionSpec spec,
         final FixEventPosition delivered,
         final FixEventPosition handled,
-        final FixEventPosition written)
+        final FixEventPosition outbound)
     {
-        this.written = written;
+        this.outbound = new OutboundSequenceNumbers.Numbers(outbound);
         this.spec = spec;
         this.accountChars = Long.toString(spec.accountId()).toCharArray();
         this.delivered = delivered;
@@ -199,12 +199,12 @@ final class FixSessionState
     }
 
     /**
-     * The name of the file that keeps the highest MsgSeqNum written to a session's socket (see
+     * The name of the file that keeps the highest MsgSeqNum handed to Artio to send on a session (see
      * {@link #deliveredFileName}).
      */
-    static String writtenFileName(final String senderCompId)
+    static String outboundFileName(final String senderCompId)
     {
-        return fileName(senderCompId, "-written.dat");
+        return fileName(senderCompId, "-outbound.dat");
     }
 
     private static String fileName(final String senderCompId, final String suffix)

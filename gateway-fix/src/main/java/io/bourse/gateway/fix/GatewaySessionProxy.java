@@ -16,8 +16,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Artio's session proxy (which sends the session-level messages Artio decides on itself), noting each ResendRequest
  * it sends ({@link ResendRequestNumbers}, for a count Artio misses), holding a disconnect until the Logout before it
- * is written ({@link DeferredDisconnects}), telling the framer's record of numbers written the sequence index of each
- * Logon ({@link WrittenSequenceNumbers}), with two corrections to the messages' content:
+ * is written ({@link DeferredDisconnects}), recording the number of every message before it is published
+ * ({@link OutboundSequenceNumbers}, for a restart after a kill), with two corrections to the messages' content:
  * <ul>
  *     <li>A Reject for an invalid MsgType names the field at fault, RefTagID (371) = MsgType (35), as the gateway's
  *     own Reject for an unknown MsgType does; Artio leaves RefTagID out for the MsgTypes its parser refuses.</li>
@@ -41,13 +41,13 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
 
     private final ResendRequestNumbers resendRequestNumbers;
     private final DeferredDisconnects deferredDisconnects;
-    private final WrittenSequenceNumbers writtenSequenceNumbers;
+    private final OutboundSequenceNumbers outboundSequenceNumbers;
     private long connectionId;
 
     GatewaySessionProxy(
         final ResendRequestNumbers resendRequestNumbers,
         final DeferredDisconnects deferredDisconnects,
-        final WrittenSequenceNumbers writtenSequenceNumbers,
+        final OutboundSequenceNumbers outboundSequenceNumbers,
         final int sessionBufferSize,
         final GatewayPublication gatewayPublication,
         final SessionIdStrategy sessionIdStrategy,
@@ -62,7 +62,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
             libraryId, errorHandler, epochFractionPrecision);
         this.resendRequestNumbers = resendRequestNumbers;
         this.deferredDisconnects = deferredDisconnects;
-        this.writtenSequenceNumbers = writtenSequenceNumbers;
+        this.outboundSequenceNumbers = outboundSequenceNumbers;
         this.connectionId = connectionId;
     }
 
@@ -83,8 +83,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
         final CancelOnDisconnectOption cancelOnDisconnectOption,
         final int cancelOnDisconnectTimeoutWindowInMs)
     {
-        // Before it is published, so that the framer records the Logon's number in the index it belongs to.
-        writtenSequenceNumbers.sequenceIndex(connectionId, sequenceIndex);
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         return super.sendLogon(msgSeqNo, heartbeatIntervalInS, username, password, resetSeqNumFlag, sequenceIndex,
             lastMsgSeqNumProcessed, cancelOnDisconnectOption, cancelOnDisconnectTimeoutWindowInMs);
     }
@@ -96,6 +95,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
         final int sequenceIndex,
         final int lastMsgSeqNumProcessed)
     {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         final long position = super.sendResendRequest(msgSeqNo, beginSeqNo, endSeqNo, sequenceIndex,
             lastMsgSeqNumProcessed);
         if (position > 0)
@@ -117,6 +117,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     {
         final int tag = rejectReason == RejectReason.INVALID_MSGTYPE.representation() && refTagId <= 0 ?
             MSG_TYPE_TAG : refTagId;
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         return super.sendReject(msgSeqNo, refSeqNum, tag, refMsgType, refMsgTypeLength, rejectReason,
             sequenceIndex, lastMsgSeqNumProcessed);
     }
@@ -128,6 +129,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
         {
             return sendLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed, SENDING_TIME_LOGOUT_TEXT);
         }
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         deferredDisconnects.expectLogout(connectionId, msgSeqNo);
         return super.sendLogout(msgSeqNo, sequenceIndex, rejectReason, lastMsgSeqNumProcessed);
     }
@@ -135,6 +137,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     public long sendLogout(
         final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed, final byte[] text)
     {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         deferredDisconnects.expectLogout(connectionId, msgSeqNo);
         return super.sendLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed, text);
     }
@@ -146,6 +149,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
         final int sequenceIndex,
         final int lastMsgSeqNumProcessed)
     {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         deferredDisconnects.expectLogout(connectionId, msgSeqNo);
         return super.sendLowSequenceNumberLogout(msgSeqNo, expectedSeqNo, receivedSeqNo, sequenceIndex,
             lastMsgSeqNumProcessed);
@@ -154,6 +158,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     public long sendIncorrectBeginStringLogout(
         final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
     {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         deferredDisconnects.expectLogout(connectionId, msgSeqNo);
         return super.sendIncorrectBeginStringLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
     }
@@ -161,6 +166,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     public long sendNegativeHeartbeatLogout(
         final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
     {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         deferredDisconnects.expectLogout(connectionId, msgSeqNo);
         return super.sendNegativeHeartbeatLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
     }
@@ -168,6 +174,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     public long sendReceivedMessageWithoutSequenceNumber(
         final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
     {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         deferredDisconnects.expectLogout(connectionId, msgSeqNo);
         return super.sendReceivedMessageWithoutSequenceNumber(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
     }
@@ -175,8 +182,40 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     public long sendRejectWhilstNotLoggedOn(
         final int msgSeqNo, final RejectReason reason, final int sequenceIndex, final int lastMsgSeqNumProcessed)
     {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         deferredDisconnects.expectLogout(connectionId, msgSeqNo);
         return super.sendRejectWhilstNotLoggedOn(msgSeqNo, reason, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    public long sendHeartbeat(final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
+    {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
+        return super.sendHeartbeat(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    public long sendHeartbeat(
+        final int msgSeqNo,
+        final char[] testReqId,
+        final int testReqIdLength,
+        final int sequenceIndex,
+        final int lastMsgSeqNumProcessed)
+    {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
+        return super.sendHeartbeat(msgSeqNo, testReqId, testReqIdLength, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    public long sendTestRequest(
+        final int msgSeqNo, final CharSequence testReqID, final int sequenceIndex, final int lastMsgSeqNumProcessed)
+    {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
+        return super.sendTestRequest(msgSeqNo, testReqID, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    public long sendSequenceReset(
+        final int msgSeqNo, final int newSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
+    {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
+        return super.sendSequenceReset(msgSeqNo, newSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
     }
 
     /**

@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * repeat earlier ones; trades of open orders while the gateway was down, and reports held for a session away when
  * it restarted, are reported when it is back (restated when it has no record of where its reports stopped); the
  * gateway's bursts of commands (cancel-on-disconnect, the queries after a restart) are all sent however many; and a
- * session whose last numbers were written but not recorded before a kill goes on after them, resends answered in full.
+ * session whose last numbers were handed to Artio but not recorded before a kill goes on after them, resends answered
+ * in full.
  */
 class FixGatewayRestartTest
 {
@@ -322,7 +323,7 @@ class FixGatewayRestartTest
     }
 
     /**
-     * A gateway killed before Artio recorded the last numbers its framer wrote goes on after them, those numbers filled
+     * A gateway killed before Artio recorded the last numbers it was handed goes on after them, those numbers filled
      * in Artio's log: the client's resend of them at logon is a gap fill, and a later resend beyond them gets every
      * message (a number missing from Artio's index would make its replay start that many messages late, and hang).
      */
@@ -337,11 +338,11 @@ class FixGatewayRestartTest
             exchange.stopGateway();
             FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
             final int expectedBeforeRestart = alice.session().getExpectedTargetNum();
-            // As a kill -9 can leave it: the framer had written ten numbers beyond those Artio recorded.
-            try (FixEventPosition written = new FixEventPosition(
-                new File(exchange.baseDir, "fix/" + FixSessionState.writtenFileName("ALICE"))))
+            // As a kill -9 can leave it: the gateway had handed Artio ten numbers beyond those it recorded.
+            try (FixEventPosition outbound = new FixEventPosition(
+                new File(exchange.baseDir, "fix/" + FixSessionState.outboundFileName("ALICE"))))
             {
-                written.record(written.batchSequence(), written.logPosition() + 10);
+                outbound.record(outbound.batchSequence(), outbound.logPosition() + 10);
             }
             exchange.startGateway();
             alice.awaitLogon();

@@ -190,14 +190,14 @@ class FixSessionStateTest
     {
         final FixEventPosition delivered = new FixEventPosition(new File(dir, "delivered.dat"));
         final FixEventPosition handled = new FixEventPosition(new File(dir, "handled.dat"));
-        final FixEventPosition written = new FixEventPosition(new File(dir, "written.dat"));
-        final FixSessionState session = new FixSessionState(SPEC, delivered, handled, written);
+        final FixEventPosition outbound = new FixEventPosition(new File(dir, "outbound.dat"));
+        final FixSessionState session = new FixSessionState(SPEC, delivered, handled, outbound);
 
         public void close()
         {
             delivered.close();
             handled.close();
-            written.close();
+            outbound.close();
         }
     }
 }
