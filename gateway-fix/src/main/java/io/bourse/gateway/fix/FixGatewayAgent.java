@@ -252,7 +252,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final UtcTimestampEncoder fillerTime = new UtcTimestampEncoder();
     /**
      * Whether sessions keep their sequence numbers across logons and restarts (always, but for tests of the
-     * acceptance definitions): only then does a session go on after the last number an earlier run wrote.
+     * acceptance definitions): only then does a session go on after the last number an earlier run handed over.
      */
     private final boolean persistentSequenceNumbers;
     /**
@@ -1822,8 +1822,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             while (!session.heldReports.isEmpty() && session.isLoggedOn())
             {
                 final ExecutionReportEncoder report = session.heldReports.peekFirst();
-                session.outbound.beforeSend(
-                    session.session.sequenceIndex(), session.session.lastSentMsgSeqNum() + 1);
+                session.outbound.beforeNextSend(session.session);
                 final long position = session.session.trySend(report);
                 if (position < 0)
                 {
@@ -2031,7 +2030,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         // Back-pressure from Artio's outbound stream is brief (the framer drains it); the library is not polled
         // here because that would re-enter the handlers.
-        state.outbound.beforeSend(session.sequenceIndex(), session.lastSentMsgSeqNum() + 1);
+        state.outbound.beforeNextSend(session);
         for (int attempt = 0; attempt < MAX_SEND_ATTEMPTS; attempt++)
         {
             final long position = session.trySend(encoder);

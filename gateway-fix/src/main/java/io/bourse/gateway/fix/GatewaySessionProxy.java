@@ -129,16 +129,14 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
         {
             return sendLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed, SENDING_TIME_LOGOUT_TEXT);
         }
-        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
-        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        beforeLogout(sequenceIndex, msgSeqNo);
         return super.sendLogout(msgSeqNo, sequenceIndex, rejectReason, lastMsgSeqNumProcessed);
     }
 
     public long sendLogout(
         final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed, final byte[] text)
     {
-        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
-        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        beforeLogout(sequenceIndex, msgSeqNo);
         return super.sendLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed, text);
     }
 
@@ -149,8 +147,7 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
         final int sequenceIndex,
         final int lastMsgSeqNumProcessed)
     {
-        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
-        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        beforeLogout(sequenceIndex, msgSeqNo);
         return super.sendLowSequenceNumberLogout(msgSeqNo, expectedSeqNo, receivedSeqNo, sequenceIndex,
             lastMsgSeqNumProcessed);
     }
@@ -158,32 +155,28 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     public long sendIncorrectBeginStringLogout(
         final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
     {
-        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
-        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        beforeLogout(sequenceIndex, msgSeqNo);
         return super.sendIncorrectBeginStringLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
     }
 
     public long sendNegativeHeartbeatLogout(
         final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
     {
-        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
-        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        beforeLogout(sequenceIndex, msgSeqNo);
         return super.sendNegativeHeartbeatLogout(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
     }
 
     public long sendReceivedMessageWithoutSequenceNumber(
         final int msgSeqNo, final int sequenceIndex, final int lastMsgSeqNumProcessed)
     {
-        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
-        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        beforeLogout(sequenceIndex, msgSeqNo);
         return super.sendReceivedMessageWithoutSequenceNumber(msgSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
     }
 
     public long sendRejectWhilstNotLoggedOn(
         final int msgSeqNo, final RejectReason reason, final int sequenceIndex, final int lastMsgSeqNumProcessed)
     {
-        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
-        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
+        beforeLogout(sequenceIndex, msgSeqNo);
         return super.sendRejectWhilstNotLoggedOn(msgSeqNo, reason, sequenceIndex, lastMsgSeqNumProcessed);
     }
 
@@ -216,6 +209,15 @@ final class GatewaySessionProxy extends DirectSessionProxy implements DeferredDi
     {
         outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
         return super.sendSequenceReset(msgSeqNo, newSeqNo, sequenceIndex, lastMsgSeqNumProcessed);
+    }
+
+    /**
+     * A Logout is about to be published: its number recorded, and the disconnect after it held until it is written.
+     */
+    private void beforeLogout(final int sequenceIndex, final int msgSeqNo)
+    {
+        outboundSequenceNumbers.beforeSend(connectionId, sequenceIndex, msgSeqNo);
+        deferredDisconnects.expectLogout(connectionId, msgSeqNo);
     }
 
     /**

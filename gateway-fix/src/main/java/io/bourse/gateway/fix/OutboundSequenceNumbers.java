@@ -1,6 +1,7 @@
 package io.bourse.gateway.fix;
 
 import org.agrona.collections.Long2ObjectHashMap;
+import uk.co.real_logic.artio.session.Session;
 
 /**
  * The highest MsgSeqNum this gateway has handed to Artio to send on each session, kept in a file per session
@@ -87,6 +88,14 @@ final class OutboundSequenceNumbers
         int beyond(final int sequenceIndex, final int lastSent)
         {
             return sequenceIndex == this.sequenceIndex && highest > lastSent ? highest : -1;
+        }
+
+        /**
+         * The session's next message is about to be handed to Artio (numbered by Artio as it sends it).
+         */
+        void beforeNextSend(final Session session)
+        {
+            beforeSend(session.sequenceIndex(), session.lastSentMsgSeqNum() + 1);
         }
 
         /**
