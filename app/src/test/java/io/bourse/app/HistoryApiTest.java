@@ -254,7 +254,9 @@ class HistoryApiTest
         assertEquals(200, metrics.statusCode());
         final String text = metrics.body();
         assertTrue(text.contains("\nbourse_store_available 1.0\n"), text);
-        assertTrue(text.contains("\nbourse_store_state{state=\"FOLLOWING\"} 1\n"), text);
+        // DEFERRING is following too: the store stands aside for a while when the (shared, 2-core) machine is busy.
+        assertTrue(text.contains("\nbourse_store_state{state=\"FOLLOWING\"} 1\n") ||
+            text.contains("\nbourse_store_state{state=\"DEFERRING\"} 1\n"), text);
         assertTrue(text.contains("\nbourse_store_lag_bytes "), text);
         assertTrue(text.contains("\nbourse_store_lag_seconds "), text);
         assertTrue(text.contains("\nbourse_store_fence_log_position "), text);
@@ -278,7 +280,7 @@ class HistoryApiTest
         while (monitor.get("store").get("lagBytes").asLong() != 0);
         final JsonNode storeFigures = monitor.get("store");
         assertTrue(storeFigures.get("available").asBoolean());
-        assertEquals("FOLLOWING", storeFigures.get("state").asText());
+        assertTrue(Set.of("FOLLOWING", "DEFERRING").contains(storeFigures.get("state").asText()), storeFigures::toString);
         assertTrue(storeFigures.get("fenceLogPosition").asLong() > 0);
         assertEquals(storeFigures.get("committedLogPosition").asLong(), storeFigures.get("fenceLogPosition").asLong());
         assertEquals(0.0, storeFigures.get("lagSeconds").asDouble());
