@@ -369,8 +369,11 @@ public final class ClusterNode implements AutoCloseable
         final String aeronDir = context.aeronDirectoryName();
         final Supplier<IdleStrategy> idle =
             () -> new NodeIdleStrategy(context.agentYieldWindowNs(), context.agentDeepIdleNs());
+        // Every Aeron client of the node reports to the node's log: Aeron's default handler exits the JVM when the
+        // media driver has not answered for its timeout, which would bypass the node's own fatal-error action.
         final AeronArchive.Context archiveClient = new AeronArchive.Context()
             .aeronDirectoryName(aeronDir)
+            .errorHandler(componentErrors(context, "archive client"))
             .controlRequestChannel(ARCHIVE_LOCAL_CONTROL_CHANNEL)
             .controlResponseChannel(ARCHIVE_LOCAL_CONTROL_CHANNEL);
 
@@ -440,7 +443,9 @@ public final class ClusterNode implements AutoCloseable
                 .errorHandler(componentErrors(context, "service"))
                 .terminationHook(terminated::countDown));
 
-            startedAeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDir));
+            startedAeron = Aeron.connect(new Aeron.Context()
+                .aeronDirectoryName(aeronDir)
+                .errorHandler(componentErrors(context, "journal maintenance")));
             maintenance = new JournalMaintenance(context, startedAeron, archiveClient.clone(), this);
             startedMaintenance = new AgentRunner(
                 new SleepingMillisIdleStrategy(50), componentErrors(context, "journal maintenance"), null, maintenance);

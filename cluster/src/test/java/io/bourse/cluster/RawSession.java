@@ -42,6 +42,8 @@ final class RawSession implements AutoCloseable
             .ingressChannel("aeron:udp")
             .ingressEndpoints(testCluster.ingressEndpoints())
             .egressChannel("aeron:udp?endpoint=localhost:0")
+            // Not Aeron's default, which exits the JVM (the whole test run) on a media driver timeout.
+            .errorHandler(error -> System.err.println("raw session: " + error))
             .egressListener(new Listener()));
     }
 

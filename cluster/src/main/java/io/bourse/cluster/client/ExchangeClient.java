@@ -22,6 +22,7 @@ import io.bourse.protocol.cluster.StateChunkDecoder;
 import io.bourse.protocol.cluster.StateRequestEncoder;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
+import org.agrona.ErrorHandler;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.ExpandableRingBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -59,6 +60,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         private long sessionLostTimeoutNs = TimeUnit.SECONDS.toNanos(3);
         private long sessionProbeTimeoutNs = TimeUnit.SECONDS.toNanos(1);
         private ExchangeClientListener listener;
+        private ErrorHandler errorHandler = error -> System.err.println("bourse exchange client: " + error);
         private long resumeAfterBatchSequence;
         private long resumeAfterLogPosition;
 
@@ -188,6 +190,19 @@ public final class ExchangeClient implements Agent, AutoCloseable
             this.listener = listener;
             return this;
         }
+
+        /**
+         * Where the errors of the client's Aeron clients (and of its embedded media driver) go, on their own threads;
+         * by default a line on standard error. Aeron's own default exits the JVM when the media driver has not
+         * answered for its timeout (a process paused or starved that long): that would take a gateway down, with
+         * the node too where it is embedded. This client instead sees its Aeron client closed and opens a new
+         * session on a new one, re-sending what is unanswered.
+         */
+        public Context errorHandler(final ErrorHandler errorHandler)
+        {
+            this.errorHandler = errorHandler;
+            return this;
+        }
     }
 
     private static final long KEEP_ALIVE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -264,7 +279,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
                 .termBufferSparseFile(true)
                 .publicationTermBufferLength(4 * 1024 * 1024)
                 .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true));
+                .dirDeleteOnShutdown(true)
+                .errorHandler(context.errorHandler));
             context.aeronDirectoryName = embeddedDriver.aeronDirectoryName();
         }
         else
@@ -283,7 +299,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
      */
     public boolean isConnected()
     {
-        return cluster != null && !cluster.isClosed();
+        // The Aeron client closes itself on a media driver timeout, leaving the session open but dead.
+        return cluster != null && !cluster.isClosed() && !cluster.context().aeron().isClosed();
     }
 
     /**
@@ -479,6 +496,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
             .ingressEndpoints(context.ingressEndpoints)
             .egressChannel(context.egressChannel)
             .messageTimeoutNs(context.messageTimeoutNs)
+            .errorHandler(context.errorHandler)
             .egressListener(new Egress());
     }
 
