@@ -46,7 +46,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * acknowledged): open without its report (a report lost in a resend after a kill; counted and printed). The client
  * never refuses a number as too low: a restarted gateway goes on after the last MsgSeqNum it handed to Artio before
  * the kill, where Artio alone would send numbers again that the client had had (refused at every logon until Artio's
- * numbers passed the client's). The Logouts the client sent are printed.
+ * numbers passed the client's). The Logouts the client sent and those it received are printed.
  */
 class FixGatewayCrashTest
 {
@@ -138,9 +138,9 @@ class FixGatewayCrashTest
                     exchange.node().service().probeState(0).get(30, TimeUnit.SECONDS).openOrders();
                 System.out.printf("FixGatewayCrashTest: %d orders sent, %d acknowledged, %d rejected as not known " +
                     "after a restart, %d never answered, whose status when asked is %s; %d open in the engine; " +
-                    "the client logged out with %s%n",
+                    "the client logged out with %s; the gateway logged it out with %s%n",
                     total, answers.acknowledged.size(), answers.rejected.size(), unanswered.size(), answers.statuses,
-                    openOrders, trader.sentLogoutTexts);
+                    openOrders, trader.sentLogoutTexts, trader.logoutTexts);
                 assertEquals(List.of(), answers.acceptedTwice, where + ": ClOrdIDs acknowledged twice");
                 // An order the gateway took and the exchange never saw is rejected once it restarts: the truth.
                 for (final String rejection : answers.rejected)
