@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -268,7 +269,9 @@ public final class ClusterNode implements AutoCloseable
 
         /**
          * What the node does when one of its components' threads dies of an {@link Error} (out of memory, a stack
-         * overflow): the node can no longer make progress, and waiting would only leave clients hanging. The default
+         * overflow), or its consensus module or service terminates while the node is not closing (Aeron's timeouts
+         * after a long pause, for one): the node can no longer make progress, and waiting would only leave clients
+         * hanging. The default
          * halts the JVM with {@link FatalErrors#EXIT_CODE} at once, as a crash would, so that a supervisor restarts the
          * node and recovery rebuilds its state from the journal.
          */
@@ -348,7 +351,10 @@ public final class ClusterNode implements AutoCloseable
     private final JournalMaintenance maintenance;
     private final CountDownLatch terminated = new CountDownLatch(2);
     private volatile Cluster.Role role = Cluster.Role.FOLLOWER;
-    private boolean closed;
+    // Read by the components' termination hooks, on their threads.
+    private volatile boolean started;
+    private volatile boolean closed;
+    private final AtomicBoolean terminatedOnItsOwn = new AtomicBoolean();
 
     private ClusterNode(final Context context)
     {
@@ -430,7 +436,7 @@ public final class ClusterNode implements AutoCloseable
                 .archiveContext(archiveClient.clone())
                 .idleStrategySupplier(idle)
                 .errorHandler(componentErrors(context, "consensus module"))
-                .terminationHook(terminated::countDown));
+                .terminationHook(() -> onTerminated("consensus module")));
 
             service = new ExchangeService(context.historyCapacityBytes(), new NodeServiceListener());
             service.useCheckedSnapshot(checkedSnapshot);
@@ -441,7 +447,7 @@ public final class ClusterNode implements AutoCloseable
                 .archiveContext(archiveClient.clone())
                 .idleStrategySupplier(idle)
                 .errorHandler(componentErrors(context, "service"))
-                .terminationHook(terminated::countDown));
+                .terminationHook(() -> onTerminated("service")));
 
             startedAeron = Aeron.connect(new Aeron.Context()
                 .aeronDirectoryName(aeronDir)
@@ -464,8 +470,28 @@ public final class ClusterNode implements AutoCloseable
         serviceContainer = startedContainer;
         aeron = startedAeron;
         maintenanceRunner = startedMaintenance;
+        started = true;
         context.log().printf("bourse node %d: data %s, members %s%n",
             context.memberId(), dataDir.getAbsolutePath(), context.clusterMembers());
+    }
+
+    /**
+     * The termination hook of the consensus module and of the service. While the node closes, the end it waits for.
+     * Otherwise the component ended on its own: Aeron closed its client after a pause longer than its timeouts (a
+     * frozen VM, a stop-the-world pause, a starved container), the local archive went away, or another tool shut the
+     * cluster down. The node cannot go on without it, and a process left up without it would look healthy to a
+     * supervisor, so that is the node's fatal-error action (by default a halt with {@link FatalErrors#EXIT_CODE}).
+     */
+    private void onTerminated(final String component)
+    {
+        terminated.countDown();
+        if (started && !closed && terminatedOnItsOwn.compareAndSet(false, true))
+        {
+            context.log().printf("bourse node %d: %s terminated while the node runs (its error is above); the node " +
+                "stops (restarted, it recovers from its journal)%n", context.memberId(), component);
+            context.log().flush();
+            context.onFatalError().accept(new IllegalStateException(component + " terminated while the node runs"));
+        }
     }
 
     /**

@@ -180,6 +180,15 @@ public final class JavaChildProcess
         awaitExit();
     }
 
+    /**
+     * @return the exit code, once the process has exited (waiting up to 30 s).
+     */
+    public int awaitExitCode()
+    {
+        awaitExit();
+        return process.exitValue();
+    }
+
     public void awaitExit()
     {
         try

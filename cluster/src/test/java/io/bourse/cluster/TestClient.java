@@ -50,8 +50,16 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
 
     TestClient(final TestCluster cluster, final UnaryOperator<ExchangeClient.Context> customiser)
     {
+        this(cluster.ingressEndpoints(), customiser);
+    }
+
+    /**
+     * A client of nodes this test did not start in its own JVM (a {@link NodeProcess}).
+     */
+    TestClient(final String ingressEndpoints, final UnaryOperator<ExchangeClient.Context> customiser)
+    {
         client = new ExchangeClient(customiser.apply(new ExchangeClient.Context()
-            .ingressEndpoints(cluster.ingressEndpoints())
+            .ingressEndpoints(ingressEndpoints)
             .listener(this)));
     }
 
