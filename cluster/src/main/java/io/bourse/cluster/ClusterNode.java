@@ -487,10 +487,11 @@ public final class ClusterNode implements AutoCloseable
         terminated.countDown();
         if (started && !closed && terminatedOnItsOwn.compareAndSet(false, true))
         {
-            context.log().printf("bourse node %d: %s terminated while the node runs (its error is above); the node " +
-                "stops (restarted, it recovers from its journal)%n", context.memberId(), component);
+            context.log().printf("bourse node %d: %s terminated while the node was not closing; the node stops " +
+                "(restarted, it recovers from its journal)%n", context.memberId(), component);
             context.log().flush();
-            context.onFatalError().accept(new IllegalStateException(component + " terminated while the node runs"));
+            context.onFatalError().accept(
+                new IllegalStateException(component + " terminated while the node was not closing"));
         }
     }
 
@@ -610,8 +611,8 @@ public final class ClusterNode implements AutoCloseable
     /**
      * Errors of an Aeron component, printed to the node's log as well as kept in the component's mark file (where
      * {@code ClusterTool errors} reads them): a recovery that stops on an error says so where the operator looks.
-     * An {@link Error} ends the component's thread (Agrona's agent runner rethrows it), so the node cannot go on:
-     * it is handed to {@link Context#onFatalError()}.
+     * An {@link Error} ends the component's thread (Agrona's agent runner rethrows it), and an Aeron client timeout
+     * closes the component's client, so the node cannot go on: either is handed to {@link Context#onFatalError()}.
      */
     static ErrorHandler componentErrors(final Context context, final String component)
     {
