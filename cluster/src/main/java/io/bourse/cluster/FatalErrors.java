@@ -1,5 +1,8 @@
 package io.bourse.cluster;
 
+import io.aeron.exceptions.ClientTimeoutException;
+import io.aeron.exceptions.ConductorServiceTimeoutException;
+import io.aeron.exceptions.DriverTimeoutException;
 import org.agrona.ErrorHandler;
 
 import java.io.PrintStream;
@@ -9,8 +12,10 @@ import java.util.function.Consumer;
  * What a Bourse process (node or gateway) does with an error one of its threads reports. An {@link Error} (out of
  * memory, a stack overflow) ends the thread that met it: Agrona's agent runner rethrows it once the handler has run,
  * so the process would go on without the thread, up but unable to make progress, which a supervisor cannot tell from
- * healthy. Such an error is logged and handed to the process's fatal-error action instead, by default {@link #HALT}.
- * Anything else goes to the handler for errors the thread survives.
+ * healthy. So does an Aeron client's timeout (the media driver silent, or the client itself not run, for longer than
+ * Aeron's timeouts: a process paused that long): Aeron closes that client, and the component using it can do no more.
+ * Such an error is logged and handed to the process's fatal-error action instead, by default {@link #HALT}. Anything
+ * else goes to the handler for errors the thread survives.
  */
 public final class FatalErrors
 {
@@ -54,10 +59,23 @@ public final class FatalErrors
                 log.flush();
                 onFatal.accept(error);
             }
+            else if (closesTheAeronClient(error))
+            {
+                log.printf("%s: Aeron closed the %s's client: %s; it stops (restarted, %s)%n",
+                    process, component, error, restart);
+                log.flush();
+                onFatal.accept(error);
+            }
             else
             {
                 otherErrors.onError(error);
             }
         };
+    }
+
+    private static boolean closesTheAeronClient(final Throwable error)
+    {
+        return error instanceof DriverTimeoutException || error instanceof ConductorServiceTimeoutException ||
+            error instanceof ClientTimeoutException;
     }
 }

@@ -1,6 +1,7 @@
 package io.bourse.cluster;
 
 import io.aeron.cluster.service.ClusterTerminationException;
+import io.aeron.exceptions.ConductorServiceTimeoutException;
 import org.agrona.ErrorHandler;
 import org.junit.jupiter.api.Test;
 
@@ -14,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What the node does with its components' errors: it prints them, stops on one that ended a component's thread, and
- * keeps quiet about Aeron's report of an orderly shutdown.
+ * What the node does with its components' errors: it prints them, stops on one that ended a component's thread or
+ * made Aeron close its client, and keeps quiet about Aeron's report of an orderly shutdown.
  */
 class ComponentErrorsTest
 {
@@ -34,6 +35,18 @@ class ComponentErrorsTest
         assertEquals(List.of(error), fatal);
         assertTrue(log().contains("bourse node 2: service thread died of java.lang.OutOfMemoryError: Cannot reserve"),
             log());
+    }
+
+    @Test
+    void anAeronClientTimeoutStopsTheNode()
+    {
+        final ConductorServiceTimeoutException timeout =
+            new ConductorServiceTimeoutException("service interval exceeded: timeout=10s, interval=12012754929ns");
+        errors.onError(timeout);
+        assertEquals(List.of(timeout), fatal);
+        assertTrue(log().contains("bourse node 2: Aeron closed the service's client: " +
+            "io.aeron.exceptions.ConductorServiceTimeoutException: FATAL - service interval exceeded"), log());
+        assertTrue(log().strip().endsWith("; it stops (restarted, it recovers from its journal)"), log());
     }
 
     @Test
