@@ -4,11 +4,11 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.aeron.exceptions.DriverTimeoutException;
 import org.agrona.IoUtil;
-import org.agrona.concurrent.ShutdownSignalBarrier;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -80,13 +80,14 @@ class MediaDriverTimeoutTest
     }
 
     /**
-     * A media driver alone in its process, on the directory given as its argument, until the process is killed.
+     * A media driver alone in its process, on the directory given as its argument, until its standard input ends:
+     * the test closes it, or its JVM is gone however it ended, so that no driver outlives the test.
      */
     public static final class StandaloneDriver
     {
         static final String READY = "driver ready";
 
-        public static void main(final String[] args)
+        public static void main(final String[] args) throws IOException
         {
             try (MediaDriver ignored = MediaDriver.launch(new MediaDriver.Context()
                 .aeronDirectoryName(args[0])
@@ -98,7 +99,10 @@ class MediaDriverTimeoutTest
                 .dirDeleteOnShutdown(true)))
             {
                 System.out.println(READY);
-                new ShutdownSignalBarrier().await();
+                while (System.in.read() >= 0)
+                {
+                    // Nothing is sent: the read only waits for the end of the input.
+                }
             }
         }
     }
