@@ -269,11 +269,11 @@ public final class ClusterNode implements AutoCloseable
 
         /**
          * What the node does when one of its components' threads dies of an {@link Error} (out of memory, a stack
-         * overflow), or its consensus module or service terminates while the node is not closing (Aeron's timeouts
-         * after a long pause, for one): the node can no longer make progress, and waiting would only leave clients
-         * hanging. The default
-         * halts the JVM with {@link FatalErrors#EXIT_CODE} at once, as a crash would, so that a supervisor restarts the
-         * node and recovery rebuilds its state from the journal.
+         * overflow), Aeron closes a component's client on one of its timeouts (after a long pause), or the consensus
+         * module or service terminates while the node is not closing: the node can no longer make progress, and
+         * waiting would only leave clients hanging. The default halts the JVM with {@link FatalErrors#EXIT_CODE} at
+         * once, as a crash would, so that a supervisor restarts the node and recovery rebuilds its state from the
+         * journal.
          */
         public Context onFatalError(final Consumer<Throwable> onFatalError)
         {

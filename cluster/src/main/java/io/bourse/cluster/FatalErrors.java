@@ -53,16 +53,11 @@ public final class FatalErrors
     {
         return error ->
         {
-            if (error instanceof Error)
+            if (error instanceof Error || closesTheAeronClient(error))
             {
-                log.printf("%s: %s thread died of %s; it stops (restarted, %s)%n", process, component, error, restart);
-                log.flush();
-                onFatal.accept(error);
-            }
-            else if (closesTheAeronClient(error))
-            {
-                log.printf("%s: Aeron closed the %s's client: %s; it stops (restarted, %s)%n",
-                    process, component, error, restart);
+                final String what = error instanceof Error ?
+                    component + " thread died of " + error : "Aeron closed the " + component + "'s client: " + error;
+                log.printf("%s: %s; it stops (restarted, %s)%n", process, what, restart);
                 log.flush();
                 onFatal.accept(error);
             }

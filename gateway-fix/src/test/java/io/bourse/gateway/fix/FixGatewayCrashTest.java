@@ -167,7 +167,10 @@ class FixGatewayCrashTest
         }
     }
 
-    private static JavaChildProcess startGateway(final File dataDir, final int fixPort, final String ingressEndpoints)
+    /**
+     * The gateway in a process of its own ({@link FixGatewayProcess}), on its data directory, once it is ready.
+     */
+    static JavaChildProcess startGateway(final File dataDir, final int fixPort, final String ingressEndpoints)
     {
         return JavaChildProcess.start("gateway", List.of("-Xms256m", "-Xmx256m", "-XX:+UseSerialGC"),
             FixGatewayProcess.class.getName(), List.of(dataDir.getPath(), Integer.toString(fixPort), ingressEndpoints),

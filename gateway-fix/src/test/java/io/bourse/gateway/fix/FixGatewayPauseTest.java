@@ -10,8 +10,6 @@ import quickfix.field.MsgType;
 import quickfix.field.Side;
 
 import java.io.File;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,7 +23,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FixGatewayPauseTest
 {
-    private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
     /**
      * Past Aeron's default driver timeout and client liveness timeout, both 10 s.
      */
@@ -39,7 +36,7 @@ class FixGatewayPauseTest
         {
             final File dataDir = new File(exchange.baseDir, "fix");
             final String ingress = exchange.node().context().ingressEndpoints();
-            gateway = startGateway(dataDir, exchange.fixPort, ingress);
+            gateway = FixGatewayCrashTest.startGateway(dataDir, exchange.fixPort, ingress);
             try (QfjClient trader = new QfjClient(
                 exchange.fixPort, FixGatewayCrashTest.TRADER.senderCompId(), FixGatewayCrashTest.TRADER.password()))
             {
@@ -55,7 +52,7 @@ class FixGatewayPauseTest
                     "it stops (restarted, it takes its sessions and reports up where they were)"),
                     "the gateway says it stops");
 
-                gateway = startGateway(dataDir, exchange.fixPort, ingress);
+                gateway = FixGatewayCrashTest.startGateway(dataDir, exchange.fixPort, ingress);
                 trader.awaitLogon();
                 trader.send(FixGatewayTest.limit("after", Side.BUY, "0.01", "10.00"));
                 assertNew(trader.next(MsgType.EXECUTION_REPORT), "after");
@@ -74,12 +71,5 @@ class FixGatewayPauseTest
     {
         assertEquals(clOrdId, report.getString(ClOrdID.FIELD));
         assertEquals(ExecType.NEW, report.getChar(ExecType.FIELD));
-    }
-
-    private static JavaChildProcess startGateway(final File dataDir, final int fixPort, final String ingressEndpoints)
-    {
-        return JavaChildProcess.start("gateway", List.of("-Xms256m", "-Xmx256m", "-XX:+UseSerialGC"),
-            FixGatewayProcess.class.getName(), List.of(dataDir.getPath(), Integer.toString(fixPort), ingressEndpoints),
-            FixGatewayProcess.READY, TIMEOUT_NS);
     }
 }

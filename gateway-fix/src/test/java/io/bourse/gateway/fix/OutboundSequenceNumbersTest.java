@@ -21,8 +21,7 @@ class OutboundSequenceNumbersTest
     @Test
     void theHighestNumberHandedOverOnATrackedConnectionIsKeptAcrossARestart()
     {
-        final File file = new File(dir, "outbound.dat");
-        try (OutboundSequenceNumbers.Numbers session = new OutboundSequenceNumbers.Numbers(new FixEventPosition(file)))
+        try (OutboundSequenceNumbers.Numbers session = openSession())
         {
             numbers.track(11, session);
             numbers.beforeSend(11, 3, 40);
@@ -32,7 +31,7 @@ class OutboundSequenceNumbersTest
             // Another connection, not tracked, is not this session's.
             numbers.beforeSend(12, 3, 900);
         }
-        try (FixEventPosition record = new FixEventPosition(file))
+        try (FixEventPosition record = new FixEventPosition(file()))
         {
             assertEquals(3, record.batchSequence(), "sequence index");
             assertEquals(41, record.logPosition(), "highest MsgSeqNum handed over");
@@ -42,13 +41,12 @@ class OutboundSequenceNumbersTest
     @Test
     void aSessionGoesOnAfterTheRecordOnlyWhenArtioCountsFewerSentInTheSameSequenceIndex()
     {
-        final File file = new File(dir, "outbound.dat");
-        try (OutboundSequenceNumbers.Numbers session = new OutboundSequenceNumbers.Numbers(new FixEventPosition(file)))
+        try (OutboundSequenceNumbers.Numbers session = openSession())
         {
             assertEquals(-1, session.beyond(0, 0), "nothing recorded yet");
             session.beforeSend(2, 775);
         }
-        try (OutboundSequenceNumbers.Numbers session = new OutboundSequenceNumbers.Numbers(new FixEventPosition(file)))
+        try (OutboundSequenceNumbers.Numbers session = openSession())
         {
             assertEquals(775, session.beyond(2, 765));
             assertEquals(-1, session.beyond(2, 775), "Artio has them all");
@@ -60,15 +58,14 @@ class OutboundSequenceNumbersTest
     @Test
     void aLogonInANewSequenceIndexStartsTheCountAgain()
     {
-        final File file = new File(dir, "outbound.dat");
-        try (OutboundSequenceNumbers.Numbers session = new OutboundSequenceNumbers.Numbers(new FixEventPosition(file)))
+        try (OutboundSequenceNumbers.Numbers session = openSession())
         {
             session.beforeSend(2, 500);
             session.beforeSend(3, 1);
             session.beforeSend(3, 2);
             assertEquals(2, session.beyond(3, 0));
         }
-        try (FixEventPosition record = new FixEventPosition(file))
+        try (FixEventPosition record = new FixEventPosition(file()))
         {
             assertEquals(3, record.batchSequence());
             assertEquals(2, record.logPosition());
@@ -78,8 +75,7 @@ class OutboundSequenceNumbersTest
     @Test
     void aConnectionUntrackedRecordsNothingMoreAndTheSessionKeepsItsCountOnItsNextConnection()
     {
-        final File file = new File(dir, "outbound.dat");
-        try (OutboundSequenceNumbers.Numbers session = new OutboundSequenceNumbers.Numbers(new FixEventPosition(file)))
+        try (OutboundSequenceNumbers.Numbers session = openSession())
         {
             numbers.track(11, session);
             numbers.beforeSend(11, 1, 5);
@@ -92,5 +88,18 @@ class OutboundSequenceNumbersTest
             numbers.beforeSend(12, 1, 7);
             assertEquals(7, session.beyond(1, 0));
         }
+    }
+
+    /**
+     * The session's record as a gateway opens it at start: what earlier runs (in this test, earlier blocks) kept.
+     */
+    private OutboundSequenceNumbers.Numbers openSession()
+    {
+        return new OutboundSequenceNumbers.Numbers(new FixEventPosition(file()));
+    }
+
+    private File file()
+    {
+        return new File(dir, "outbound.dat");
     }
 }
