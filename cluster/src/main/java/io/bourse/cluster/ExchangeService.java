@@ -19,6 +19,7 @@ import io.bourse.protocol.cluster.MessageHeaderDecoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
 import io.bourse.protocol.cluster.ReplayCompleteEncoder;
 import io.bourse.protocol.cluster.ReplayRequestDecoder;
+import io.bourse.protocol.cluster.ReplayStartEncoder;
 import io.bourse.protocol.cluster.RequestDecoder;
 import io.bourse.protocol.cluster.RequestIgnoredEncoder;
 import io.bourse.protocol.cluster.SnapshotRequestDecoder;
@@ -68,6 +69,7 @@ public final class ExchangeService implements ClusteredService
     private final EventBatchEncoder batchEncoder = new EventBatchEncoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
     private final ReplayCompleteEncoder replayCompleteEncoder = new ReplayCompleteEncoder();
+    private final ReplayStartEncoder replayStartEncoder = new ReplayStartEncoder();
     private final RequestIgnoredEncoder requestIgnoredEncoder = new RequestIgnoredEncoder();
     private final ExpandableDirectByteBuffer batchBuffer = new ExpandableDirectByteBuffer(64 * 1024);
     private final ExpandableDirectByteBuffer resendBuffer = new ExpandableDirectByteBuffer(64 * 1024);
@@ -90,7 +92,10 @@ public final class ExchangeService implements ClusteredService
     private long droppedSends;
 
     private ClientSession replaySession;
+    private long replayClientId;
     private long replayFromLogPosition;
+    private boolean replayStarted;
+    private boolean replayStopped;
     private long retryClientId;
     private long retryRequestSequence;
     private int resentCount;
@@ -520,18 +525,30 @@ public final class ExchangeService implements ClusteredService
         return true;
     }
 
+    /**
+     * Re-send to one session the batches held after a log position: a {@code ReplayStart} naming the first, the
+     * batches, then a {@code ReplayComplete}. A client that missed batches no longer held learns it from the start's
+     * sequence and goes on from there.
+     */
     private void replay(final ClientSession session, final long clientId, final long fromLogPosition)
     {
         replaySession = session;
+        replayClientId = clientId;
         replayFromLogPosition = fromLogPosition;
+        replayStarted = false;
+        replayStopped = false;
         resentCount = 0;
         history.forEach(this::resendIfAfter);
+        if (!replayStarted && !replayStopped)
+        {
+            // Nothing held after the position: the next batch made is the first the client can have.
+            sendReplayStart(nextBatchSequence);
+        }
         replaySession = null;
         replayCompleteEncoder.wrapAndApplyHeader(replyBuffer, 0, headerEncoder)
             .clientId(clientId)
             .fromLogPosition(fromLogPosition)
-            .batchCount(resentCount)
-            .gap(history.droppedUpToLogPosition() > fromLogPosition ? BooleanType.TRUE : BooleanType.FALSE);
+            .batchCount(resentCount);
         send(session, replyBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + replayCompleteEncoder.encodedLength());
     }
 
@@ -540,7 +557,28 @@ public final class ExchangeService implements ClusteredService
     {
         batchDecoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, EventBatchDecoder.BLOCK_LENGTH,
             EventBatchDecoder.SCHEMA_VERSION);
-        return batchDecoder.logPosition() <= replayFromLogPosition || resend(buffer, offset, length);
+        if (batchDecoder.logPosition() <= replayFromLogPosition)
+        {
+            return true;
+        }
+        if (!replayStarted && !sendReplayStart(batchDecoder.batchSequence()) || !resend(buffer, offset, length))
+        {
+            // Back-pressure: the client asks again for the rest.
+            replayStopped = true;
+            return false;
+        }
+        return true;
+    }
+
+    private boolean sendReplayStart(final long firstBatchSequence)
+    {
+        replayStartEncoder.wrapAndApplyHeader(replyBuffer, 0, headerEncoder)
+            .clientId(replayClientId)
+            .fromLogPosition(replayFromLogPosition)
+            .firstBatchSequence(firstBatchSequence);
+        replayStarted = send(
+            replaySession, replyBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + replayStartEncoder.encodedLength());
+        return replayStarted;
     }
 
     /**

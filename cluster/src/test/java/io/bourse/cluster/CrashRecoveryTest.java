@@ -551,7 +551,7 @@ class CrashRecoveryTest
             System.out.println("CrashRecoveryTest: request " + requestSequence + " ignored: " + reason);
         }
 
-        public void onGap(final long fromLogPosition)
+        public void onGap(final long fromLogPosition, final boolean renumbered)
         {
             throw new AssertionError("the client missed batches after log position " + fromLogPosition);
         }

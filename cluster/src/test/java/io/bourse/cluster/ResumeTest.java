@@ -13,18 +13,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A client that resumes after a batch an earlier run dealt with gets every later batch, in order, from the
- * cluster's history; one that resumes from a numbering the cluster never reached takes up the cluster's and says
+ * cluster's history; one that resumes from before what the history holds says there was a gap once and goes on from
+ * the oldest batch held; one that resumes from a numbering the cluster never reached takes up the cluster's and says
  * there was a gap.
  */
 class ResumeTest
 {
     /**
-     * Every batch delivered, as sequence and log position, and the gaps reported.
+     * Every batch delivered, as sequence and log position, and the gaps reported (whether renumbered, in step).
      */
     private static final class Batches implements ExchangeClientListener
     {
         final List<long[]> batches = new ArrayList<>();
         final List<Long> gaps = new ArrayList<>();
+        final List<Boolean> renumbered = new ArrayList<>();
 
         public void onEventBatch(
             final long batchSequence, final long logPosition, final long timestampNs, final long clientId,
@@ -34,9 +36,10 @@ class ResumeTest
             batches.add(new long[] { batchSequence, logPosition });
         }
 
-        public void onGap(final long fromLogPosition)
+        public void onGap(final long fromLogPosition, final boolean renumbered)
         {
             gaps.add(fromLogPosition);
+            this.renumbered.add(renumbered);
         }
 
         long lastSequence()
@@ -97,8 +100,120 @@ class ResumeTest
                         return !foreign.batches.isEmpty();
                     });
                 }
-                assertEquals(1, foreign.gaps.size(), "the client says it has missed what came before");
+                assertEquals(List.of(true), foreign.renumbered, "the client says it has missed what came before");
                 assertTrue(foreign.batches.get(0)[0] > lastSequence);
+            }
+        }
+    }
+
+    @Test
+    void aClientResumedFromBeforeTheHistoryIsToldOfTheGapOnceAndGoesOnFromTheOldestBatchHeld()
+    {
+        try (TestCluster cluster = new TestCluster(1, context -> context.historyCapacityBytes(4096)))
+        {
+            cluster.startAll();
+            cluster.awaitLeader();
+            final ReferenceWorkload workload = new ReferenceWorkload(32);
+            try (TestClient trader = new TestClient(cluster))
+            {
+                trader.awaitConnected();
+                workload.setUp(trader);
+                trader.awaitAllAnswered();
+                final TestClient.Batch resumePoint = trader.batches.get(trader.batches.size() - 1);
+                // Far more than 4 KiB of batches: the cluster no longer holds the first ones after the resume point.
+                workload.trade(trader, 300);
+                trader.awaitAllAnswered();
+                final long lastSequence = trader.batches.get(trader.batches.size() - 1).batchSequence();
+
+                final Batches resumed = new Batches();
+                try (ExchangeClient client = client(cluster, resumed, resumePoint.batchSequence(),
+                    resumePoint.logPosition()))
+                {
+                    TestCluster.await("the resumed client has the batches up to " + lastSequence, () ->
+                    {
+                        client.doWork();
+                        return resumed.lastSequence() >= lastSequence;
+                    });
+                    assertEquals(List.of(resumePoint.logPosition()), resumed.gaps, "one gap, after the resume point");
+                    assertEquals(List.of(false), resumed.renumbered, "dropped from the history, not renumbered");
+                    final long firstHeld = resumed.batches.get(0)[0];
+                    assertTrue(firstHeld > resumePoint.batchSequence() + 1, "the first batches are no longer held");
+                    for (int i = 0; i < resumed.batches.size(); i++)
+                    {
+                        assertEquals(firstHeld + i, resumed.batches.get(i)[0], "in order from the oldest held");
+                    }
+
+                    // And live from there on: the batches made now come as they are made.
+                    workload.trade(trader, 20);
+                    trader.awaitAllAnswered();
+                    final long newLast = trader.batches.get(trader.batches.size() - 1).batchSequence();
+                    TestCluster.await("the resumed client has the new batches up to " + newLast, () ->
+                    {
+                        client.doWork();
+                        return resumed.lastSequence() >= newLast;
+                    });
+                    assertEquals(1, resumed.gaps.size(), "no gap after the first");
+                    assertEquals(newLast - firstHeld + 1, resumed.batches.size(), "each batch once");
+                }
+            }
+        }
+    }
+
+    @Test
+    void aClientThatFellBehindPastTheHistoryIsToldOfTheGapOnceAndGoesOnLive()
+    {
+        try (TestCluster cluster = new TestCluster(1, context -> context.historyCapacityBytes(4096)))
+        {
+            cluster.startAll();
+            cluster.awaitLeader();
+            final ReferenceWorkload workload = new ReferenceWorkload(33);
+            try (TestClient trader = new TestClient(cluster))
+            {
+                trader.awaitConnected();
+                workload.setUp(trader);
+                trader.awaitAllAnswered();
+                final Batches slow = new Batches();
+                // A small egress term: the cluster finds this client's stream full soon and drops what does not fit.
+                try (ExchangeClient client = new ExchangeClient(new ExchangeClient.Context()
+                    .ingressEndpoints(cluster.ingressEndpoints())
+                    .egressChannel("aeron:udp?endpoint=localhost:0|term-length=65536")
+                    .listener(slow)))
+                {
+                    awaitConnected(client);
+                    workload.trade(trader, 5);
+                    trader.awaitAllAnswered();
+                    TestCluster.await("the slow client has a batch", () ->
+                    {
+                        client.doWork();
+                        return !slow.batches.isEmpty();
+                    });
+                    final long lastBeforeSeen = slow.lastSequence();
+
+                    // Not polled meanwhile: far more than its stream and the 4 KiB history hold.
+                    workload.trade(trader, 1_000);
+                    trader.awaitAllAnswered();
+                    final long lastSequence = trader.batches.get(trader.batches.size() - 1).batchSequence();
+                    TestCluster.await("the slow client has the batches up to " + lastSequence, () ->
+                    {
+                        client.doWork();
+                        return slow.lastSequence() >= lastSequence;
+                    });
+                    assertEquals(1, slow.gaps.size(), "one gap");
+                    assertEquals(List.of(false), slow.renumbered, "dropped from the history, not renumbered");
+                    int gapAt = -1;
+                    for (int i = 1; i < slow.batches.size(); i++)
+                    {
+                        if (slow.batches.get(i)[0] != slow.batches.get(i - 1)[0] + 1)
+                        {
+                            assertEquals(-1, gapAt, "batches in order but for the one gap");
+                            gapAt = i;
+                        }
+                    }
+                    assertTrue(gapAt > 0 && slow.batches.get(gapAt - 1)[0] >= lastBeforeSeen,
+                        "the gap comes after what the client had seen");
+                    assertEquals(slow.batches.get(gapAt - 1)[1], (long)slow.gaps.get(0),
+                        "the gap is reported after the last batch delivered before it");
+                }
             }
         }
     }

@@ -149,9 +149,10 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
         System.out.println("[client] connected, leader " + leaderMemberId + ": " + this);
     }
 
-    public void onGap(final long fromLogPosition)
+    public void onGap(final long fromLogPosition, final boolean renumbered)
     {
-        System.out.println("[client] gap after log position " + fromLogPosition + ": " + this);
+        System.out.println("[client] gap after log position " + fromLogPosition + (renumbered ? ", renumbered" : "") +
+            ": " + this);
     }
 
     public void onRequestIgnored(final long requestSequence, final IgnoredReason reason)

@@ -15,6 +15,7 @@ import io.bourse.protocol.cluster.MessageHeaderDecoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
 import io.bourse.protocol.cluster.ReplayCompleteDecoder;
 import io.bourse.protocol.cluster.ReplayRequestEncoder;
+import io.bourse.protocol.cluster.ReplayStartDecoder;
 import io.bourse.protocol.cluster.RequestEncoder;
 import io.bourse.protocol.cluster.RequestIgnoredDecoder;
 import io.bourse.protocol.cluster.SnapshotRequestEncoder;
@@ -229,6 +230,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private final StateChunkDecoder stateChunkDecoder = new StateChunkDecoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
     private final ReplayCompleteDecoder replayCompleteDecoder = new ReplayCompleteDecoder();
+    private final ReplayStartDecoder replayStartDecoder = new ReplayStartDecoder();
     private final RequestIgnoredDecoder requestIgnoredDecoder = new RequestIgnoredDecoder();
     private final RequestDecoderView requestView = new RequestDecoderView();
     private final ExpandableRingBuffer.MessageConsumer sender = this::sendUnanswered;
@@ -648,10 +650,14 @@ public final class ExchangeClient implements Agent, AutoCloseable
                 if (replayCompleteDecoder.clientId() == clientId)
                 {
                     replayPending = false;
-                    if (replayCompleteDecoder.gap() == BooleanType.TRUE)
-                    {
-                        listener.onGap(replayCompleteDecoder.fromLogPosition());
-                    }
+                }
+            }
+            case ReplayStartDecoder.TEMPLATE_ID ->
+            {
+                replayStartDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+                if (replayStartDecoder.clientId() == clientId)
+                {
+                    onReplayStart(replayStartDecoder.firstBatchSequence());
                 }
             }
             case StateChunkDecoder.TEMPLATE_ID ->
@@ -692,6 +698,20 @@ public final class ExchangeClient implements Agent, AutoCloseable
         }
     }
 
+    /**
+     * A replay begins with this batch: when it comes after the next one this client needs, those between are no
+     * longer held by the cluster. Asking again would bring the same answer, so the client says so and takes up the
+     * stream from there.
+     */
+    private void onReplayStart(final long firstBatchSequence)
+    {
+        if (lastBatchSequence != 0 && firstBatchSequence > lastBatchSequence + 1)
+        {
+            listener.onGap(lastLogPosition, false);
+            lastBatchSequence = firstBatchSequence - 1;
+        }
+    }
+
     private void onBatch(final DirectBuffer buffer, final int offset, final int length)
     {
         final long batchSequence = batchDecoder.batchSequence();
@@ -701,7 +721,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
             if (batchSequence <= lastBatchSequence)
             {
                 // A batch made now, numbered at or below the resumed one: another cluster's numbering.
-                listener.onGap(lastLogPosition);
+                listener.onGap(lastLogPosition, true);
                 lastBatchSequence = batchSequence - 1;
                 replayPending = false;
             }

@@ -34,9 +34,15 @@ public interface ExchangeClientListener
 
     /**
      * Batches after {@code fromLogPosition} were missed and are no longer held by the cluster: state derived from
-     * the event stream must be rebuilt (for example by querying open orders).
+     * the event stream must be rebuilt (for example by querying open orders). The batches delivered next go on from
+     * the oldest the cluster still holds.
+     *
+     * @param renumbered false when the missed batches were dropped from the cluster's history and the numbering goes
+     *                   on (a sequence seen before still compares with later ones); true when the cluster numbers
+     *                   its batches afresh (it is not the one a resumed position came from), so sequences seen before
+     *                   no longer compare with the ones to come.
      */
-    default void onGap(final long fromLogPosition)
+    default void onGap(final long fromLogPosition, final boolean renumbered)
     {
     }
 

@@ -134,7 +134,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final char STATUS_CANCELED = '4';
     private static final char STATUS_REJECTED = '8';
     private static final char STATUS_EXPIRED = 'C';
+    private static final char STATUS_DONE_FOR_DAY = '3';
     private static final char[] NONE = "NONE".toCharArray();
+    private static final String RESTATED_AFTER_RESTART = "Filled while the gateway was down";
+    private static final String RESTATED_AFTER_GAP = "Filled while the gateway missed the exchange's events";
+    private static final String CLOSED_AFTER_RESTART =
+        "Closed while the gateway was down; fills not reported here are in the exchange's trade history";
+    private static final String CLOSED_AFTER_GAP =
+        "Closed while the gateway missed the exchange's events; fills not reported here are in the exchange's " +
+        "trade history";
 
     /**
      * Every MsgType of FIX 4.4: one of these the gateway does not handle is answered with a BusinessMessageReject
@@ -208,9 +216,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private final ArrayList<FixSessionState> sessionsAwaitingCancelOnDisconnect = new ArrayList<>();
     /**
-     * Orders restored from the gateway's store whose state is still to be asked of the engine.
+     * Orders whose state is still to be asked of the engine: restored from the gateway's store, or open when events
+     * were missed for good. One that changed meanwhile is restated.
      */
-    private final ArrayDeque<FixOrder> ordersToQueryAfterRestore = new ArrayDeque<>();
+    private final ArrayDeque<FixOrder> ordersToQuery = new ArrayDeque<>();
+    /**
+     * Why a queried order is restated: the gateway missed events while running, rather than while down. A gap in the
+     * events before the first batch since the start is the time the gateway was down.
+     */
+    private boolean missedEventsWhileUp;
+    private boolean batchHandledSinceStart;
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
@@ -352,8 +367,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             ordersByOrderId.put(order.orderId, order);
             session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
         }
-        ordersToQueryAfterRestore.addAll(ordersByOrderId.values());
-        ordersToQueryAfterRestore.addAll(pendingRestored.values());
+        ordersToQuery.addAll(ordersByOrderId.values());
+        ordersToQuery.addAll(pendingRestored.values());
         openOrders.lazySet(ordersByOrderId.size());
     }
 
@@ -378,9 +393,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return work;
         }
         work += client.doWork();
-        if (!ordersToQueryAfterRestore.isEmpty() && client.isConnected())
+        if (!ordersToQuery.isEmpty() && client.isConnected())
         {
-            work += queryRestoredOrders();
+            work += queryOrders();
         }
         if (!sessionsAwaitingCancelOnDisconnect.isEmpty())
         {
@@ -1290,6 +1305,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final int eventCount)
     {
         final Pending pending = clientId == client.clientId() ? pendingByRequest.remove(requestSequence) : null;
+        batchHandledSinceStart = true;
         if (latencyProbe != null)
         {
             eventsReceivedNs = clock.nanoTime();
@@ -1333,15 +1349,25 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * Batches were missed, or the cluster is another one whose batches are numbered afresh: the sessions' last
-     * batches no longer say which reports they were sent, and none is left out as sent before.
+     * Batches were missed that the cluster no longer holds (the gateway was away, or fell behind, longer than the
+     * cluster's history lasts), or the cluster is another one whose batches are numbered afresh. The reports those
+     * batches would have made are never made: every open order is asked about, and one that traded meanwhile is
+     * restated (one that closed meanwhile is forgotten, its last report standing). Numbered afresh, the sessions'
+     * last batches no longer say which reports they were sent, and none is left out as sent before.
      */
-    public void onGap(final long fromLogPosition)
+    public void onGap(final long fromLogPosition, final boolean renumbered)
     {
-        for (final FixSessionState session : sessionsByCompId.values())
+        if (renumbered)
         {
-            delivered(session, 0, 0);
+            for (final FixSessionState session : sessionsByCompId.values())
+            {
+                delivered(session, 0, 0);
+            }
         }
+        missedEventsWhileUp |= batchHandledSinceStart;
+        ordersToQuery.clear();
+        ordersToQuery.addAll(ordersByOrderId.values());
+        ordersToQuery.addAll(pendingRestored.values());
     }
 
     public void onRequestIgnored(final long requestSequence, final io.bourse.protocol.cluster.IgnoredReason reason)
@@ -1537,10 +1563,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         sendReport(order, EXEC_NEW, ordStatus(order), 0, 0, 0, null, null, 0);
                     }
                 }
-                else if (pending != null && pending.type == PENDING_RESTORE)
+                else if (pending != null && pending.type == PENDING_RESTORE &&
+                    ordersByOrderId.get(pending.order.orderId) == pending.order)
                 {
-                    // Fills while the gateway was down: their reports were never made, so the order's totals catch
-                    // up and the client gets one Restated report with them.
+                    // Fills while the gateway was down, or among events it missed: their reports were never made, so
+                    // the order's totals catch up and the client gets one Restated report with them.
                     final FixOrder order = pending.order;
                     final boolean changed = order.filledQuantity != orderStatus.filledQuantity() ||
                         order.quantity != orderStatus.quantity();
@@ -1551,7 +1578,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     {
                         store.writeOpen(order);
                         sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0,
-                            "Filled while the gateway was down", null, 0);
+                            missedEventsWhileUp ? RESTATED_AFTER_GAP : RESTATED_AFTER_RESTART, null, 0);
                     }
                 }
             }
@@ -1613,7 +1640,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 else if (reason == RejectReason.UNKNOWN_ORDER)
                 {
-                    // Closed while the gateway was not listening (or the order is gone): nothing more will come.
+                    if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
+                    {
+                        // Closed (filled, canceled or expired) among events the gateway never saw: the client learns
+                        // that it is done rather than hold it open for ever. Which way it ended is not known here.
+                        final boolean restore = pending.type == PENDING_RESTORE;
+                        sendReport(order, restore ? EXEC_RESTATED : EXEC_STATUS, STATUS_DONE_FOR_DAY, 0, 0, 0,
+                            missedEventsWhileUp || !restore ? CLOSED_AFTER_GAP : CLOSED_AFTER_RESTART,
+                            restore ? null : pending, 0);
+                    }
                     closeOrder(order);
                 }
             }
@@ -1730,7 +1765,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             report.execID(idBuffer, 0, idLength + 1 + indexLength);
         }
         final boolean terminal = ordStatus == STATUS_CANCELED || ordStatus == STATUS_REJECTED ||
-            ordStatus == STATUS_EXPIRED || ordStatus == STATUS_FILLED;
+            ordStatus == STATUS_EXPIRED || ordStatus == STATUS_FILLED || ordStatus == STATUS_DONE_FOR_DAY;
         final long leaves = terminal ? 0 :
             (execType == EXEC_TRADE ? remainingQuantity : Math.max(0, order.quantity - order.filledQuantity));
         report.execType(execType)
@@ -2141,13 +2176,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * Ask the engine about each order restored from the gateway's store, as many as the client takes now.
+     * Ask the engine about each order to query (restored from the gateway's store, or open across a gap in the events),
+     * as many as the client takes now.
      */
-    private int queryRestoredOrders()
+    private int queryOrders()
     {
         int sent = 0;
         FixOrder order;
-        while ((order = ordersToQueryAfterRestore.peekFirst()) != null)
+        while ((order = ordersToQuery.peekFirst()) != null)
         {
             final boolean pendingOrder = order.orderId == 0;
             if (pendingOrder ? pendingRestored.get(order.engineClientOrderId) == order :
@@ -2165,7 +2201,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 pendingByRequest.put(requestSequence, newPending(PENDING_RESTORE, order.session, order));
                 sent++;
             }
-            ordersToQueryAfterRestore.pollFirst();
+            ordersToQuery.pollFirst();
         }
         return sent;
     }

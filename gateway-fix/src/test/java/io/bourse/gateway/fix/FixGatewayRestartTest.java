@@ -178,12 +178,7 @@ class FixGatewayRestartTest
             assertNull(bob.poll(500), "BOB's reports are not sent again");
 
             // Her records caught up once the reports were sent: R2 trades on from its half.
-            bob.send(limit("B2", Side.BUY, "0.5", "201.00"));
-            report(bob, ExecType.NEW, OrdStatus.NEW);
-            report(bob, ExecType.TRADE, OrdStatus.FILLED);
-            final Message done = report(alice, ExecType.TRADE, OrdStatus.FILLED);
-            assertEquals("R2", done.getString(ClOrdID.FIELD));
-            assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            buyTheRest(bob, "B2", "0.5", "201.00", alice, "R2");
 
             // And a restart now, with nothing held, replays nothing anyone was sent.
             exchange.stopGateway();
@@ -375,6 +370,86 @@ class FixGatewayRestartTest
     /**
      * Resting sell orders of 0.0001 at one price, in rounds small enough for the gateway's client to take.
      */
+    /**
+     * A restart whose replay reaches back past what the node's history holds (a session was away with reports held
+     * for it, and many events followed): the gateway goes on from the oldest batch held instead of asking again for
+     * ever, restates the order whose fill was among the lost batches and reports the one that closed among them as
+     * done, sends nobody anything twice, and follows the exchange's events live from then on.
+     */
+    @Test
+    void aReplayPastTheNodesHistoryRestatesWhatWasLostAndGoesOn() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = new FixTestExchange(context -> context
+            .session(ALICE)
+            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0)))
+            .historyCapacityBytes(16 * 1024).start();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
+            QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
+        {
+            alice.send(limit("R1", Side.SELL, "1", "200.00"));
+            final String orderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            alice.send(limit("R2", Side.SELL, "1", "199.00"));
+            final String closedOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            alice.session().logout("going away");
+            FixTestExchange.await("ALICE logged out", () -> !alice.isLoggedOn());
+
+            // All of R2 and 0.4 of R1 trade while ALICE is away.
+            bob.send(limit("B1", Side.BUY, "1.4", "200.00"));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            report(bob, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
+            report(bob, ExecType.TRADE, OrdStatus.FILLED);
+            // Far more than 16 KiB of events: the batch with ALICE's fill is no longer held when the gateway restarts.
+            rest(bob, "BR", 400, "300.00");
+            exchange.stopGateway();
+            exchange.startGateway();
+            bob.awaitLogon();
+            alice.session().logon();
+            alice.awaitLogon();
+
+            final Message first = alice.poll(10_000);
+            final Message second = alice.poll(2_000);
+            assertTrue(first != null && second != null, "two reports for ALICE: " + first + ", " + second);
+            final Message restated = "R1".equals(first.getString(ClOrdID.FIELD)) ? first : second;
+            final Message closed = restated == first ? second : first;
+            assertEquals(ExecType.RESTATED, restated.getChar(ExecType.FIELD));
+            assertEquals(OrdStatus.PARTIALLY_FILLED, restated.getChar(OrdStatus.FIELD));
+            assertEquals("R1", restated.getString(ClOrdID.FIELD));
+            assertEquals(orderId, restated.getString(OrderID.FIELD));
+            assertEquals(new BigDecimal("0.4"), restated.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("0.6"), restated.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+            assertEquals("Filled while the gateway was down", restated.getString(Text.FIELD));
+            assertEquals("R2", closed.getString(ClOrdID.FIELD));
+            assertEquals(closedOrderId, closed.getString(OrderID.FIELD));
+            assertEquals(ExecType.RESTATED, closed.getChar(ExecType.FIELD));
+            assertEquals(OrdStatus.DONE_FOR_DAY, closed.getChar(OrdStatus.FIELD));
+            assertEquals(0, closed.getDecimal(LeavesQty.FIELD).signum());
+            assertTrue(closed.getString(Text.FIELD).startsWith("Closed while the gateway was down"),
+                closed.getString(Text.FIELD));
+            assertNull(alice.poll(1_000), "nothing more for ALICE");
+            assertNull(bob.poll(500), "BOB's reports are not sent again");
+
+            // Live again: a new order is answered, and R1 trades on from its restated totals.
+            buyTheRest(bob, "B2", "0.6", "200.00", alice, "R1");
+        }
+    }
+
+    /**
+     * The buyer takes what is left of one of the seller's orders (of 1 in all): his order fills, and hers is reported
+     * filled.
+     */
+    private static void buyTheRest(
+        final QfjClient buyer, final String clOrdId, final String quantity, final String price, final QfjClient seller,
+        final String sellerClOrdId) throws Exception
+    {
+        buyer.send(limit(clOrdId, Side.BUY, quantity, price));
+        report(buyer, ExecType.NEW, OrdStatus.NEW);
+        report(buyer, ExecType.TRADE, OrdStatus.FILLED);
+        final Message done = report(seller, ExecType.TRADE, OrdStatus.FILLED);
+        assertEquals(sellerClOrdId, done.getString(ClOrdID.FIELD));
+        assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
+    }
+
     private static void rest(final QfjClient client, final String prefix, final int count, final String price)
         throws Exception
     {

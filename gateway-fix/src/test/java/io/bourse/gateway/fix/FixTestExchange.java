@@ -41,6 +41,7 @@ final class FixTestExchange implements AutoCloseable
     private ClusterNode node;
     private FixGateway gateway;
     private int gatewayUnansweredBytes;
+    private int historyCapacityBytes = new ClusterNode.Context().historyCapacityBytes();
     private final ByteArrayOutputStream log = new ByteArrayOutputStream();
 
     FixTestExchange(final java.util.function.UnaryOperator<FixGateway.Context> customiser)
@@ -65,6 +66,16 @@ final class FixTestExchange implements AutoCloseable
     FixTestExchange gatewayUnansweredBytes(final int bytes)
     {
         this.gatewayUnansweredBytes = bytes;
+        return this;
+    }
+
+    /**
+     * The node keeps this few bytes of recent event batches for replays (the default is megabytes), so that a test
+     * can make a replay reach past them.
+     */
+    FixTestExchange historyCapacityBytes(final int bytes)
+    {
+        this.historyCapacityBytes = bytes;
         return this;
     }
 
@@ -102,6 +113,7 @@ final class FixTestExchange implements AutoCloseable
             .memberId(0)
             .memberHosts(java.util.List.of("localhost"))
             .portBase(portBase)
+            .historyCapacityBytes(historyCapacityBytes)
             .aeronDirectoryName(new File(System.getProperty("java.io.tmpdir"),
                 "bourse-fix-test-" + ProcessHandle.current().pid() + "-" + portBase).getPath())
             .log(new PrintStream(log, true)));

@@ -286,7 +286,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
     }
 
-    public void onGap(final long fromLogPosition)
+    public void onGap(final long fromLogPosition, final boolean renumbered)
     {
         // Batches are lost for good: the read model is stale until the state is fetched again.
         live = false;
