@@ -38,6 +38,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongArrayList;
 import org.agrona.collections.Object2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochNanoClock;
@@ -143,6 +144,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final String CLOSED_AFTER_GAP =
         "Closed while the gateway missed the exchange's events; fills not reported here are in the exchange's " +
         "trade history";
+    private static final String CLOSED_ANSWER_LOST =
+        "Applied by the exchange and no longer open, its answer among events the gateway missed; how it ended is " +
+        "in the exchange's order and trade history";
 
     /**
      * Every MsgType of FIX 4.4: one of these the gateway does not handle is answered with a BusinessMessageReject
@@ -226,6 +230,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private boolean missedEventsWhileUp;
     private boolean batchHandledSinceStart;
+    /**
+     * After a gap, until the next answer to a request of this gateway's: requests before it still waiting lost theirs.
+     */
+    private boolean answersMayBeLost;
+    private final LongArrayList lostRequests = new LongArrayList();
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
@@ -367,8 +376,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             ordersByOrderId.put(order.orderId, order);
             session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
         }
-        ordersToQuery.addAll(ordersByOrderId.values());
-        ordersToQuery.addAll(pendingRestored.values());
+        queryOpenAndPendingOrders();
         openOrders.lazySet(ordersByOrderId.size());
     }
 
@@ -1304,7 +1312,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final int length,
         final int eventCount)
     {
-        final Pending pending = clientId == client.clientId() ? pendingByRequest.remove(requestSequence) : null;
+        final boolean ownRequest = clientId == client.clientId();
+        final Pending pending = ownRequest ? pendingByRequest.remove(requestSequence) : null;
+        if (ownRequest && answersMayBeLost)
+        {
+            answersMayBeLost = false;
+            sweepLostAnswers(requestSequence);
+        }
+        if (pending != null && pending.type == PENDING_RESTORE)
+        {
+            pending.order.queried = false;
+        }
         batchHandledSinceStart = true;
         if (latencyProbe != null)
         {
@@ -1365,9 +1383,91 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         missedEventsWhileUp |= batchHandledSinceStart;
-        ordersToQuery.clear();
-        ordersToQuery.addAll(ordersByOrderId.values());
-        ordersToQuery.addAll(pendingRestored.values());
+        answersMayBeLost = true;
+        queryOpenAndPendingOrders();
+        log.println("bourse: FIX gateway: the events after log position " + fromLogPosition + " are no longer held " +
+            (renumbered ? "(the cluster numbers its events afresh)" : "by the cluster (the gateway was away or " +
+            "behind for longer than its history lasts)") + "; the " + ordersToQuery.size() + " open or pending " +
+            "order(s) are asked about, and restated where they changed");
+    }
+
+    /**
+     * Answers to this gateway's own requests come in the order of the requests: the first to come after a gap tells
+     * that every request before it still waiting had its answer among the batches missed.
+     */
+    private void sweepLostAnswers(final long answeredRequestSequence)
+    {
+        lostRequests.clear();
+        for (final Long2ObjectHashMap<Pending>.KeyIterator it = pendingByRequest.keySet().iterator(); it.hasNext(); )
+        {
+            final long requestSequence = it.nextLong();
+            if (requestSequence < answeredRequestSequence)
+            {
+                lostRequests.addLong(requestSequence);
+            }
+        }
+        for (int i = 0; i < lostRequests.size(); i++)
+        {
+            onAnswerLost(pendingByRequest.remove(lostRequests.getLong(i)));
+        }
+        if (!lostRequests.isEmpty())
+        {
+            log.println("bourse: FIX gateway: the answers to " + lostRequests.size() + " request(s) were among " +
+                "those events; what each did is asked of the engine");
+        }
+    }
+
+    /**
+     * A request the exchange applied whose answer is among batches the cluster no longer holds. What it did is asked
+     * of the engine instead: a new order by its client order id, as one sent before a restart is; an order a cancel,
+     * replace or query was about by its order id (restated, or reported done, when the answer differs from what the
+     * gateway knows).
+     */
+    private void onAnswerLost(final Pending pending)
+    {
+        final FixOrder order = pending.order;
+        if (pending.type == PENDING_NEW && order.orderId == 0)
+        {
+            order.answerLost = true;
+            pendingRestored.put(order.engineClientOrderId, order);
+            queueQuery(order);
+        }
+        else if (pending.type == PENDING_RESTORE)
+        {
+            order.queried = false;
+            queueQuery(order);
+        }
+        else if (pending.type == PENDING_STATUS && ordersByOrderId.get(order.orderId) == order)
+        {
+            // The gateway's own view; the query after the gap restates the order if the exchange's differs.
+            sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, null, pending, 0);
+        }
+        else if (order != null && order.orderId != 0)
+        {
+            queueQuery(order);
+        }
+        releasePending(pending);
+    }
+
+    private void queryOpenAndPendingOrders()
+    {
+        for (final FixOrder order : ordersByOrderId.values())
+        {
+            queueQuery(order);
+        }
+        for (final FixOrder order : pendingRestored.values())
+        {
+            queueQuery(order);
+        }
+    }
+
+    private void queueQuery(final FixOrder order)
+    {
+        if (!order.queried)
+        {
+            order.queried = true;
+            ordersToQuery.add(order);
+        }
     }
 
     public void onRequestIgnored(final long requestSequence, final io.bourse.protocol.cluster.IgnoredReason reason)
@@ -1375,6 +1475,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Pending pending = pendingByRequest.remove(requestSequence);
         if (pending != null)
         {
+            if (reason == io.bourse.protocol.cluster.IgnoredReason.RETRY_NOT_IN_HISTORY)
+            {
+                onAnswerLost(pending);
+                return;
+            }
             if (pending.type == PENDING_NEW && pending.order.orderId == 0)
             {
                 sendReport(pending.order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ORD_REJ_OTHER,
@@ -1632,10 +1737,19 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 if (reason == RejectReason.UNKNOWN_ORDER && order.orderId == 0 &&
                     pendingRestored.remove(order.engineClientOrderId) == order)
                 {
-                    // Sent before the restart, and neither the replayed events nor the exchange's open orders know
-                    // it: it never reached the exchange (or closed during events the cluster no longer holds).
-                    sendReport(order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ORD_REJ_OTHER,
-                        "Not known to the exchange after the gateway restarted", null, 0);
+                    if (order.answerLost)
+                    {
+                        // Applied, and not open: filled, canceled or refused, its answer no longer held anywhere.
+                        sendReport(order, EXEC_RESTATED, STATUS_DONE_FOR_DAY, 0, 0, 0, CLOSED_ANSWER_LOST, null, 0);
+                    }
+                    else
+                    {
+                        // Sent before the restart, and neither the replayed events nor the exchange's open orders
+                        // know it: it never reached the exchange (or closed during events the cluster no longer
+                        // holds).
+                        sendReport(order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ORD_REJ_OTHER,
+                            "Not known to the exchange after the gateway restarted", null, 0);
+                    }
                     closeOrder(order);
                 }
                 else if (reason == RejectReason.UNKNOWN_ORDER)
@@ -2200,6 +2314,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 pendingByRequest.put(requestSequence, newPending(PENDING_RESTORE, order.session, order));
                 sent++;
+            }
+            else
+            {
+                // Closed, or adopted, meanwhile: nothing to ask.
+                order.queried = false;
             }
             ordersToQuery.pollFirst();
         }

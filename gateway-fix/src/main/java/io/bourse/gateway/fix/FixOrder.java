@@ -31,6 +31,14 @@ final class FixOrder
      * Whether the order store has a PENDING record of it not yet followed by its acceptance or refusal.
      */
     boolean recordedPending;
+    /**
+     * A new order the exchange applied whose answer was among batches the cluster no longer holds.
+     */
+    boolean answerLost;
+    /**
+     * Whether the engine is to be asked about it, or has been and its answer is still to come: asked once at a time.
+     */
+    boolean queried;
 
     void clOrdId(final char[] value, final int length)
     {
@@ -69,6 +77,8 @@ final class FixOrder
         receivedNs = 0;
         commandSentNs = 0;
         recordedPending = false;
+        answerLost = false;
+        queried = false;
     }
 
     /**

@@ -99,39 +99,8 @@ class FixGatewayCrashTest
                 }
 
                 final int total = sent;
-                final long quietNs = TimeUnit.SECONDS.toNanos(5);
-                final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-                long lastAnswerNs = System.nanoTime();
-                while (answers.answeredCount() < total && System.nanoTime() - lastAnswerNs < quietNs &&
-                    System.nanoTime() < deadlineNs)
-                {
-                    if (answers.drain(trader) > 0)
-                    {
-                        lastAnswerNs = System.nanoTime();
-                    }
-                    sleepMs(5);
-                }
-
-                // What a FIX client does about orders it never heard of: ask.
-                final List<String> unanswered = new ArrayList<>();
-                for (int i = 1; i <= total; i++)
-                {
-                    if (!answers.acknowledged.containsKey(clOrdId(i)) && !answers.rejectedIds.contains(clOrdId(i)))
-                    {
-                        unanswered.add(clOrdId(i));
-                        final OrderStatusRequest status = new OrderStatusRequest();
-                        status.set(new ClOrdID(clOrdId(i)));
-                        status.set(new Symbol("BTC-USD"));
-                        status.set(new Side(Side.BUY));
-                        trader.send(status);
-                    }
-                }
-                final long statusDeadlineNs = System.nanoTime() + TIMEOUT_NS;
-                while (answers.statuses.size() < unanswered.size() && System.nanoTime() < statusDeadlineNs)
-                {
-                    answers.drain(trader);
-                    sleepMs(5);
-                }
+                answers.awaitQuiet(trader, total);
+                final List<String> unanswered = answers.askAboutUnanswered(trader, total);
 
                 final String where = "seed " + seed;
                 final int openOrders =
@@ -177,7 +146,7 @@ class FixGatewayCrashTest
             FixGatewayProcess.READY, TIMEOUT_NS);
     }
 
-    private static String clOrdId(final int n)
+    static String clOrdId(final int n)
     {
         return "C" + n;
     }
@@ -185,7 +154,7 @@ class FixGatewayCrashTest
     /**
      * A buy that rests: every price is below the lowest sell (there are none).
      */
-    private static void send(final QfjClient trader, final int n, final SplittableRandom random)
+    static void send(final QfjClient trader, final int n, final SplittableRandom random)
         throws SessionNotFound
     {
         final String price = (1 + random.nextInt(99)) + "." + (10 + random.nextInt(90));
@@ -193,7 +162,7 @@ class FixGatewayCrashTest
         Session.sendToTarget(FixGatewayTest.limit(clOrdId(n), Side.BUY, "0.01", price), trader.sessionId);
     }
 
-    private static void sleepMs(final long ms)
+    static void sleepMs(final long ms)
     {
         try
         {
@@ -209,7 +178,7 @@ class FixGatewayCrashTest
     /**
      * What the initiator was told about each order: a resent report (the same ExecID again) counts once.
      */
-    private static final class Answers
+    static final class Answers
     {
         final Map<String, String> acknowledged = new HashMap<>();
         final Set<String> orderIds = new HashSet<>();
@@ -225,6 +194,54 @@ class FixGatewayCrashTest
         int answeredCount()
         {
             return acknowledged.size() + rejected.size();
+        }
+
+        /**
+         * Take answers until all of the first {@code total} orders have one, or none has come for 5 s.
+         */
+        void awaitQuiet(final QfjClient trader, final int total) throws FieldNotFound
+        {
+            final long quietNs = TimeUnit.SECONDS.toNanos(5);
+            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+            long lastAnswerNs = System.nanoTime();
+            while (answeredCount() < total && System.nanoTime() - lastAnswerNs < quietNs &&
+                System.nanoTime() < deadlineNs)
+            {
+                if (drain(trader) > 0)
+                {
+                    lastAnswerNs = System.nanoTime();
+                }
+                sleepMs(5);
+            }
+        }
+
+        /**
+         * What a FIX client does about orders it never heard of: ask, and wait for the answers.
+         *
+         * @return the ClOrdIDs asked about.
+         */
+        List<String> askAboutUnanswered(final QfjClient trader, final int total) throws FieldNotFound
+        {
+            final List<String> unanswered = new ArrayList<>();
+            for (int i = 1; i <= total; i++)
+            {
+                if (!acknowledged.containsKey(clOrdId(i)) && !rejectedIds.contains(clOrdId(i)))
+                {
+                    unanswered.add(clOrdId(i));
+                    final OrderStatusRequest status = new OrderStatusRequest();
+                    status.set(new ClOrdID(clOrdId(i)));
+                    status.set(new Symbol("BTC-USD"));
+                    status.set(new Side(Side.BUY));
+                    trader.send(status);
+                }
+            }
+            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+            while (statuses.size() < unanswered.size() && System.nanoTime() < deadlineNs)
+            {
+                drain(trader);
+                sleepMs(5);
+            }
+            return unanswered;
         }
 
         /**

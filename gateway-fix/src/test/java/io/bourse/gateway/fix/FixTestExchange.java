@@ -5,6 +5,7 @@ import io.bourse.cluster.LoopbackPorts;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.TradingState;
 import io.aeron.cluster.service.Cluster;
@@ -221,17 +222,8 @@ final class FixTestExchange implements AutoCloseable
      */
     private static void sendCommands(final ExchangeClient.Context clientContext, final Commands commands)
     {
-        final long[] answered = new long[1];
-        final ExchangeClient admin = new ExchangeClient(clientContext.listener(new ExchangeClientListener()
-        {
-            public void onEventBatch(
-                final long batchSequence, final long logPosition, final long timestampNs, final long clientId,
-                final long requestSequence, final DirectBuffer buffer, final int offset, final int length,
-                final int eventCount)
-            {
-                answered[0] = Math.max(answered[0], requestSequence);
-            }
-        }));
+        final AnsweredRequests answered = new AnsweredRequests();
+        final ExchangeClient admin = answered.newClient(clientContext);
         try
         {
             final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
@@ -240,12 +232,50 @@ final class FixTestExchange implements AutoCloseable
             await("commands applied", () ->
             {
                 admin.doWork();
-                return answered[0] >= expected;
+                return answered.upTo() >= expected;
             });
         }
         finally
         {
             admin.close();
+        }
+    }
+
+    /**
+     * Follows the answers to one client's own requests (its batches, or its requests refused): the highest request
+     * sequence answered. Other clients' batches carry their own numbering and say nothing of this client's.
+     */
+    static final class AnsweredRequests implements ExchangeClientListener
+    {
+        private long clientId;
+        private volatile long upTo;
+
+        ExchangeClient newClient(final ExchangeClient.Context context)
+        {
+            final ExchangeClient client = new ExchangeClient(context.listener(this));
+            clientId = client.clientId();
+            return client;
+        }
+
+        long upTo()
+        {
+            return upTo;
+        }
+
+        public void onEventBatch(
+            final long batchSequence, final long logPosition, final long timestampNs, final long clientId,
+            final long requestSequence, final DirectBuffer buffer, final int offset, final int length,
+            final int eventCount)
+        {
+            if (clientId == this.clientId)
+            {
+                upTo = Math.max(upTo, requestSequence);
+            }
+        }
+
+        public void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
+        {
+            upTo = Math.max(upTo, requestSequence);
         }
     }
 

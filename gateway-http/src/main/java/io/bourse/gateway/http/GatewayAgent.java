@@ -82,6 +82,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private long statePosition = -1;
     private long stateRequestedNs;
     private boolean stateRequested;
+    /**
+     * After a gap, until the next answer to a command of this gateway's: commands before it still waiting lost theirs.
+     */
+    private boolean answersMayBeLost;
     private int nextChunkIndex;
     private int stateLength;
     private long lastHeartbeatNs;
@@ -229,6 +233,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         if (clientId == client.clientId())
         {
+            if (answersMayBeLost)
+            {
+                answersMayBeLost = false;
+                completeLostAnswers(requestSequence);
+            }
             final PendingCommand p = pending.remove(requestSequence);
             if (p != null)
             {
@@ -291,6 +300,31 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         // Batches are lost for good: the read model is stale until the state is fetched again.
         live = false;
         stateRequested = false;
+        answersMayBeLost = true;
+    }
+
+    /**
+     * Answers to this gateway's requests come in the order of the requests: the first to come after a gap tells
+     * that every command before it still waiting was applied and had its answer among the batches missed.
+     */
+    private void completeLostAnswers(final long answeredRequestSequence)
+    {
+        pending.entrySet().removeIf(entry ->
+        {
+            if (entry.getKey() >= answeredRequestSequence)
+            {
+                return false;
+            }
+            entry.getValue().command().complete(null, outcomeUnknown("its answer was among events the gateway " +
+                "missed"));
+            return true;
+        });
+    }
+
+    private static ApiException outcomeUnknown(final String why)
+    {
+        return new ApiException(503, "OUTCOME_UNKNOWN",
+            "the exchange applied this request but " + why + ": query the order before retrying", null);
     }
 
     public void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
@@ -298,9 +332,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final PendingCommand p = pending.remove(requestSequence);
         if (p != null)
         {
-            p.command().complete(null, new ApiException(503, "OUTCOME_UNKNOWN",
-                "the exchange did not apply this request again and its original answer is no longer held (" +
-                    reason + "): query the order before retrying", null));
+            p.command().complete(null, reason == IgnoredReason.RETRY_NOT_IN_HISTORY ?
+                outcomeUnknown("its answer is no longer held") :
+                new ApiException(503, "OUTCOME_UNKNOWN", "the exchange did not apply this request (" + reason +
+                    "): query the order before retrying", null));
         }
     }
 
