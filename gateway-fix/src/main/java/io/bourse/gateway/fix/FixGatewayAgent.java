@@ -1369,9 +1369,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     /**
      * Batches were missed that the cluster no longer holds (the gateway was away, or fell behind, longer than the
      * cluster's history lasts), or the cluster is another one whose batches are numbered afresh. The reports those
-     * batches would have made are never made: every open order is asked about, and one that traded meanwhile is
-     * restated (one that closed meanwhile is forgotten, its last report standing). Numbered afresh, the sessions'
-     * last batches no longer say which reports they were sent, and none is left out as sent before.
+     * batches would have made are never made: every open order is asked about, one that traded meanwhile is
+     * restated and one that closed meanwhile is reported done; requests whose answers were among those batches are
+     * found with the next answer. Numbered afresh, the sessions' last batches no longer say which reports they were
+     * sent, and none is left out as sent before.
      */
     public void onGap(final long fromLogPosition, final boolean renumbered)
     {
