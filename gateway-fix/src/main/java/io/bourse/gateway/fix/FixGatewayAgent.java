@@ -144,6 +144,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final String CLOSED_AFTER_GAP =
         "Closed while the gateway missed the exchange's events; fills not reported here are in the exchange's " +
         "trade history";
+    private static final String REPLACED_ANSWER_LOST = "Replaced; its answer was among events the gateway missed";
+    private static final String NOT_APPLIED_ANSWER_LOST =
+        "Not applied: the order is open as it was (the answer was among events the gateway missed)";
+    private static final String DONE_ANSWER_LOST =
+        "The order is done; this request's answer was among events the gateway missed";
     private static final String CLOSED_ANSWER_LOST =
         "Applied by the exchange and no longer open, its answer among events the gateway missed; how it ended is " +
         "in the exchange's order and trade history";
@@ -1158,6 +1163,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return;
         }
         final Pending pending = newPending(PENDING_REPLACE, state, order);
+        pending.engineClientOrderId = newEngineClientOrderId;
         pending.clOrdId(in.clOrdID(), in.clOrdIDLength());
         pending.msgSeqNum = msgSeqNum;
         pendingByRequest.put(requestSequence, pending);
@@ -1438,6 +1444,32 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             order.queried = false;
             queueQuery(order);
         }
+        else if ((pending.type == PENDING_CANCEL || pending.type == PENDING_REPLACE) &&
+            ordersByOrderId.get(order.orderId) == order)
+        {
+            // Whether it took effect shows in the engine's answer about the order; the requester is answered then.
+            if (order.lostRequest == null)
+            {
+                order.lostRequest = pending;
+            }
+            else
+            {
+                Pending last = order.lostRequest;
+                while (last.nextLost != null)
+                {
+                    last = last.nextLost;
+                }
+                last.nextLost = pending;
+            }
+            queueQuery(order);
+            return;
+        }
+        else if ((pending.type == PENDING_CANCEL || pending.type == PENDING_REPLACE) && order.session.isLoggedOn())
+        {
+            rejectCancel(order.session, order, pending.clOrdId, pending.clOrdIdLength, order.clOrdId,
+                order.clOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2', FixRejects.CXL_REJ_TOO_LATE,
+                DONE_ANSWER_LOST, STATUS_DONE_FOR_DAY);
+        }
         else if (pending.type == PENDING_STATUS && ordersByOrderId.get(order.orderId) == order)
         {
             // The gateway's own view; the query after the gap restates the order if the exchange's differs.
@@ -1613,17 +1645,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 final FixOrder order = ordersByOrderId.get(orderReplaced.orderId());
                 if (order != null && pending != null && pending.type == PENDING_REPLACE && pending.order == order)
                 {
-                    final FixSessionState session = order.session;
-                    session.openOrdersByClOrdId.remove(order.clOrdIdHash);
-                    order.origClOrdId(order.clOrdId, order.clOrdIdLength);
-                    order.clOrdId(pending.clOrdId, pending.clOrdIdLength);
-                    session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
-                    session.usedClOrdIds.add(order.clOrdIdHash);
-                    order.engineClientOrderId = orderReplaced.clientOrderId();
-                    order.price = orderReplaced.price();
-                    order.quantity = orderReplaced.quantity();
-                    order.filledQuantity = orderReplaced.filledQuantity();
-                    store.writeOpen(order);
+                    replaced(order, pending, orderReplaced.clientOrderId(), orderReplaced.price(),
+                        orderReplaced.quantity(), orderReplaced.filledQuantity());
                     sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0,
                         orderReplaced.priorityKept() == io.bourse.protocol.codec.BooleanType.TRUE ?
                         "Replaced; time priority kept" : "Replaced; time priority lost", null, 0);
@@ -1672,20 +1695,46 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 else if (pending != null && pending.type == PENDING_RESTORE &&
                     ordersByOrderId.get(pending.order.orderId) == pending.order)
                 {
-                    // Fills while the gateway was down, or among events it missed: their reports were never made, so
-                    // the order's totals catch up and the client gets one Restated report with them.
                     final FixOrder order = pending.order;
-                    final boolean changed = order.filledQuantity != orderStatus.filledQuantity() ||
-                        order.quantity != orderStatus.quantity();
-                    order.filledQuantity = orderStatus.filledQuantity();
-                    order.executedNotional = orderStatus.executedNotional();
-                    order.quantity = orderStatus.quantity();
-                    if (changed)
+                    final Pending lost = order.lostRequest;
+                    order.lostRequest = null;
+                    Pending applied = null;
+                    for (Pending request = lost; request != null; request = request.nextLost)
                     {
-                        store.writeOpen(order);
-                        sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0,
-                            missedEventsWhileUp ? RESTATED_AFTER_GAP : RESTATED_AFTER_RESTART, null, 0);
+                        if (request.type == PENDING_REPLACE &&
+                            request.engineClientOrderId == orderStatus.clientOrderId() &&
+                            request.engineClientOrderId != order.engineClientOrderId)
+                        {
+                            applied = request;
+                        }
                     }
+                    if (applied != null)
+                    {
+                        // The replace took effect: the order carries its client order id now.
+                        order.executedNotional = orderStatus.executedNotional();
+                        replaced(order, applied, orderStatus.clientOrderId(), orderStatus.price(),
+                            orderStatus.quantity(), orderStatus.filledQuantity());
+                        sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0, REPLACED_ANSWER_LOST, null, 0);
+                    }
+                    else
+                    {
+                        // Fills while the gateway was down, or among events it missed: their reports were never
+                        // made, so the order's totals catch up and the client gets one Restated report with them.
+                        final boolean changed = order.filledQuantity != orderStatus.filledQuantity() ||
+                            order.quantity != orderStatus.quantity();
+                        order.filledQuantity = orderStatus.filledQuantity();
+                        order.executedNotional = orderStatus.executedNotional();
+                        order.quantity = orderStatus.quantity();
+                        if (changed)
+                        {
+                            store.writeOpen(order);
+                            sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0,
+                                missedEventsWhileUp ? RESTATED_AFTER_GAP : RESTATED_AFTER_RESTART, null, 0);
+                        }
+                    }
+                    // The others were applied and refused, or (a replace) overtaken by a later one: the order is
+                    // open on the terms just reported.
+                    answerLostRequests(order, lost, applied, NOT_APPLIED_ANSWER_LOST, false);
                 }
             }
             case MassCancelCompletedDecoder.TEMPLATE_ID ->
@@ -1759,10 +1808,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     {
                         // Closed (filled, canceled or expired) among events the gateway never saw: the client learns
                         // that it is done rather than hold it open for ever. Which way it ended is not known here.
+                        // One report, under the first cancel or replace whose answer was lost if any; the others are
+                        // told the order is done.
                         final boolean restore = pending.type == PENDING_RESTORE;
+                        final Pending lost = order.lostRequest;
+                        order.lostRequest = null;
                         sendReport(order, restore ? EXEC_RESTATED : EXEC_STATUS, STATUS_DONE_FOR_DAY, 0, 0, 0,
                             missedEventsWhileUp || !restore ? CLOSED_AFTER_GAP : CLOSED_AFTER_RESTART,
-                            restore ? null : pending, 0);
+                            restore ? lost : pending, 0);
+                        answerLostRequests(order, lost, restore ? lost : null, CLOSED_AFTER_GAP, true);
                     }
                     closeOrder(order);
                 }
@@ -1849,7 +1903,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             report.orderID(NONE);
         }
-        if (requester != null && requester.type == PENDING_CANCEL)
+        if (requester != null && (requester.type == PENDING_CANCEL || requester.type == PENDING_REPLACE))
         {
             report.clOrdID(requester.clOrdId, requester.clOrdIdLength).origClOrdID(order.clOrdId, order.clOrdIdLength);
         }
@@ -2140,6 +2194,64 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         send(state, report);
     }
 
+    /**
+     * Answer with an OrderCancelReject each cancel or replace whose own answer was lost, but the one already answered
+     * with a report, and return them to the pool.
+     *
+     * @param done whether the order is done (closed) rather than open on the terms last reported.
+     */
+    private void answerLostRequests(
+        final FixOrder order, final Pending lost, final Pending reported, final String text, final boolean done)
+    {
+        for (Pending request = lost; request != null; request = request.nextLost)
+        {
+            if (request != reported && order.session.isLoggedOn())
+            {
+                rejectCancel(order.session, order, request.clOrdId, request.clOrdIdLength, order.clOrdId,
+                    order.clOrdIdLength, request.type == PENDING_CANCEL ? '1' : '2',
+                    done ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER, text,
+                    done ? STATUS_DONE_FOR_DAY : ordStatus(order));
+            }
+        }
+        releaseLostRequests(lost);
+    }
+
+    private void releaseLostRequests(final Pending lost)
+    {
+        Pending request = lost;
+        while (request != null)
+        {
+            final Pending next = request.nextLost;
+            releasePending(request);
+            request = next;
+        }
+    }
+
+    /**
+     * A replace took effect: the order goes by the replace's ClOrdID (the one it had becomes its OrigClOrdID) and
+     * takes its new terms.
+     */
+    private void replaced(
+        final FixOrder order,
+        final Pending replace,
+        final long engineClientOrderId,
+        final long price,
+        final long quantity,
+        final long filledQuantity)
+    {
+        final FixSessionState session = order.session;
+        session.openOrdersByClOrdId.remove(order.clOrdIdHash);
+        order.origClOrdId(order.clOrdId, order.clOrdIdLength);
+        order.clOrdId(replace.clOrdId, replace.clOrdIdLength);
+        session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
+        session.usedClOrdIds.add(order.clOrdIdHash);
+        order.engineClientOrderId = engineClientOrderId;
+        order.price = price;
+        order.quantity = quantity;
+        order.filledQuantity = filledQuantity;
+        store.writeOpen(order);
+    }
+
     private void rejectCancel(
         final FixSessionState state,
         final FixOrder order,
@@ -2150,6 +2262,22 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final char responseTo,
         final int reason,
         final String text)
+    {
+        rejectCancel(state, order, clOrdId, clOrdIdLength, origClOrdId, origClOrdIdLength, responseTo, reason, text,
+            order == null ? STATUS_REJECTED : ordStatus(order));
+    }
+
+    private void rejectCancel(
+        final FixSessionState state,
+        final FixOrder order,
+        final char[] clOrdId,
+        final int clOrdIdLength,
+        final char[] origClOrdId,
+        final int origClOrdIdLength,
+        final char responseTo,
+        final int reason,
+        final String text,
+        final char ordStatus)
     {
         final OrderCancelRejectEncoder reject = cancelReject;
         reject.reset();
@@ -2163,7 +2291,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         reject.clOrdID(clOrdId, Math.min(clOrdIdLength, FixOrder.MAX_ID_LENGTH))
             .origClOrdID(origClOrdId, Math.min(origClOrdIdLength, FixOrder.MAX_ID_LENGTH))
-            .ordStatus(order == null ? STATUS_REJECTED : ordStatus(order))
+            .ordStatus(ordStatus)
             .cxlRejResponseTo(responseTo)
             .cxlRejReason(reason)
             .text(text);
@@ -2360,6 +2488,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private void closeOrder(final FixOrder order)
     {
         final FixSessionState session = order.session;
+        // Cancels and replaces of it whose answers were lost: it is done, whatever they did.
+        final Pending lost = order.lostRequest;
+        order.lostRequest = null;
+        answerLostRequests(order, lost, null, DONE_ANSWER_LOST, true);
         if (order.orderId == 0 && order.recordedPending)
         {
             order.recordedPending = false;
@@ -2498,6 +2630,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         pending.msgSeqNum = 0;
         pending.massCancelRequestType = 0;
         pending.rejected = false;
+        pending.engineClientOrderId = 0;
+        pending.nextLost = null;
         pendingPool.offer(pending);
     }
 
@@ -2514,6 +2648,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         int msgSeqNum;
         char massCancelRequestType;
         boolean rejected;
+        /**
+         * The client order id a replace gives the order.
+         */
+        long engineClientOrderId;
+        /**
+         * The next cancel or replace of the same order whose answer was lost (see {@link FixOrder#lostRequest}).
+         */
+        Pending nextLost;
 
         void clOrdId(final char[] value, final int length)
         {

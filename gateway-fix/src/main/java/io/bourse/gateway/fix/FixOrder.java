@@ -39,6 +39,11 @@ final class FixOrder
      * Whether the engine is to be asked about it, or has been and its answer is still to come: asked once at a time.
      */
     boolean queried;
+    /**
+     * A cancel or replace of it the exchange applied whose answer is among batches the cluster no longer holds: kept
+     * until the engine's answer about the order tells whether it took effect.
+     */
+    FixGatewayAgent.Pending lostRequest;
 
     void clOrdId(final char[] value, final int length)
     {
@@ -79,6 +84,7 @@ final class FixOrder
         recordedPending = false;
         answerLost = false;
         queried = false;
+        lostRequest = null;
     }
 
     /**

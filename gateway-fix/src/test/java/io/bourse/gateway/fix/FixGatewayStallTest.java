@@ -9,9 +9,24 @@ import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.TimeInForce;
 import org.agrona.ExpandableArrayBuffer;
 import org.junit.jupiter.api.Test;
+import quickfix.FieldNotFound;
+import quickfix.Message;
+import quickfix.Session;
+import quickfix.field.ClOrdID;
+import quickfix.field.ExecID;
+import quickfix.field.ExecType;
+import quickfix.field.MsgType;
+import quickfix.field.OrdStatus;
+import quickfix.field.OrigClOrdID;
+import quickfix.field.Symbol;
+import quickfix.fix44.OrderStatusRequest;
 
 import java.io.File;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,11 +44,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The FIX gateway's process stopped (SIGSTOP, well within Aeron's timeouts) while the exchange is busy with another
  * client's orders, then continued, so that it falls behind by more than the node's event history (4 KiB here): the
  * node drops the batches its stream has no room for, and the oldest are gone before the gateway asks for them again.
- * Meanwhile a QuickFIX/J initiator keeps sending limit orders that rest, so that some are in flight when their
- * answers are lost; the gateway's retries of those are refused as applied but no longer held.
+ * Meanwhile a QuickFIX/J initiator keeps sending limit orders that rest, cancels and replaces of them, so that some
+ * are in flight when their answers are lost.
  * <p>
- * Afterwards the engine's open orders must be exactly those the initiator was told are open (acknowledged, or open
- * when it asked), none acknowledged twice, and no order refused that the exchange holds.
+ * Afterwards the orders the initiator was told are open (acknowledged, replaced, not canceled or reported done; or
+ * open when it asked about one never answered) must be exactly the engine's open orders: none acknowledged twice,
+ * none refused that the exchange holds, none canceled that it still holds.
  */
 class FixGatewayStallTest
 {
@@ -51,7 +67,7 @@ class FixGatewayStallTest
         System.out.println("FixGatewayStallTest: seed " + seed + " (rerun with -Dbourse.fix.stall.seed=" + seed +
             "), " + rounds + " rounds");
         final SplittableRandom random = new SplittableRandom(seed);
-        final FixGatewayCrashTest.Answers answers = new FixGatewayCrashTest.Answers();
+        final ClientView view = new ClientView();
         JavaChildProcess gateway = null;
         try (FixTestExchange exchange =
             new FixTestExchange(UnaryOperator.identity()).historyCapacityBytes(4096).startWithoutGateway())
@@ -62,43 +78,37 @@ class FixGatewayStallTest
                 Flood flood = new Flood(exchange.node().clientContext()))
             {
                 trader.awaitLogon();
-                int sent = 0;
+                final Load load = new Load(trader, view, random);
                 for (int round = 1; round <= rounds; round++)
                 {
-                    sent = load(trader, answers, sent, 100 + random.nextInt(400), random);
+                    load.run(100 + random.nextInt(400));
                     gateway.signal("STOP");
                     final long stoppedNs = System.nanoTime();
                     // Far more than the gateway's stream and the history hold, while it reads nothing.
                     flood.start();
-                    sent = load(trader, answers, sent, 300 + random.nextInt(700), random);
+                    load.run(300 + random.nextInt(700));
                     gateway.signal("CONT");
                     final long stoppedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedNs);
-                    // Orders in flight while the gateway catches up through a stream still full and still flooded.
-                    sent = load(trader, answers, sent, 300 + random.nextInt(700), random);
+                    // Requests in flight while the gateway catches up through a stream still full and still flooded.
+                    load.run(300 + random.nextInt(700));
                     final long flooded = flood.stop();
                     System.out.printf("FixGatewayStallTest round %d: gateway stopped for %d ms, %d orders " +
-                        "flooded past it; %d orders sent, %d answered so far%n",
-                        round, stoppedMs, flooded, sent, answers.answeredCount());
+                        "flooded past it; %d requests sent, %s%n", round, stoppedMs, flooded, load.sent, view);
                 }
 
-                final int total = sent;
-                answers.awaitQuiet(trader, total);
-                final List<String> unanswered = answers.askAboutUnanswered(trader, total);
+                view.awaitQuiet(trader);
+                final int asked = view.askAboutUnanswered(trader);
                 final String where = "seed " + seed;
                 final int openOrders =
                     exchange.node().service().probeState(0).get(30, TimeUnit.SECONDS).openOrders();
-                System.out.printf("FixGatewayStallTest: %d orders sent, %d acknowledged, %d rejected %s, %d never " +
-                    "answered, whose status when asked is %s; %d open in the engine%n",
-                    total, answers.acknowledged.size(), answers.rejected.size(), answers.rejected, unanswered.size(),
-                    answers.statuses, openOrders);
-                assertEquals(List.of(), answers.acceptedTwice, where + ": ClOrdIDs acknowledged twice");
-                assertEquals(List.of(), answers.rejected, where + ": every order rests, none is refused");
-                assertEquals(unanswered.size(), answers.statuses.size(), where + ": every status request answered");
-                answers.statuses.forEach((clOrdId, status) -> assertEquals(quickfix.field.OrdStatus.NEW,
-                    status.charValue(), where + ": " + clOrdId + ", sent and never answered, is open when asked"));
-                assertEquals(answers.acknowledged.size() + answers.statuses.size(), openOrders,
-                    where + ": the engine's open orders are exactly those acknowledged or reported open when asked");
-                assertTrue(answers.acknowledged.size() > 0, where + ": orders were acknowledged");
+                System.out.printf("FixGatewayStallTest: %d requests sent, %s; %d new orders never answered were " +
+                    "asked about; %d open in the engine%n", load.sent, view, asked, openOrders);
+                assertEquals(List.of(), view.problems, where);
+                assertEquals(Set.of(), view.unanswered, where + ": every status request answered");
+                assertEquals(Set.of(), view.requestsWaiting, where + ": every cancel and replace answered");
+                assertEquals(view.open.size(), openOrders,
+                    where + ": the engine's open orders are exactly those the initiator was told are open");
+                assertTrue(view.canceled > 0 && view.replaced > 0, where + ": orders were canceled and replaced");
                 assertTrue(gateway.hasPrinted("are no longer held by the cluster"),
                     where + ": the gateway fell behind past the history");
             }
@@ -113,23 +123,197 @@ class FixGatewayStallTest
     }
 
     /**
-     * Send resting orders, one a millisecond, for a while, taking the answers that come.
-     *
-     * @return orders sent in all.
+     * The initiator's requests, one a millisecond: 70 % new buys that rest, 20 % cancels and 10 % replaces (a new
+     * price) of orders it was told are open.
      */
-    private static int load(
-        final QfjClient trader, final FixGatewayCrashTest.Answers answers, final int sentBefore, final long ms,
-        final SplittableRandom random) throws Exception
+    private static final class Load
     {
-        int sent = sentBefore;
-        final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
-        while (System.nanoTime() < endNs)
+        private final QfjClient trader;
+        private final ClientView view;
+        private final SplittableRandom random;
+        private final List<String> openNow = new ArrayList<>();
+        int sent;
+
+        Load(final QfjClient trader, final ClientView view, final SplittableRandom random)
         {
-            send(trader, ++sent, random);
-            answers.drain(trader);
-            sleepMs(1);
+            this.trader = trader;
+            this.view = view;
+            this.random = random;
         }
-        return sent;
+
+        void run(final long ms) throws Exception
+        {
+            final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+            while (System.nanoTime() < endNs)
+            {
+                final int kind = random.nextInt(10);
+                final int n = ++sent;
+                openNow.clear();
+                openNow.addAll(view.open);
+                if (kind < 7 || openNow.isEmpty())
+                {
+                    view.unanswered.add(FixGatewayCrashTest.clOrdId(n));
+                    send(trader, n, random);
+                }
+                else
+                {
+                    final String target = openNow.get(random.nextInt(openNow.size()));
+                    view.requestsWaiting.add((kind < 9 ? "X" : "R") + n);
+                    final Message request = kind < 9 ?
+                        FixGatewayTest.cancel("X" + n, target, quickfix.field.Side.BUY) :
+                        FixGatewayTest.replace("R" + n, target, quickfix.field.Side.BUY, "0.01",
+                            (1 + random.nextInt(99)) + "." + (10 + random.nextInt(90)));
+                    Session.sendToTarget(request, trader.sessionId);
+                }
+                view.drain(trader);
+                sleepMs(1);
+            }
+        }
+    }
+
+    /**
+     * What the initiator was told: its open orders by their current ClOrdID, and its new orders not answered yet.
+     */
+    private static final class ClientView
+    {
+        final Set<String> open = new LinkedHashSet<>();
+        final Set<String> unanswered = new LinkedHashSet<>();
+        /**
+         * Cancels and replaces sent and not answered yet (Canceled, Replaced, done, or a cancel reject, by ClOrdID).
+         */
+        final Set<String> requestsWaiting = new LinkedHashSet<>();
+        final List<String> problems = new ArrayList<>();
+        private final Set<String> execIds = new HashSet<>();
+        int canceled;
+        int replaced;
+        int done;
+        int cancelRejects;
+
+        /**
+         * @return messages taken.
+         */
+        int drain(final QfjClient trader) throws FieldNotFound
+        {
+            int count = 0;
+            Message message;
+            while ((message = trader.received.poll()) != null)
+            {
+                count++;
+                final String msgType = message.getHeader().getString(MsgType.FIELD);
+                if ("9".equals(msgType))
+                {
+                    cancelRejects++;
+                    requestsWaiting.remove(message.getString(ClOrdID.FIELD));
+                }
+                else if ("8".equals(msgType) && execIds.add(message.getString(ExecID.FIELD)))
+                {
+                    onReport(message);
+                }
+            }
+            return count;
+        }
+
+        private void onReport(final Message report) throws FieldNotFound
+        {
+            final String clOrdId = report.getString(ClOrdID.FIELD);
+            final String origClOrdId =
+                report.isSetField(OrigClOrdID.FIELD) ? report.getString(OrigClOrdID.FIELD) : clOrdId;
+            final char ordStatus = report.getChar(OrdStatus.FIELD);
+            requestsWaiting.remove(clOrdId);
+            switch (report.getChar(ExecType.FIELD))
+            {
+                case ExecType.NEW ->
+                {
+                    unanswered.remove(clOrdId);
+                    if (!open.add(clOrdId))
+                    {
+                        problems.add("acknowledged twice: " + report);
+                    }
+                }
+                case ExecType.ORDER_STATUS ->
+                {
+                    if (unanswered.remove(clOrdId) && ordStatus == OrdStatus.NEW)
+                    {
+                        open.add(clOrdId);
+                    }
+                }
+                case ExecType.REJECTED ->
+                {
+                    unanswered.remove(clOrdId);
+                    problems.add("refused, though every order rests: " + report);
+                }
+                case ExecType.REPLACED ->
+                {
+                    replaced++;
+                    open.remove(origClOrdId);
+                    open.add(clOrdId);
+                }
+                case ExecType.CANCELED ->
+                {
+                    canceled++;
+                    open.remove(origClOrdId);
+                }
+                case ExecType.RESTATED ->
+                {
+                    if (ordStatus == OrdStatus.DONE_FOR_DAY)
+                    {
+                        done++;
+                        open.remove(origClOrdId);
+                        unanswered.remove(clOrdId);
+                    }
+                }
+                default -> problems.add("unexpected: " + report);
+            }
+        }
+
+        /**
+         * Take what comes until nothing has for 5 s.
+         */
+        void awaitQuiet(final QfjClient trader) throws FieldNotFound
+        {
+            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+            long lastNs = System.nanoTime();
+            while (System.nanoTime() - lastNs < TimeUnit.SECONDS.toNanos(5) && System.nanoTime() < deadlineNs)
+            {
+                if (drain(trader) > 0)
+                {
+                    lastNs = System.nanoTime();
+                }
+                sleepMs(5);
+            }
+        }
+
+        /**
+         * Ask about each new order never answered, as a FIX client does, and take the answers.
+         *
+         * @return how many were asked about.
+         */
+        int askAboutUnanswered(final QfjClient trader) throws FieldNotFound
+        {
+            final int asked = unanswered.size();
+            for (final String clOrdId : unanswered)
+            {
+                final OrderStatusRequest status = new OrderStatusRequest();
+                status.set(new ClOrdID(clOrdId));
+                status.set(new Symbol("BTC-USD"));
+                status.set(new quickfix.field.Side(quickfix.field.Side.BUY));
+                trader.send(status);
+            }
+            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+            while (!unanswered.isEmpty() && System.nanoTime() < deadlineNs)
+            {
+                drain(trader);
+                sleepMs(5);
+            }
+            return asked;
+        }
+
+        public String toString()
+        {
+            return open.size() + " open, " + unanswered.size() + " new orders and " + requestsWaiting.size() +
+                " cancels or replaces unanswered, " + canceled + " canceled, " +
+                replaced + " replaced, " + done + " reported done, " + cancelRejects + " cancel rejects";
+        }
     }
 
     /**
