@@ -1,6 +1,7 @@
 package io.bourse.gateway.fix;
 
 import io.bourse.cluster.JavaChildProcess;
+import io.bourse.cluster.SeededRounds;
 import org.junit.jupiter.api.Test;
 import quickfix.FieldNotFound;
 import quickfix.Message;
@@ -58,10 +59,9 @@ class FixGatewayCrashTest
     @Test
     void everyAcknowledgedOrderSurvivesKillsOfTheGatewayAndNoneIsAcceptedTwice() throws Exception
     {
-        final long seed = Long.getLong("bourse.fix.crash.seed", System.nanoTime());
-        final int rounds = Integer.getInteger("bourse.fix.crash.rounds", 3);
-        System.out.println("FixGatewayCrashTest: seed " + seed + " (rerun with -Dbourse.fix.crash.seed=" + seed +
-            "), " + rounds + " rounds");
+        final SeededRounds seeded = SeededRounds.of("FixGatewayCrashTest", "bourse.fix.crash", 3);
+        final long seed = seeded.seed();
+        final int rounds = seeded.rounds();
         final SplittableRandom random = new SplittableRandom(seed);
         final Answers answers = new Answers();
         JavaChildProcess child = null;

@@ -1,13 +1,9 @@
 package io.bourse.gateway.fix;
 
+import io.bourse.cluster.IocFlood;
 import io.bourse.cluster.JavaChildProcess;
-import io.bourse.cluster.client.ExchangeClient;
-import io.bourse.protocol.CommandEncoder;
-import io.bourse.protocol.codec.OrderType;
-import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.cluster.SeededRounds;
 import io.bourse.protocol.codec.Side;
-import io.bourse.protocol.codec.TimeInForce;
-import org.agrona.ExpandableArrayBuffer;
 import org.junit.jupiter.api.Test;
 import quickfix.FieldNotFound;
 import quickfix.Message;
@@ -29,8 +25,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.UnaryOperator;
 
 import static io.bourse.gateway.fix.FixGatewayCrashTest.TRADER;
@@ -62,10 +56,9 @@ class FixGatewayStallTest
     @Test
     void ordersWhoseAnswersWereLostWhileTheGatewayFellBehindAreReportedAsTheExchangeHoldsThem() throws Exception
     {
-        final long seed = Long.getLong("bourse.fix.stall.seed", System.nanoTime());
-        final int rounds = Integer.getInteger("bourse.fix.stall.rounds", 3);
-        System.out.println("FixGatewayStallTest: seed " + seed + " (rerun with -Dbourse.fix.stall.seed=" + seed +
-            "), " + rounds + " rounds");
+        final SeededRounds seeded = SeededRounds.of("FixGatewayStallTest", "bourse.fix.stall", 3);
+        final long seed = seeded.seed();
+        final int rounds = seeded.rounds();
         final SplittableRandom random = new SplittableRandom(seed);
         final ClientView view = new ClientView();
         JavaChildProcess gateway = null;
@@ -75,7 +68,7 @@ class FixGatewayStallTest
             final String ingress = exchange.node().context().ingressEndpoints();
             gateway = startGateway(new File(exchange.baseDir, "fix"), exchange.fixPort, ingress);
             try (QfjClient trader = new QfjClient(exchange.fixPort, TRADER.senderCompId(), TRADER.password());
-                Flood flood = new Flood(exchange.node().clientContext()))
+                IocFlood flood = new IocFlood(exchange.node().clientContext(), 2, Side.SELL, FLOOD_PRICE, 100))
             {
                 trader.awaitLogon();
                 final Load load = new Load(trader, view, random);
@@ -313,92 +306,6 @@ class FixGatewayStallTest
             return open.size() + " open, " + unanswered.size() + " new orders and " + requestsWaiting.size() +
                 " cancels or replaces unanswered, " + canceled + " canceled, " +
                 replaced + " replaced, " + done + " reported done, " + cancelRejects + " cancel rejects";
-        }
-    }
-
-    /**
-     * Another client of the node sending IOC orders as fast as the node takes them, on a thread of its own.
-     */
-    private static final class Flood implements AutoCloseable
-    {
-        private final ExchangeClient.Context context;
-        private final AtomicBoolean running = new AtomicBoolean();
-        private Thread thread;
-        private volatile long answered;
-        private long clientOrderId;
-
-        Flood(final ExchangeClient.Context context)
-        {
-            this.context = context;
-        }
-
-        void start()
-        {
-            running.set(true);
-            thread = new Thread(this::run, "flood");
-            thread.start();
-        }
-
-        /**
-         * @return commands answered since the start.
-         */
-        long stop() throws InterruptedException
-        {
-            running.set(false);
-            thread.join(TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS));
-            assertTrue(!thread.isAlive(), "the flood stopped");
-            return answered;
-        }
-
-        private void run()
-        {
-            final FixTestExchange.AnsweredRequests answers = new FixTestExchange.AnsweredRequests();
-            // The flood falls behind the 4 KiB history too: some of its answers are refused as no longer held.
-            final ExchangeClient client = answers.newClient(context);
-            try
-            {
-                final CommandEncoder encoder = new CommandEncoder();
-                final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(256);
-                long lastSent = 0;
-                while (running.get() || answers.upTo() < lastSent)
-                {
-                    client.doWork();
-                    if (running.get() && client.isConnected())
-                    {
-                        final int length = encoder.newOrder(buffer, 0, 2, ++clientOrderId, 1, Side.SELL,
-                            OrderType.LIMIT, TimeInForce.IOC, false, SelfTradePrevention.ACCOUNT_DEFAULT,
-                            FLOOD_PRICE, 100, 0, 0);
-                        final long sequence = client.trySend(buffer, 0, length);
-                        if (sequence < 0)
-                        {
-                            // As many in flight as the client holds: wait a little for answers.
-                            clientOrderId--;
-                            LockSupport.parkNanos(100_000);
-                        }
-                        else
-                        {
-                            lastSent = sequence;
-                        }
-                    }
-                    else
-                    {
-                        sleepMs(1);
-                    }
-                    answered = answers.upTo();
-                }
-            }
-            finally
-            {
-                client.close();
-            }
-        }
-
-        public void close() throws Exception
-        {
-            if (thread != null && thread.isAlive())
-            {
-                stop();
-            }
         }
     }
 }

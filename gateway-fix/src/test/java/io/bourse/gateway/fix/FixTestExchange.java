@@ -1,16 +1,14 @@
 package io.bourse.gateway.fix;
 
+import io.bourse.cluster.AnsweredRequests;
 import io.bourse.cluster.ClusterNode;
 import io.bourse.cluster.LoopbackPorts;
 import io.bourse.cluster.client.ExchangeClient;
-import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.protocol.CommandEncoder;
-import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.TradingState;
 import io.aeron.cluster.service.Cluster;
 import org.agrona.CloseHelper;
-import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.IoUtil;
 
@@ -238,44 +236,6 @@ final class FixTestExchange implements AutoCloseable
         finally
         {
             admin.close();
-        }
-    }
-
-    /**
-     * Follows the answers to one client's own requests (its batches, or its requests refused): the highest request
-     * sequence answered. Other clients' batches carry their own numbering and say nothing of this client's.
-     */
-    static final class AnsweredRequests implements ExchangeClientListener
-    {
-        private long clientId;
-        private volatile long upTo;
-
-        ExchangeClient newClient(final ExchangeClient.Context context)
-        {
-            final ExchangeClient client = new ExchangeClient(context.listener(this));
-            clientId = client.clientId();
-            return client;
-        }
-
-        long upTo()
-        {
-            return upTo;
-        }
-
-        public void onEventBatch(
-            final long batchSequence, final long logPosition, final long timestampNs, final long clientId,
-            final long requestSequence, final DirectBuffer buffer, final int offset, final int length,
-            final int eventCount)
-        {
-            if (clientId == this.clientId)
-            {
-                upTo = Math.max(upTo, requestSequence);
-            }
-        }
-
-        public void onRequestIgnored(final long requestSequence, final IgnoredReason reason)
-        {
-            upTo = Math.max(upTo, requestSequence);
         }
     }
 

@@ -301,6 +301,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         live = false;
         stateRequested = false;
         answersMayBeLost = true;
+        metrics.eventGaps.increment();
     }
 
     /**
@@ -317,6 +318,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             }
             entry.getValue().command().complete(null, outcomeUnknown("its answer was among events the gateway " +
                 "missed"));
+            metrics.answersLost.increment();
             return true;
         });
     }
@@ -332,6 +334,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final PendingCommand p = pending.remove(requestSequence);
         if (p != null)
         {
+            if (reason == IgnoredReason.RETRY_NOT_IN_HISTORY)
+            {
+                metrics.answersLost.increment();
+            }
             p.command().complete(null, reason == IgnoredReason.RETRY_NOT_IN_HISTORY ?
                 outcomeUnknown("its answer is no longer held") :
                 new ApiException(503, "OUTCOME_UNKNOWN", "the exchange did not apply this request (" + reason +

@@ -29,6 +29,11 @@ final class GatewayMetrics
     final LongAdder authFailures = new LongAdder();
     final LongAdder commandsSent = new LongAdder();
     final LongAdder commandsBackPressured = new LongAdder();
+    /**
+     * Times the gateway missed event batches the node no longer held, and commands whose answers were among them.
+     */
+    final LongAdder eventGaps = new LongAdder();
+    final LongAdder answersLost = new LongAdder();
     final LongAdder batches = new LongAdder();
     final LongAdder wsMessages = new LongAdder();
     final LongAdder wsDropped = new LongAdder();

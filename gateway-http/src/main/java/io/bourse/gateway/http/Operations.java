@@ -73,6 +73,8 @@ final class Operations
         gateway.put("webSocketSessions", agent.wsSessionCount());
         gateway.put("webSocketMessages", metrics.wsMessages.sum());
         gateway.put("webSocketDropped", metrics.wsDropped.sum());
+        gateway.put("eventGaps", metrics.eventGaps.sum());
+        gateway.put("answersLost", metrics.answersLost.sum());
         final ObjectNode sessions = node.putObject("sessions");
         sessions.put("webSocket", agent.wsSessionCount());
         for (final SessionCounts counts : sessionCounts)
@@ -144,6 +146,12 @@ final class Operations
         counter(out, "bourse_http_rate_limited_total", "requests refused by the rate limit", metrics.rateLimited.sum());
         counter(out, "bourse_http_auth_failures_total", "requests refused by authentication", metrics.authFailures.sum());
         counter(out, "bourse_commands_total", "commands sent to the cluster", metrics.commandsSent.sum());
+        counter(out, "bourse_http_event_gaps_total",
+            "times the gateway missed event batches the node no longer held (its state fetched again)",
+            metrics.eventGaps.sum());
+        counter(out, "bourse_http_answers_lost_total",
+            "commands the node applied whose answers were lost (answered 503 OUTCOME_UNKNOWN)",
+            metrics.answersLost.sum());
         gauge(out, "bourse_commands_per_second", "commands sent in the last second", metrics.commandsPerSecond());
         gauge(out, "bourse_event_batches_per_second", "event batches received in the last second (all clients)",
             metrics.batchesPerSecond());

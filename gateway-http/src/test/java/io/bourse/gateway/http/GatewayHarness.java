@@ -2,6 +2,7 @@ package io.bourse.gateway.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.bourse.cluster.ClusterNode;
+import io.bourse.cluster.JavaChildProcess;
 import io.bourse.cluster.LoopbackPorts;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
@@ -54,8 +56,12 @@ final class GatewayHarness implements AutoCloseable
 
     private final File dataDir;
     private final int portBase;
+    private final int historyBytes;
+    private final boolean gatewayInOwnProcess;
     private ClusterNode node;
     private HttpGateway gateway;
+    private JavaChildProcess gatewayProcess;
+    private int gatewayProcessPort;
     private final UnaryOperator<HttpGateway.Context> customiser;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
@@ -66,7 +72,24 @@ final class GatewayHarness implements AutoCloseable
 
     GatewayHarness(final UnaryOperator<HttpGateway.Context> customiser)
     {
+        this(customiser, new ClusterNode.Context().historyCapacityBytes(), false);
+    }
+
+    /**
+     * A node that keeps this few bytes of event history, and its gateway in a process of its own
+     * ({@link HttpGatewayProcess}) for a test to stop and continue.
+     */
+    static GatewayHarness withGatewayProcess(final int historyBytes)
+    {
+        return new GatewayHarness(context -> context, historyBytes, true);
+    }
+
+    private GatewayHarness(
+        final UnaryOperator<HttpGateway.Context> customiser, final int historyBytes, final boolean gatewayInOwnProcess)
+    {
         this.customiser = customiser;
+        this.historyBytes = historyBytes;
+        this.gatewayInOwnProcess = gatewayInOwnProcess;
         try
         {
             this.dataDir = Files.createTempDirectory("bourse-http-test").toFile();
@@ -88,6 +111,7 @@ final class GatewayHarness implements AutoCloseable
             .memberId(0)
             .memberHosts(List.of("localhost"))
             .portBase(portBase)
+            .historyCapacityBytes(historyBytes)
             .aeronDirectoryName(new File(System.getProperty("java.io.tmpdir"),
                 "bourse-http-test-" + ProcessHandle.current().pid() + "-" + portBase).getPath())
             .log(new PrintStream(OutputStream.nullOutputStream())));
@@ -104,6 +128,15 @@ final class GatewayHarness implements AutoCloseable
 
     void startGateway()
     {
+        if (gatewayInOwnProcess)
+        {
+            gatewayProcessPort = freeTcpPort();
+            gatewayProcess = JavaChildProcess.start("http-gateway", List.of("-Xmx256m"),
+                HttpGatewayProcess.class.getName(),
+                List.of(Integer.toString(gatewayProcessPort), node.context().ingressEndpoints()),
+                HttpGatewayProcess.READY, TIMEOUT_NS);
+            return;
+        }
         gateway = HttpGateway.launch(customiser.apply(new HttpGateway.Context()
             .port(0)
             .apiKeys(List.of(ADMIN, ALICE, BOB, CAROL))
@@ -154,9 +187,14 @@ final class GatewayHarness implements AutoCloseable
         return node;
     }
 
+    JavaChildProcess gatewayProcess()
+    {
+        return gatewayProcess;
+    }
+
     String baseUrl()
     {
-        return "http://127.0.0.1:" + gateway.port();
+        return "http://127.0.0.1:" + (gatewayProcess != null ? gatewayProcessPort : gateway.port());
     }
 
     private void setUpExchange()
@@ -212,26 +250,55 @@ final class GatewayHarness implements AutoCloseable
         final String key, final String secret, final long timestampMs, final String method, final String path,
         final String body)
     {
+        return send(signed(key, secret, timestampMs, method, path, body));
+    }
+
+    /**
+     * A call whose answer comes later, on the HTTP client's threads: for many calls in flight at once.
+     */
+    CompletableFuture<Response> callAsync(final ApiKey key, final String method, final String path, final String body)
+    {
+        return http.sendAsync(signed(key.key(), key.secret(), System.currentTimeMillis(), method, path, body)
+            .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString())
+            .thenApply(GatewayHarness::response);
+    }
+
+    private HttpRequest.Builder signed(
+        final String key, final String secret, final long timestampMs, final String method, final String path,
+        final String body)
+    {
         final byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         final String timestamp = Long.toString(timestampMs);
-        return send(HttpRequest.newBuilder(URI.create(baseUrl() + path))
+        return HttpRequest.newBuilder(URI.create(baseUrl() + path))
             .method(method, bytes.length == 0 ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(bytes))
             .header("Content-Type", "application/json")
             .header("X-Bourse-Key", key)
             .header("X-Bourse-Timestamp", timestamp)
-            .header("X-Bourse-Signature", Authenticator.signature(secret, timestamp, method, path, bytes)));
+            .header("X-Bourse-Signature", Authenticator.signature(secret, timestamp, method, path, bytes));
+    }
+
+    private static Response response(final HttpResponse<String> response)
+    {
+        final String contentType = response.headers().firstValue("Content-Type").orElse("");
+        try
+        {
+            final JsonNode json = contentType.contains("json") ?
+                HttpGateway.tree(response.body().getBytes(StandardCharsets.UTF_8)) : null;
+            return new Response(response.statusCode(), contentType,
+                response.headers().firstValue("Retry-After").orElse(null), json, response.body());
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
     }
 
     Response send(final HttpRequest.Builder builder)
     {
         try
         {
-            final HttpResponse<String> response = http.send(builder.timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
-            final String contentType = response.headers().firstValue("Content-Type").orElse("");
-            final JsonNode json = contentType.contains("json") ? HttpGateway.tree(response.body().getBytes(StandardCharsets.UTF_8)) : null;
-            return new Response(response.statusCode(), contentType, response.headers().firstValue("Retry-After").orElse(null),
-                json, response.body());
+            return response(http.send(builder.timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString()));
         }
         catch (final IOException ex)
         {
@@ -246,13 +313,22 @@ final class GatewayHarness implements AutoCloseable
 
     Response placeLimit(final ApiKey key, final String side, final String price, final String quantity, final String clientOrderId)
     {
-        return call(key, "POST", "/api/v1/orders", "{\"symbol\":\"BTC-USD\",\"side\":\"" + side + "\",\"type\":\"LIMIT\"," +
+        return call(key, "POST", "/api/v1/orders", limitOrder(side, price, quantity, clientOrderId));
+    }
+
+    static String limitOrder(final String side, final String price, final String quantity, final String clientOrderId)
+    {
+        return "{\"symbol\":\"BTC-USD\",\"side\":\"" + side + "\",\"type\":\"LIMIT\"," +
             "\"price\":\"" + price + "\",\"quantity\":\"" + quantity + "\"" +
-            (clientOrderId == null ? "" : ",\"clientOrderId\":\"" + clientOrderId + "\"") + "}");
+            (clientOrderId == null ? "" : ",\"clientOrderId\":\"" + clientOrderId + "\"") + "}";
     }
 
     public void close()
     {
+        if (gatewayProcess != null)
+        {
+            gatewayProcess.kill();
+        }
         CloseHelper.close(gateway);
         CloseHelper.close(node);
         IoUtil.delete(dataDir, true);
@@ -280,6 +356,18 @@ final class GatewayHarness implements AutoCloseable
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static int freeTcpPort()
+    {
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
             throw new IllegalStateException(ex);
         }
     }

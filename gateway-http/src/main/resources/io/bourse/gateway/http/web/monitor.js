@@ -73,6 +73,8 @@ async function refresh() {
       card('HTTP errors', h.httpErrors, 'http-errors'),
       card('Rate limited', h.rateLimited, 'rate-limited'),
       card('WS dropped', h.webSocketDropped, 'ws-dropped'),
+      card('Event gaps', h.eventGaps, 'event-gaps'),
+      card('Answers lost', h.answersLost, 'answers-lost'),
     );
     history.push(h.commandsPerSecond);
     if (history.length > 120) history.shift();
