@@ -337,11 +337,13 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             if (reason == IgnoredReason.RETRY_NOT_IN_HISTORY)
             {
                 metrics.answersLost.increment();
+                p.command().complete(null, outcomeUnknown("its answer is no longer held"));
             }
-            p.command().complete(null, reason == IgnoredReason.RETRY_NOT_IN_HISTORY ?
-                outcomeUnknown("its answer is no longer held") :
-                new ApiException(503, "OUTCOME_UNKNOWN", "the exchange did not apply this request (" + reason +
-                    "): query the order before retrying", null));
+            else
+            {
+                p.command().complete(null, new ApiException(503, "OUTCOME_UNKNOWN",
+                    "the exchange did not apply this request (" + reason + "): query the order before retrying", null));
+            }
         }
     }
 
