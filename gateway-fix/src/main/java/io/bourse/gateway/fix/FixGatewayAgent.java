@@ -1464,11 +1464,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             queueQuery(order);
             return;
         }
-        else if ((pending.type == PENDING_CANCEL || pending.type == PENDING_REPLACE) && order.session.isLoggedOn())
+        else if (pending.type == PENDING_CANCEL || pending.type == PENDING_REPLACE)
         {
-            rejectCancel(order.session, order, pending.clOrdId, pending.clOrdIdLength, order.clOrdId,
-                order.clOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2', FixRejects.CXL_REJ_TOO_LATE,
-                DONE_ANSWER_LOST, STATUS_DONE_FOR_DAY);
+            // Its order is closed already: it is done, whatever the request did.
+            answerLostRequests(order, pending, null, DONE_ANSWER_LOST, true);
+            return;
         }
         else if (pending.type == PENDING_STATUS && ordersByOrderId.get(order.orderId) == order)
         {

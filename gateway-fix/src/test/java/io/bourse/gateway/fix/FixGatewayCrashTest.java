@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -162,6 +163,99 @@ class FixGatewayCrashTest
         Session.sendToTarget(FixGatewayTest.limit(clOrdId(n), Side.BUY, "0.01", price), trader.sessionId);
     }
 
+    /**
+     * What is done with one message the initiator received.
+     */
+    interface MessageHandler
+    {
+        void on(Message message) throws FieldNotFound;
+    }
+
+    /**
+     * Take what the initiator has received so far: each ExecutionReport once (one resent under the same ExecID is
+     * left out) and each OrderCancelReject; anything else is passed over.
+     *
+     * @return messages taken.
+     */
+    static int takeReceived(
+        final QfjClient trader, final Set<String> execIds, final MessageHandler onReport,
+        final MessageHandler onCancelReject) throws FieldNotFound
+    {
+        int count = 0;
+        Message message;
+        while ((message = trader.received.poll()) != null)
+        {
+            count++;
+            final String msgType = message.getHeader().getString(MsgType.FIELD);
+            if ("9".equals(msgType))
+            {
+                onCancelReject.on(message);
+            }
+            else if ("8".equals(msgType) && execIds.add(message.getString(ExecID.FIELD)))
+            {
+                onReport.on(message);
+            }
+        }
+        return count;
+    }
+
+    /**
+     * What takes the messages an initiator received.
+     */
+    interface Receiver
+    {
+        /**
+         * @return messages taken.
+         */
+        int drain(QfjClient trader) throws FieldNotFound;
+    }
+
+    /**
+     * Take messages until {@code done}, or until none has come for 5 s (60 s at the most).
+     */
+    static void takeUntilQuiet(final QfjClient trader, final Receiver receiver, final BooleanSupplier done)
+        throws FieldNotFound
+    {
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        long lastNs = System.nanoTime();
+        while (!done.getAsBoolean() && System.nanoTime() - lastNs < TimeUnit.SECONDS.toNanos(5) &&
+            System.nanoTime() < deadlineNs)
+        {
+            if (receiver.drain(trader) > 0)
+            {
+                lastNs = System.nanoTime();
+            }
+            sleepMs(5);
+        }
+    }
+
+    /**
+     * Take messages until {@code done} (60 s at the most).
+     */
+    static void takeUntil(final QfjClient trader, final Receiver receiver, final BooleanSupplier done)
+        throws FieldNotFound
+    {
+        final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+        while (!done.getAsBoolean() && System.nanoTime() < deadlineNs)
+        {
+            receiver.drain(trader);
+            sleepMs(5);
+        }
+    }
+
+    /**
+     * What a FIX client does about an order it never heard of: an OrderStatusRequest for it (a buy, as all the
+     * initiator's new orders are).
+     */
+    static void askStatus(final QfjClient trader, final String clOrdId)
+    {
+        final OrderStatusRequest status = new OrderStatusRequest();
+        status.set(new ClOrdID(clOrdId));
+        status.set(new Symbol("BTC-USD"));
+        status.set(new Side(Side.BUY));
+        trader.send(status);
+    }
+
     static void sleepMs(final long ms)
     {
         try
@@ -201,18 +295,7 @@ class FixGatewayCrashTest
          */
         void awaitQuiet(final QfjClient trader, final int total) throws FieldNotFound
         {
-            final long quietNs = TimeUnit.SECONDS.toNanos(5);
-            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-            long lastAnswerNs = System.nanoTime();
-            while (answeredCount() < total && System.nanoTime() - lastAnswerNs < quietNs &&
-                System.nanoTime() < deadlineNs)
-            {
-                if (drain(trader) > 0)
-                {
-                    lastAnswerNs = System.nanoTime();
-                }
-                sleepMs(5);
-            }
+            takeUntilQuiet(trader, this::drain, () -> answeredCount() >= total);
         }
 
         /**
@@ -228,19 +311,10 @@ class FixGatewayCrashTest
                 if (!acknowledged.containsKey(clOrdId(i)) && !rejectedIds.contains(clOrdId(i)))
                 {
                     unanswered.add(clOrdId(i));
-                    final OrderStatusRequest status = new OrderStatusRequest();
-                    status.set(new ClOrdID(clOrdId(i)));
-                    status.set(new Symbol("BTC-USD"));
-                    status.set(new Side(Side.BUY));
-                    trader.send(status);
+                    askStatus(trader, clOrdId(i));
                 }
             }
-            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-            while (statuses.size() < unanswered.size() && System.nanoTime() < deadlineNs)
-            {
-                drain(trader);
-                sleepMs(5);
-            }
+            takeUntil(trader, this::drain, () -> statuses.size() >= unanswered.size());
             return unanswered;
         }
 
@@ -249,38 +323,33 @@ class FixGatewayCrashTest
          */
         int drain(final QfjClient trader) throws FieldNotFound
         {
-            int count = 0;
-            Message message;
-            while ((message = trader.received.poll()) != null)
+            return takeReceived(trader, execIds, this::onReport, message ->
             {
-                count++;
-                if (!"8".equals(message.getHeader().getString(MsgType.FIELD)) ||
-                    !execIds.add(message.getString(ExecID.FIELD)))
+            });
+        }
+
+        private void onReport(final Message message) throws FieldNotFound
+        {
+            final String clOrdId = message.getString(ClOrdID.FIELD);
+            final char execType = message.getChar(ExecType.FIELD);
+            if (execType == ExecType.NEW)
+            {
+                final String orderId = message.getString(OrderID.FIELD);
+                if (acknowledged.putIfAbsent(clOrdId, orderId) != null || !orderIds.add(orderId))
                 {
-                    continue;
-                }
-                final String clOrdId = message.getString(ClOrdID.FIELD);
-                final char execType = message.getChar(ExecType.FIELD);
-                if (execType == ExecType.NEW)
-                {
-                    final String orderId = message.getString(OrderID.FIELD);
-                    if (acknowledged.putIfAbsent(clOrdId, orderId) != null || !orderIds.add(orderId))
-                    {
-                        acceptedTwice.add(clOrdId + " (" + message + ")");
-                    }
-                }
-                else if (execType == ExecType.ORDER_STATUS)
-                {
-                    statuses.put(clOrdId, message.getChar(OrdStatus.FIELD));
-                }
-                else if (execType == ExecType.REJECTED)
-                {
-                    final String text = message.isSetField(Text.FIELD) ? message.getString(Text.FIELD) : "";
-                    rejected.add(clOrdId + ": " + text);
-                    rejectedIds.add(clOrdId);
+                    acceptedTwice.add(clOrdId + " (" + message + ")");
                 }
             }
-            return count;
+            else if (execType == ExecType.ORDER_STATUS)
+            {
+                statuses.put(clOrdId, message.getChar(OrdStatus.FIELD));
+            }
+            else if (execType == ExecType.REJECTED)
+            {
+                final String text = message.isSetField(Text.FIELD) ? message.getString(Text.FIELD) : "";
+                rejected.add(clOrdId + ": " + text);
+                rejectedIds.add(clOrdId);
+            }
         }
     }
 }

@@ -9,13 +9,9 @@ import quickfix.FieldNotFound;
 import quickfix.Message;
 import quickfix.Session;
 import quickfix.field.ClOrdID;
-import quickfix.field.ExecID;
 import quickfix.field.ExecType;
-import quickfix.field.MsgType;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrigClOrdID;
-import quickfix.field.Symbol;
-import quickfix.fix44.OrderStatusRequest;
 
 import java.io.File;
 import java.util.ArrayList;
@@ -28,9 +24,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 import static io.bourse.gateway.fix.FixGatewayCrashTest.TRADER;
+import static io.bourse.gateway.fix.FixGatewayCrashTest.askStatus;
 import static io.bourse.gateway.fix.FixGatewayCrashTest.send;
 import static io.bourse.gateway.fix.FixGatewayCrashTest.sleepMs;
 import static io.bourse.gateway.fix.FixGatewayCrashTest.startGateway;
+import static io.bourse.gateway.fix.FixGatewayCrashTest.takeReceived;
+import static io.bourse.gateway.fix.FixGatewayCrashTest.takeUntil;
+import static io.bourse.gateway.fix.FixGatewayCrashTest.takeUntilQuiet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,7 +47,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FixGatewayStallTest
 {
-    private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
     /**
      * The busy client's IOC sells at 2,000.00 never meet the initiator's buys (all below 100.00), and never rest.
      */
@@ -187,23 +186,11 @@ class FixGatewayStallTest
          */
         int drain(final QfjClient trader) throws FieldNotFound
         {
-            int count = 0;
-            Message message;
-            while ((message = trader.received.poll()) != null)
+            return takeReceived(trader, execIds, this::onReport, reject ->
             {
-                count++;
-                final String msgType = message.getHeader().getString(MsgType.FIELD);
-                if ("9".equals(msgType))
-                {
-                    cancelRejects++;
-                    requestsWaiting.remove(message.getString(ClOrdID.FIELD));
-                }
-                else if ("8".equals(msgType) && execIds.add(message.getString(ExecID.FIELD)))
-                {
-                    onReport(message);
-                }
-            }
-            return count;
+                cancelRejects++;
+                requestsWaiting.remove(reject.getString(ClOrdID.FIELD));
+            });
         }
 
         private void onReport(final Message report) throws FieldNotFound
@@ -264,16 +251,7 @@ class FixGatewayStallTest
          */
         void awaitQuiet(final QfjClient trader) throws FieldNotFound
         {
-            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-            long lastNs = System.nanoTime();
-            while (System.nanoTime() - lastNs < TimeUnit.SECONDS.toNanos(5) && System.nanoTime() < deadlineNs)
-            {
-                if (drain(trader) > 0)
-                {
-                    lastNs = System.nanoTime();
-                }
-                sleepMs(5);
-            }
+            takeUntilQuiet(trader, this::drain, () -> false);
         }
 
         /**
@@ -286,18 +264,9 @@ class FixGatewayStallTest
             final int asked = unanswered.size();
             for (final String clOrdId : unanswered)
             {
-                final OrderStatusRequest status = new OrderStatusRequest();
-                status.set(new ClOrdID(clOrdId));
-                status.set(new Symbol("BTC-USD"));
-                status.set(new quickfix.field.Side(quickfix.field.Side.BUY));
-                trader.send(status);
+                askStatus(trader, clOrdId);
             }
-            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
-            while (!unanswered.isEmpty() && System.nanoTime() < deadlineNs)
-            {
-                drain(trader);
-                sleepMs(5);
-            }
+            takeUntil(trader, this::drain, unanswered::isEmpty);
             return asked;
         }
 
