@@ -14,6 +14,7 @@ import io.bourse.engine.EventEncoder;
 import io.bourse.protocol.cluster.BooleanType;
 import io.bourse.protocol.cluster.EventBatchDecoder;
 import io.bourse.protocol.cluster.EventBatchEncoder;
+import io.bourse.protocol.cluster.EventBatchPartEncoder;
 import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.cluster.MessageHeaderDecoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
@@ -54,7 +55,16 @@ public final class ExchangeService implements ClusteredService
     private static final int MAX_SEND_ATTEMPTS = 3;
     private static final int ENVELOPE_LENGTH = MessageHeaderDecoder.ENCODED_LENGTH + RequestDecoder.BLOCK_LENGTH;
     private static final int EVENTS_OFFSET = MessageHeaderEncoder.ENCODED_LENGTH + EventBatchEncoder.BLOCK_LENGTH;
-    private static final int STATE_CHUNK_BYTES = 32 * 1024;
+    /**
+     * The longest egress message of ours. Aeron takes messages of up to an eighth of the term length, and the
+     * smallest term is 64 KiB; the cluster adds a 32-byte session header. A message no longer than this can be
+     * offered to any client, whatever its egress term: longer would make {@code offer} throw.
+     */
+    static final int EGRESS_MESSAGE_BYTES = 8 * 1024 - 64;
+    private static final int STATE_CHUNK_BYTES = EGRESS_MESSAGE_BYTES - MessageHeaderEncoder.ENCODED_LENGTH -
+        StateChunkEncoder.BLOCK_LENGTH - StateChunkEncoder.payloadHeaderLength();
+    private static final int BATCH_PART_BYTES = EGRESS_MESSAGE_BYTES - MessageHeaderEncoder.ENCODED_LENGTH -
+        EventBatchPartEncoder.BLOCK_LENGTH - EventBatchPartEncoder.payloadHeaderLength();
 
     private final ServiceListener serviceListener;
     private final EventHistory history;
@@ -68,6 +78,9 @@ public final class ExchangeService implements ClusteredService
     private final StateChunkEncoder stateChunkEncoder = new StateChunkEncoder();
     private final EventBatchEncoder batchEncoder = new EventBatchEncoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
+    private final EventBatchDecoder partedBatchDecoder = new EventBatchDecoder();
+    private final EventBatchPartEncoder batchPartEncoder = new EventBatchPartEncoder();
+    private final UnsafeBuffer batchPartBuffer = new UnsafeBuffer(new byte[EGRESS_MESSAGE_BYTES]);
     private final ReplayCompleteEncoder replayCompleteEncoder = new ReplayCompleteEncoder();
     private final ReplayStartEncoder replayStartEncoder = new ReplayStartEncoder();
     private final RequestIgnoredEncoder requestIgnoredEncoder = new RequestIgnoredEncoder();
@@ -454,7 +467,43 @@ public final class ExchangeService implements ClusteredService
 
     private void sendBatch(final ClientSession session)
     {
-        send(session, batchBuffer, 0, batchLength);
+        sendBatch(session, batchBuffer, 0, batchLength);
+    }
+
+    /**
+     * Send one {@code EventBatch} message, in {@code EventBatchPart}s when it is too long for one egress message (a
+     * mass cancel, a sweep of many orders or many expiries at once). A part lost to back-pressure leaves the batch
+     * incomplete: the client drops the parts, finds the batch missing and asks for it again.
+     *
+     * @return true when sent whole.
+     */
+    private boolean sendBatch(
+        final ClientSession session, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length <= EGRESS_MESSAGE_BYTES)
+        {
+            return send(session, buffer, offset, length);
+        }
+        partedBatchDecoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, EventBatchDecoder.BLOCK_LENGTH,
+            EventBatchDecoder.SCHEMA_VERSION);
+        final long batchSequence = partedBatchDecoder.batchSequence();
+        int partIndex = 0;
+        for (int partOffset = 0; partOffset < length; partOffset += BATCH_PART_BYTES)
+        {
+            final int partLength = Math.min(BATCH_PART_BYTES, length - partOffset);
+            batchPartEncoder.wrapAndApplyHeader(batchPartBuffer, 0, headerEncoder)
+                .batchSequence(batchSequence)
+                .partIndex(partIndex++)
+                .lastPart(partOffset + partLength == length ? BooleanType.TRUE : BooleanType.FALSE)
+                .batchLength(length)
+                .putPayload(buffer, offset + partOffset, partLength);
+            if (!send(session, batchPartBuffer, 0,
+                MessageHeaderEncoder.ENCODED_LENGTH + batchPartEncoder.encodedLength()))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -588,7 +637,7 @@ public final class ExchangeService implements ClusteredService
     {
         resendBuffer.putBytes(0, buffer, offset, length);
         batchEncoder.wrap(resendBuffer, MessageHeaderEncoder.ENCODED_LENGTH).resent(BooleanType.TRUE);
-        if (!send(replaySession, resendBuffer, 0, length))
+        if (!sendBatch(replaySession, resendBuffer, 0, length))
         {
             return false;
         }
@@ -606,7 +655,7 @@ public final class ExchangeService implements ClusteredService
         if (stateBuffer == null)
         {
             stateBuffer = new ExpandableDirectByteBuffer(64 * 1024);
-            stateChunkBuffer = new ExpandableDirectByteBuffer(STATE_CHUNK_BYTES + 256);
+            stateChunkBuffer = new ExpandableDirectByteBuffer(EGRESS_MESSAGE_BYTES);
         }
         final int totalLength = engine.writeSnapshot(stateBuffer, 0);
         final long logPosition = cluster.logPosition();

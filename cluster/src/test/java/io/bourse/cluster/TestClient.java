@@ -36,7 +36,6 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
     final List<Batch> batches = new ArrayList<>();
     final Long2ObjectHashMap<Batch> answers = new Long2ObjectHashMap<>();
     final List<Long> answeredTwice = new ArrayList<>();
-    private final MessageHeaderDecoder header = new MessageHeaderDecoder();
 
     /**
      * Calls of {@link #onConnected}: each session opened, and each new leader of an open one.
@@ -120,6 +119,25 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
         final int length,
         final int eventCount)
     {
+        final Batch batch = new Batch(
+            batchSequence, logPosition, clientId, requestSequence, templateIds(eventBuffer, offset, length, eventCount));
+        batches.add(batch);
+        if (clientId == client.clientId())
+        {
+            if (answers.put(requestSequence, batch) != null)
+            {
+                answeredTwice.add(requestSequence);
+            }
+        }
+    }
+
+    /**
+     * The template ids of a batch's events, in order, checking that they fill the batch exactly.
+     */
+    static List<Integer> templateIds(
+        final DirectBuffer eventBuffer, final int offset, final int length, final int eventCount)
+    {
+        final MessageHeaderDecoder header = new MessageHeaderDecoder();
         final List<Integer> templateIds = new ArrayList<>(eventCount);
         int position = offset;
         for (int i = 0; i < eventCount; i++)
@@ -132,15 +150,7 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
         {
             throw new AssertionError("batch length " + length + " does not match its " + eventCount + " events");
         }
-        final Batch batch = new Batch(batchSequence, logPosition, clientId, requestSequence, templateIds);
-        batches.add(batch);
-        if (clientId == client.clientId())
-        {
-            if (answers.put(requestSequence, batch) != null)
-            {
-                answeredTwice.add(requestSequence);
-            }
-        }
+        return templateIds;
     }
 
     public void onConnected(final int leaderMemberId)

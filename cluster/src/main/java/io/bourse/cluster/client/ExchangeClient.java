@@ -10,6 +10,7 @@ import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.ProcessAeronDirectory;
 import io.bourse.protocol.cluster.BooleanType;
 import io.bourse.protocol.cluster.EventBatchDecoder;
+import io.bourse.protocol.cluster.EventBatchPartDecoder;
 import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.cluster.MessageHeaderDecoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
@@ -229,6 +230,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private final StateRequestEncoder stateRequestEncoder = new StateRequestEncoder();
     private final StateChunkDecoder stateChunkDecoder = new StateChunkDecoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
+    private final EventBatchPartDecoder batchPartDecoder = new EventBatchPartDecoder();
+    private final ExpandableDirectByteBuffer partedBatch = new ExpandableDirectByteBuffer(16 * 1024);
     private final ReplayCompleteDecoder replayCompleteDecoder = new ReplayCompleteDecoder();
     private final ReplayStartDecoder replayStartDecoder = new ReplayStartDecoder();
     private final RequestIgnoredDecoder requestIgnoredDecoder = new RequestIgnoredDecoder();
@@ -247,6 +250,9 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long sentUpToSequence;
     private long answeredUpToSequence;
     private long lastBatchSequence;
+    private long partedBatchSequence;
+    private int nextPartIndex = -1;
+    private int partedBatchLength;
     private long lastLogPosition;
     private boolean replayPending;
     // Requests numbered up to here when a refusal last made the client send again: their refusals are dealt with.
@@ -644,6 +650,11 @@ public final class ExchangeClient implements Agent, AutoCloseable
                 batchDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
                 onBatch(buffer, offset, length);
             }
+            case EventBatchPartDecoder.TEMPLATE_ID ->
+            {
+                batchPartDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+                onBatchPart();
+            }
             case ReplayCompleteDecoder.TEMPLATE_ID ->
             {
                 replayCompleteDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
@@ -709,6 +720,38 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             listener.onGap(lastLogPosition, false);
             lastBatchSequence = firstBatchSequence - 1;
+        }
+    }
+
+    /**
+     * A batch too long for one egress message comes in parts: joined, it is taken as any other. A part missing (lost
+     * to back-pressure) leaves it incomplete; it is dropped, and the batch is asked for again as a missing one is.
+     */
+    private void onBatchPart()
+    {
+        final int partIndex = batchPartDecoder.partIndex();
+        final long batchSequence = batchPartDecoder.batchSequence();
+        if (partIndex == 0)
+        {
+            partedBatchSequence = batchSequence;
+            partedBatchLength = 0;
+        }
+        else if (partIndex != nextPartIndex || batchSequence != partedBatchSequence)
+        {
+            nextPartIndex = -1;
+            return;
+        }
+        final int payloadLength = batchPartDecoder.payloadLength();
+        batchPartDecoder.getPayload(partedBatch, partedBatchLength, payloadLength);
+        partedBatchLength += payloadLength;
+        nextPartIndex = partIndex + 1;
+        if (batchPartDecoder.lastPart() == BooleanType.TRUE)
+        {
+            nextPartIndex = -1;
+            if (partedBatchLength == batchPartDecoder.batchLength())
+            {
+                onEgress(partedBatch, 0, partedBatchLength);
+            }
         }
     }
 
