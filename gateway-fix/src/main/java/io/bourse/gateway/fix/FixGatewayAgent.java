@@ -149,6 +149,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         "Not applied: the order is open as it was (the answer was among events the gateway missed)";
     private static final String DONE_ANSWER_LOST =
         "The order is done; this request's answer was among events the gateway missed";
+    private static final String MASS_CANCEL_ANSWER_LOST =
+        "Applied by the exchange, its answer among events the gateway missed: each order it canceled is reported " +
+        "done, and how many it canceled is not known";
     private static final String CLOSED_ANSWER_LOST =
         "Applied by the exchange and no longer open, its answer among events the gateway missed; how it ended is " +
         "in the exchange's order and trade history";
@@ -1474,6 +1477,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             // The gateway's own view; the query after the gap restates the order if the exchange's differs.
             sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, null, pending, 0);
+        }
+        else if (pending.type == PENDING_MASS_CANCEL && pending.session.isLoggedOn())
+        {
+            // The orders it canceled are among the open ones the gap made the gateway ask about.
+            massCancelReport.reset();
+            massCancelReport
+                .clOrdID(pending.clOrdId, pending.clOrdIdLength)
+                .orderID(NONE)
+                .massCancelRequestType(pending.massCancelRequestType)
+                .massCancelResponse(pending.massCancelRequestType)
+                .text(MASS_CANCEL_ANSWER_LOST);
+            send(pending.session, massCancelReport);
         }
         else if (order != null && order.orderId != 0)
         {

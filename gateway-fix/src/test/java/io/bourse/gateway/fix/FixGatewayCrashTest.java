@@ -181,6 +181,16 @@ class FixGatewayCrashTest
         final QfjClient trader, final Set<String> execIds, final MessageHandler onReport,
         final MessageHandler onCancelReject) throws FieldNotFound
     {
+        return takeReceived(trader, execIds, onReport, onCancelReject, massCancelReport -> { });
+    }
+
+    /**
+     * As above, with the OrderMassCancelReports too.
+     */
+    static int takeReceived(
+        final QfjClient trader, final Set<String> execIds, final MessageHandler onReport,
+        final MessageHandler onCancelReject, final MessageHandler onMassCancelReport) throws FieldNotFound
+    {
         int count = 0;
         Message message;
         while ((message = trader.received.poll()) != null)
@@ -190,6 +200,10 @@ class FixGatewayCrashTest
             if ("9".equals(msgType))
             {
                 onCancelReject.on(message);
+            }
+            else if ("r".equals(msgType))
+            {
+                onMassCancelReport.on(message);
             }
             else if ("8".equals(msgType) && execIds.add(message.getString(ExecID.FIELD)))
             {

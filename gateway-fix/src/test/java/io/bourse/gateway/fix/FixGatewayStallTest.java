@@ -10,10 +10,16 @@ import quickfix.Message;
 import quickfix.Session;
 import quickfix.field.ClOrdID;
 import quickfix.field.ExecType;
+import quickfix.field.MassCancelRequestType;
+import quickfix.field.MassCancelResponse;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrigClOrdID;
+import quickfix.field.TotalAffectedOrders;
+import quickfix.field.TransactTime;
+import quickfix.fix44.OrderMassCancelRequest;
 
 import java.io.File;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -38,8 +44,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The FIX gateway's process stopped (SIGSTOP, well within Aeron's timeouts) while the exchange is busy with another
  * client's orders, then continued, so that it falls behind by more than the node's event history (4 KiB here): the
  * node drops the batches its stream has no room for, and the oldest are gone before the gateway asks for them again.
- * Meanwhile a QuickFIX/J initiator keeps sending limit orders that rest, cancels and replaces of them, so that some
- * are in flight when their answers are lost.
+ * Meanwhile a QuickFIX/J initiator keeps sending limit orders that rest, cancels and replaces of them, and now and
+ * then a mass cancel, so that some are in flight when their answers are lost.
  * <p>
  * Afterwards the orders the initiator was told are open (acknowledged, replaced, not canceled or reported done; or
  * open when it asked about one never answered) must be exactly the engine's open orders: none acknowledged twice,
@@ -97,7 +103,7 @@ class FixGatewayStallTest
                     "asked about; %d open in the engine%n", load.sent, view, asked, openOrders);
                 assertEquals(List.of(), view.problems, where);
                 assertEquals(Set.of(), view.unanswered, where + ": every status request answered");
-                assertEquals(Set.of(), view.requestsWaiting, where + ": every cancel and replace answered");
+                assertEquals(Set.of(), view.requestsWaiting, where + ": every cancel, replace and mass cancel answered");
                 assertEquals(view.open.size(), openOrders,
                     where + ": the engine's open orders are exactly those the initiator was told are open");
                 assertTrue(view.canceled > 0 && view.replaced > 0, where + ": orders were canceled and replaced");
@@ -116,7 +122,7 @@ class FixGatewayStallTest
 
     /**
      * The initiator's requests, one a millisecond: 70 % new buys that rest, 20 % cancels and 10 % replaces (a new
-     * price) of orders it was told are open.
+     * price) of orders it was told are open, less one request in 200 that is a mass cancel of all its orders.
      */
     private static final class Load
     {
@@ -138,11 +144,20 @@ class FixGatewayStallTest
             final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
             while (System.nanoTime() < endNs)
             {
-                final int kind = random.nextInt(10);
+                final int kind = random.nextInt(200);
                 final int n = ++sent;
                 openNow.clear();
                 openNow.addAll(view.open);
-                if (kind < 7 || openNow.isEmpty())
+                if (kind == 0)
+                {
+                    view.requestsWaiting.add("M" + n);
+                    final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
+                    massCancel.set(new ClOrdID("M" + n));
+                    massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
+                    massCancel.set(new TransactTime(LocalDateTime.now()));
+                    Session.sendToTarget(massCancel, trader.sessionId);
+                }
+                else if (kind < 140 || openNow.isEmpty())
                 {
                     view.unanswered.add(FixGatewayCrashTest.clOrdId(n));
                     send(trader, n, random);
@@ -150,8 +165,8 @@ class FixGatewayStallTest
                 else
                 {
                     final String target = openNow.get(random.nextInt(openNow.size()));
-                    view.requestsWaiting.add((kind < 9 ? "X" : "R") + n);
-                    final Message request = kind < 9 ?
+                    view.requestsWaiting.add((kind < 180 ? "X" : "R") + n);
+                    final Message request = kind < 180 ?
                         FixGatewayTest.cancel("X" + n, target, quickfix.field.Side.BUY) :
                         FixGatewayTest.replace("R" + n, target, quickfix.field.Side.BUY, "0.01",
                             (1 + random.nextInt(99)) + "." + (10 + random.nextInt(90)));
@@ -171,7 +186,8 @@ class FixGatewayStallTest
         final Set<String> open = new LinkedHashSet<>();
         final Set<String> unanswered = new LinkedHashSet<>();
         /**
-         * Cancels and replaces sent and not answered yet (Canceled, Replaced, done, or a cancel reject, by ClOrdID).
+         * Cancels, replaces and mass cancels sent and not answered yet (Canceled, Replaced, done, a cancel reject, or
+         * a mass cancel report, by ClOrdID).
          */
         final Set<String> requestsWaiting = new LinkedHashSet<>();
         final List<String> problems = new ArrayList<>();
@@ -180,6 +196,8 @@ class FixGatewayStallTest
         int replaced;
         int done;
         int cancelRejects;
+        int massCancels;
+        int massCancelsAnswerLost;
 
         /**
          * @return messages taken.
@@ -190,7 +208,21 @@ class FixGatewayStallTest
             {
                 cancelRejects++;
                 requestsWaiting.remove(reject.getString(ClOrdID.FIELD));
-            });
+            }, this::onMassCancelReport);
+        }
+
+        private void onMassCancelReport(final Message report) throws FieldNotFound
+        {
+            requestsWaiting.remove(report.getString(ClOrdID.FIELD));
+            if (report.getChar(MassCancelResponse.FIELD) != MassCancelResponse.CANCEL_ALL_ORDERS)
+            {
+                problems.add("mass cancel refused: " + report);
+            }
+            massCancels++;
+            if (!report.isSetField(TotalAffectedOrders.FIELD))
+            {
+                massCancelsAnswerLost++;
+            }
         }
 
         private void onReport(final Message report) throws FieldNotFound
@@ -274,7 +306,8 @@ class FixGatewayStallTest
         {
             return open.size() + " open, " + unanswered.size() + " new orders and " + requestsWaiting.size() +
                 " cancels or replaces unanswered, " + canceled + " canceled, " +
-                replaced + " replaced, " + done + " reported done, " + cancelRejects + " cancel rejects";
+                replaced + " replaced, " + done + " reported done, " + cancelRejects + " cancel rejects, " +
+                massCancels + " mass cancels (" + massCancelsAnswerLost + " with their answers lost)";
         }
     }
 }
