@@ -16,14 +16,22 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Steady-state matching allocates nothing: commands decoded from pre-encoded SBE buffers by {@link CommandAdapter},
  * applied by the {@link Engine}, and their events encoded by {@link EventEncoder}, measured with the JVM's
  * per-thread allocated-bytes counter.
+ * <p>
+ * The measure is over windows of 110,000 commands, up to {@link #MEASURED_WINDOWS} of them, until one allocates
+ * nothing. Allocation per command, or anything recurring within a window's length, shows in every window; what one
+ * window alone can show is a one-off event of the JVM's on this thread (once in about fifteen CI runs a window had
+ * 248 bytes, which the next run of the same deterministic workload did not).
  */
 class ZeroAllocationTest
 {
@@ -33,6 +41,7 @@ class ZeroAllocationTest
     private static final int COMMANDS_PER_CYCLE = 11;
     private static final int WARMUP_CYCLES = 20_000;
     private static final int MEASURED_CYCLES = 10_000;
+    private static final int MEASURED_WINDOWS = 3;
     private static final int STANDING_LEVELS = 100;
     private static final int MAX_MESSAGE_LENGTH = 128;
 
@@ -40,7 +49,7 @@ class ZeroAllocationTest
     private final Engine engine = new Engine(new EventEncoder(sink), new Engine.Context());
     private final CommandAdapter adapter = new CommandAdapter(engine);
     private final CommandEncoder encoding = new CommandEncoder();
-    private final int totalCommands = (WARMUP_CYCLES + MEASURED_CYCLES) * COMMANDS_PER_CYCLE;
+    private final int totalCommands = (WARMUP_CYCLES + MEASURED_WINDOWS * MEASURED_CYCLES) * COMMANDS_PER_CYCLE;
     private final UnsafeBuffer commands = new UnsafeBuffer(new byte[totalCommands * MAX_MESSAGE_LENGTH]);
     private final int[] lengths = new int[totalCommands];
     private long nowNs = 1_700_000_000_000_000_000L;
@@ -61,21 +70,31 @@ class ZeroAllocationTest
         final long baselineEnd = threads.getCurrentThreadAllocatedBytes();
         final long baseline = baselineEnd - baselineStart;
 
-        final long tradesBefore = sink.trades;
-        final long replacesBefore = sink.replaces;
-        final long cancelsBefore = sink.cancels;
-        final long start = threads.getCurrentThreadAllocatedBytes();
-        run(WARMUP_CYCLES * COMMANDS_PER_CYCLE, totalCommands);
-        final long end = threads.getCurrentThreadAllocatedBytes();
-        final long allocated = end - start - baseline;
+        final List<Long> allocatedByWindow = new ArrayList<>();
+        for (int window = 0; window < MEASURED_WINDOWS; window++)
+        {
+            final int from = (WARMUP_CYCLES + window * MEASURED_CYCLES) * COMMANDS_PER_CYCLE;
+            final long tradesBefore = sink.trades;
+            final long replacesBefore = sink.replaces;
+            final long cancelsBefore = sink.cancels;
+            final long start = threads.getCurrentThreadAllocatedBytes();
+            run(from, from + MEASURED_CYCLES * COMMANDS_PER_CYCLE);
+            final long end = threads.getCurrentThreadAllocatedBytes();
+            allocatedByWindow.add(end - start - baseline);
 
-        assertEquals(0, sink.rejected, "the workload must be valid");
-        assertEquals(4L * MEASURED_CYCLES, sink.trades - tradesBefore);
-        assertEquals(3L * MEASURED_CYCLES, sink.replaces - replacesBefore);
-        assertEquals(MEASURED_CYCLES, sink.cancels - cancelsBefore);
-        assertEquals(STANDING_LEVELS * 2, engine.openOrderCount());
-        engine.validateInternalState();
-        assertEquals(0, allocated, "bytes allocated over " + MEASURED_CYCLES * COMMANDS_PER_CYCLE + " commands");
+            assertEquals(0, sink.rejected, "the workload must be valid");
+            assertEquals(4L * MEASURED_CYCLES, sink.trades - tradesBefore);
+            assertEquals(3L * MEASURED_CYCLES, sink.replaces - replacesBefore);
+            assertEquals(MEASURED_CYCLES, sink.cancels - cancelsBefore);
+            assertEquals(STANDING_LEVELS * 2, engine.openOrderCount());
+            engine.validateInternalState();
+            if (allocatedByWindow.getLast() == 0)
+            {
+                return;
+            }
+        }
+        fail("bytes allocated in each window of " + MEASURED_CYCLES * COMMANDS_PER_CYCLE + " commands: " +
+            allocatedByWindow);
     }
 
     private void run(final int from, final int to)
@@ -121,7 +140,7 @@ class ZeroAllocationTest
     {
         int command = 0;
         final int instrument = EngineFixture.BTC_USD;
-        for (int cycle = 0; cycle < WARMUP_CYCLES + MEASURED_CYCLES; cycle++)
+        for (int cycle = 0; cycle < WARMUP_CYCLES + MEASURED_WINDOWS * MEASURED_CYCLES; cycle++)
         {
             final long price = 10_000 + (cycle % 64) * 10;
             final long id = 10_000 + cycle * 8L;
