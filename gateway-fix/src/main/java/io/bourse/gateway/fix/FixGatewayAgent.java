@@ -145,6 +145,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         "Closed while the gateway missed the exchange's events; fills not reported here are in the exchange's " +
         "trade history";
     private static final String REPLACED_ANSWER_LOST = "Replaced; its answer was among events the gateway missed";
+    private static final String OVERTAKEN_ANSWER_LOST =
+        "Overtaken by a later replace, which the order carries now; whether this one took effect before it is not " +
+        "known (its answer was among events the gateway missed)";
     private static final String NOT_APPLIED_ANSWER_LOST =
         "Not applied: the order is open as it was (the answer was among events the gateway missed)";
     private static final String DONE_ANSWER_LOST =
@@ -2215,17 +2218,27 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      *
      * @param done whether the order is done (closed) rather than open on the terms last reported.
      */
+    /**
+     * Answer the lost requests chained on an order but the one already reported (null for none). Those sent before
+     * the reported one were overtaken by it: whether they took effect first is not known, and the client is told so
+     * rather than that they were not applied.
+     */
     private void answerLostRequests(
         final FixOrder order, final Pending lost, final Pending reported, final String text, final boolean done)
     {
+        boolean overtaken = reported != null;
         for (Pending request = lost; request != null; request = request.nextLost)
         {
-            if (request != reported && order.session.isLoggedOn())
+            if (request == reported)
+            {
+                overtaken = false;
+            }
+            else if (order.session.isLoggedOn())
             {
                 rejectCancel(order.session, order, request.clOrdId, request.clOrdIdLength, order.clOrdId,
                     order.clOrdIdLength, request.type == PENDING_CANCEL ? '1' : '2',
-                    done ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER, text,
-                    done ? STATUS_DONE_FOR_DAY : ordStatus(order));
+                    done ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER,
+                    overtaken ? OVERTAKEN_ANSWER_LOST : text, done ? STATUS_DONE_FOR_DAY : ordStatus(order));
             }
         }
         releaseLostRequests(lost);

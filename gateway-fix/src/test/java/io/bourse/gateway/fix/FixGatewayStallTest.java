@@ -14,6 +14,7 @@ import quickfix.field.MassCancelRequestType;
 import quickfix.field.MassCancelResponse;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrigClOrdID;
+import quickfix.field.Text;
 import quickfix.field.TotalAffectedOrders;
 import quickfix.field.TransactTime;
 import quickfix.fix44.OrderMassCancelRequest;
@@ -196,6 +197,7 @@ class FixGatewayStallTest
         int replaced;
         int done;
         int cancelRejects;
+        int overtaken;
         int massCancels;
         int massCancelsAnswerLost;
 
@@ -207,6 +209,10 @@ class FixGatewayStallTest
             return takeReceived(trader, execIds, this::onReport, reject ->
             {
                 cancelRejects++;
+                if (reject.isSetField(Text.FIELD) && reject.getString(Text.FIELD).startsWith("Overtaken"))
+                {
+                    overtaken++;
+                }
                 requestsWaiting.remove(reject.getString(ClOrdID.FIELD));
             }, this::onMassCancelReport);
         }
@@ -306,7 +312,8 @@ class FixGatewayStallTest
         {
             return open.size() + " open, " + unanswered.size() + " new orders and " + requestsWaiting.size() +
                 " cancels or replaces unanswered, " + canceled + " canceled, " +
-                replaced + " replaced, " + done + " reported done, " + cancelRejects + " cancel rejects, " +
+                replaced + " replaced, " + done + " reported done, " + cancelRejects + " cancel rejects (" + overtaken +
+                " overtaken by a later replace), " +
                 massCancels + " mass cancels (" + massCancelsAnswerLost + " with their answers lost)";
         }
     }
