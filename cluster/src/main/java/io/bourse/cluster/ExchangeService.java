@@ -25,11 +25,13 @@ import io.bourse.protocol.cluster.RequestDecoder;
 import io.bourse.protocol.cluster.RequestIgnoredEncoder;
 import io.bourse.protocol.cluster.SnapshotRequestDecoder;
 import io.bourse.protocol.cluster.StateChunkEncoder;
+import io.bourse.protocol.cluster.StateContinueDecoder;
 import io.bourse.protocol.cluster.StateRequestDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2LongHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -63,6 +65,10 @@ public final class ExchangeService implements ClusteredService
     static final int EGRESS_MESSAGE_BYTES = 8 * 1024 - 64;
     private static final int STATE_CHUNK_BYTES = EGRESS_MESSAGE_BYTES - MessageHeaderEncoder.ENCODED_LENGTH -
         StateChunkEncoder.BLOCK_LENGTH - StateChunkEncoder.payloadHeaderLength();
+    /**
+     * About 1 MiB: a quarter of what a client's stream may hold ahead of it with the node's terms.
+     */
+    private static final int STATE_CHUNKS_PER_ROUND = 128;
     private static final int BATCH_PART_BYTES = EGRESS_MESSAGE_BYTES - MessageHeaderEncoder.ENCODED_LENGTH -
         EventBatchPartEncoder.BLOCK_LENGTH - EventBatchPartEncoder.payloadHeaderLength();
 
@@ -75,6 +81,7 @@ public final class ExchangeService implements ClusteredService
     private final ReplayRequestDecoder replayRequestDecoder = new ReplayRequestDecoder();
     private final SnapshotRequestDecoder snapshotRequestDecoder = new SnapshotRequestDecoder();
     private final StateRequestDecoder stateRequestDecoder = new StateRequestDecoder();
+    private final StateContinueDecoder stateContinueDecoder = new StateContinueDecoder();
     private final StateChunkEncoder stateChunkEncoder = new StateChunkEncoder();
     private final EventBatchEncoder batchEncoder = new EventBatchEncoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
@@ -87,8 +94,9 @@ public final class ExchangeService implements ClusteredService
     private final ExpandableDirectByteBuffer batchBuffer = new ExpandableDirectByteBuffer(64 * 1024);
     private final ExpandableDirectByteBuffer resendBuffer = new ExpandableDirectByteBuffer(64 * 1024);
     private final UnsafeBuffer replyBuffer = new UnsafeBuffer(new byte[128]);
-    private ExpandableDirectByteBuffer stateBuffer;
-    private ExpandableDirectByteBuffer stateChunkBuffer;
+    private final UnsafeBuffer stateChunkBuffer = new UnsafeBuffer(new byte[EGRESS_MESSAGE_BYTES]);
+    private final Long2ObjectHashMap<StateTransfer> stateTransfersBySession = new Long2ObjectHashMap<>();
+    private int lastStateLength = 64 * 1024;
     private final Consumer<ClientSession> broadcaster = this::sendBatch;
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
     private final Queue<StateProbe> stateProbes = new ConcurrentLinkedQueue<>();
@@ -182,6 +190,7 @@ public final class ExchangeService implements ClusteredService
 
     public void onSessionClose(final ClientSession session, final long timestamp, final CloseReason closeReason)
     {
+        stateTransfersBySession.remove(session.id());
     }
 
     public void onSessionMessage(
@@ -234,6 +243,11 @@ public final class ExchangeService implements ClusteredService
         {
             stateRequestDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
             sendState(session, stateRequestDecoder.clientId());
+        }
+        else if (templateId == StateContinueDecoder.TEMPLATE_ID)
+        {
+            stateContinueDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+            continueState(session, stateContinueDecoder.logPosition(), stateContinueDecoder.fromChunkIndex());
         }
         else
         {
@@ -342,6 +356,31 @@ public final class ExchangeService implements ClusteredService
 
     private record StateProbe(long clientId, CompletableFuture<State> result)
     {
+    }
+
+    /**
+     * A state answer under way: the engine snapshot taken at {@code logPosition} and how much of it is sent.
+     */
+    private static final class StateTransfer
+    {
+        final ClientSession session;
+        final long clientId;
+        final long logPosition;
+        final DirectBuffer state;
+        final int totalLength;
+        int sentLength;
+        int nextChunkIndex;
+
+        StateTransfer(
+            final ClientSession session, final long clientId, final long logPosition, final DirectBuffer state,
+            final int totalLength)
+        {
+            this.session = session;
+            this.clientId = clientId;
+            this.logPosition = logPosition;
+            this.state = state;
+            this.totalLength = totalLength;
+        }
     }
 
     /**
@@ -646,37 +685,84 @@ public final class ExchangeService implements ClusteredService
     }
 
     /**
-     * Answer a StateRequest with the engine snapshot at this log position, to the asking session only. Changes no
-     * state, so a follower (whose sends are no-ops) stays identical. Rare and off the order path, hence the
-     * buffers made on first use. A chunk lost to back-pressure ends the answer: the client asks again.
+     * Answer a StateRequest with the engine snapshot at this log position, to the asking session only, in chunks.
+     * Changes no replicated state, so a follower (whose sends are no-ops) stays identical. The chunks go a round at a
+     * time: a client may only be half its egress term behind (2 MiB for a UDP client with the node's 4 MiB terms, 4
+     * MiB for all the IPC clients together), and a large book's state is longer than that. The rest is kept for the
+     * client to ask for once it has read a round ({@link #continueState}); a newer request of the session's
+     * supersedes it. Rare and off the order path, hence a buffer per answer.
      */
     private void sendState(final ClientSession session, final long clientId)
     {
-        if (stateBuffer == null)
+        final ExpandableDirectByteBuffer state = new ExpandableDirectByteBuffer(lastStateLength);
+        final int totalLength = engine.writeSnapshot(state, 0);
+        lastStateLength = Math.max(64 * 1024, totalLength);
+        final StateTransfer transfer = new StateTransfer(session, clientId, cluster.logPosition(), state, totalLength);
+        if (sendStateChunks(transfer))
         {
-            stateBuffer = new ExpandableDirectByteBuffer(64 * 1024);
-            stateChunkBuffer = new ExpandableDirectByteBuffer(EGRESS_MESSAGE_BYTES);
+            stateTransfersBySession.remove(session.id());
         }
-        final int totalLength = engine.writeSnapshot(stateBuffer, 0);
-        final long logPosition = cluster.logPosition();
-        int chunkIndex = 0;
-        for (int offset = 0; offset < totalLength || chunkIndex == 0; offset += STATE_CHUNK_BYTES)
+        else
         {
-            final int length = Math.min(STATE_CHUNK_BYTES, totalLength - offset);
-            final boolean last = offset + length >= totalLength;
+            stateTransfersBySession.put(session.id(), transfer);
+        }
+    }
+
+    /**
+     * Go on with a state answer once the client has read every chunk sent so far. A request from a chunk before the
+     * next one to send comes from a client that has not read them all yet, and is not answered: it asks again when it
+     * has. Nor is one for an answer no longer kept (another leader's, or superseded): the client asks for the state
+     * again when no chunk comes.
+     */
+    private void continueState(final ClientSession session, final long logPosition, final int fromChunkIndex)
+    {
+        final StateTransfer transfer = stateTransfersBySession.get(session.id());
+        if (transfer == null || transfer.logPosition != logPosition || fromChunkIndex != transfer.nextChunkIndex)
+        {
+            return;
+        }
+        if (sendStateChunks(transfer))
+        {
+            stateTransfersBySession.remove(session.id());
+        }
+    }
+
+    /**
+     * Send the next chunks of a state answer, at most a round's worth: the stream is shared (the node's IPC clients
+     * have one egress publication), and the matching thread copies every byte.
+     *
+     * @return true when the answer is over: sent whole, or its session gone (its client asks again).
+     */
+    private boolean sendStateChunks(final StateTransfer transfer)
+    {
+        for (int chunks = 0; chunks < STATE_CHUNKS_PER_ROUND; chunks++)
+        {
+            final int length = Math.min(STATE_CHUNK_BYTES, transfer.totalLength - transfer.sentLength);
+            final boolean last = transfer.sentLength + length >= transfer.totalLength;
             stateChunkEncoder.wrapAndApplyHeader(stateChunkBuffer, 0, headerEncoder)
-                .clientId(clientId)
-                .logPosition(logPosition)
-                .chunkIndex(chunkIndex++)
+                .clientId(transfer.clientId)
+                .logPosition(transfer.logPosition)
+                .chunkIndex(transfer.nextChunkIndex)
                 .lastChunk(last ? BooleanType.TRUE : BooleanType.FALSE)
-                .totalLength(totalLength)
-                .putPayload(stateBuffer, offset, length);
-            if (!send(session, stateChunkBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + stateChunkEncoder.encodedLength()) ||
-                last)
+                .totalLength(transfer.totalLength)
+                .putPayload(transfer.state, transfer.sentLength, length);
+            final long result = transfer.session.offer(
+                stateChunkBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + stateChunkEncoder.encodedLength());
+            if (result > 0)
             {
-                return;
+                if (last)
+                {
+                    return true;
+                }
+                transfer.sentLength += length;
+                transfer.nextChunkIndex++;
+            }
+            else
+            {
+                return result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION;
             }
         }
+        return false;
     }
 
     private void ignore(

@@ -21,6 +21,7 @@ import io.bourse.protocol.cluster.RequestEncoder;
 import io.bourse.protocol.cluster.RequestIgnoredDecoder;
 import io.bourse.protocol.cluster.SnapshotRequestEncoder;
 import io.bourse.protocol.cluster.StateChunkDecoder;
+import io.bourse.protocol.cluster.StateContinueEncoder;
 import io.bourse.protocol.cluster.StateRequestEncoder;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -209,6 +210,14 @@ public final class ExchangeClient implements Agent, AutoCloseable
 
     private static final long KEEP_ALIVE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(500);
     /**
+     * The cluster sends a round of state chunks in one go: this long without one, the round is over.
+     */
+    private static final long STATE_ROUND_OVER_NS = TimeUnit.MICROSECONDS.toNanos(200);
+    /**
+     * Asked for more and none came: ask again this often.
+     */
+    private static final long STATE_CONTINUE_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(2);
+    /**
      * Media drivers launched by clients of this process, numbering their directories.
      */
     private static final AtomicInteger EMBEDDED_DRIVERS = new AtomicInteger();
@@ -229,6 +238,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private final SnapshotRequestEncoder snapshotRequestEncoder = new SnapshotRequestEncoder();
     private final StateRequestEncoder stateRequestEncoder = new StateRequestEncoder();
     private final StateChunkDecoder stateChunkDecoder = new StateChunkDecoder();
+    private final StateContinueEncoder stateContinueEncoder = new StateContinueEncoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
     private final EventBatchPartDecoder batchPartDecoder = new EventBatchPartDecoder();
     private final ExpandableDirectByteBuffer partedBatch = new ExpandableDirectByteBuffer(16 * 1024);
@@ -251,6 +261,15 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long answeredUpToSequence;
     private long lastBatchSequence;
     private long partedBatchSequence;
+    /**
+     * The log position of the state answer being read, -1 when none is; the next chunk it needs; whether the rest
+     * has been asked for since the last chunk came.
+     */
+    private long stateAnswerPosition = -1;
+    private int nextStateChunk;
+    private boolean stateContinueSent;
+    private long lastStateChunkNs;
+    private long stateContinueSentNs;
     private int nextPartIndex = -1;
     private int partedBatchLength;
     private long lastLogPosition;
@@ -365,8 +384,11 @@ public final class ExchangeClient implements Agent, AutoCloseable
 
     /**
      * Ask for the engine state at the position this request takes in the log: it arrives as
-     * {@link ExchangeClientListener#onStateChunk} calls, after every batch before that position and before every
-     * batch after it.
+     * {@link ExchangeClientListener#onStateChunk} calls, after every batch before that position. A state longer than
+     * this client's stream takes at once comes in rounds: the cluster sends about 1 MiB of chunks, or less when the
+     * stream is full, and this client asks for the rest once it has read them. So the batches after the position may
+     * come before the last chunk: a listener keeps them to apply once the state is whole. Asking again supersedes an
+     * answer under way; the new answer starts at chunk 0.
      *
      * @return true when the request was sent.
      */
@@ -433,6 +455,19 @@ public final class ExchangeClient implements Agent, AutoCloseable
             probeOpened(nowNs))
         {
             return 1;
+        }
+        if (work == 0 && stateAnswerPosition >= 0 && nowNs - lastStateChunkNs > STATE_ROUND_OVER_NS &&
+            (!stateContinueSent || nowNs - stateContinueSentNs > STATE_CONTINUE_RETRY_NS))
+        {
+            // No chunk for a while and the state is not whole: the cluster ended a round, or found the stream full
+            // (another reader of a shared one may be behind). Asked too early, it waits for the next ask.
+            stateContinueEncoder.wrapAndApplyHeader(controlBuffer, 0, headerEncoder)
+                .clientId(clientId)
+                .logPosition(stateAnswerPosition)
+                .fromChunkIndex(nextStateChunk);
+            stateContinueSent = cluster.offer(
+                controlBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + stateContinueEncoder.encodedLength()) > 0;
+            stateContinueSentNs = nowNs;
         }
         work += sendPending();
         if (nowNs - lastSendNs > KEEP_ALIVE_INTERVAL_NS && cluster.sendKeepAlive())
@@ -679,6 +714,22 @@ public final class ExchangeClient implements Agent, AutoCloseable
                     final long logPosition = stateChunkDecoder.logPosition();
                     final int chunkIndex = stateChunkDecoder.chunkIndex();
                     final boolean lastChunk = stateChunkDecoder.lastChunk() == BooleanType.TRUE;
+                    if (chunkIndex == 0)
+                    {
+                        stateAnswerPosition = logPosition;
+                    }
+                    else if (logPosition == stateAnswerPosition && chunkIndex < nextStateChunk)
+                    {
+                        // Sent again after this client asked for the rest while it was on its way.
+                        return;
+                    }
+                    nextStateChunk = chunkIndex + 1;
+                    stateContinueSent = false;
+                    lastStateChunkNs = System.nanoTime();
+                    if (lastChunk)
+                    {
+                        stateAnswerPosition = -1;
+                    }
                     final long totalLength = stateChunkDecoder.totalLength();
                     final int payloadLength = stateChunkDecoder.payloadLength();
                     final int payloadOffset = stateChunkDecoder.limit() + StateChunkDecoder.payloadHeaderLength();

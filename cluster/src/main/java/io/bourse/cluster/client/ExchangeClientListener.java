@@ -56,8 +56,9 @@ public interface ExchangeClientListener
 
     /**
      * Part of the answer to {@link ExchangeClient#requestState()}: engine snapshot records (engine schema), the
-     * state after every batch up to {@code logPosition}. Chunks come in order; a missing index means one was lost
-     * and the state must be asked for again.
+     * state after every batch up to {@code logPosition}. Chunks come in order, possibly with batches after that
+     * position between them; chunk 0 starts an answer; a missing index means one was lost and the state must be asked
+     * for again.
      *
      * @param logPosition the log position of the state request.
      * @param chunkIndex  0, 1, 2 … within one answer.

@@ -1,6 +1,6 @@
 package io.bourse.gateway.fix;
 
-import io.bourse.cluster.IocFlood;
+import io.bourse.cluster.OrderFlood;
 import io.bourse.cluster.JavaChildProcess;
 import io.bourse.cluster.SeededRounds;
 import io.bourse.protocol.codec.Side;
@@ -74,7 +74,7 @@ class FixGatewayStallTest
             final String ingress = exchange.node().context().ingressEndpoints();
             gateway = startGateway(new File(exchange.baseDir, "fix"), exchange.fixPort, ingress);
             try (QfjClient trader = new QfjClient(exchange.fixPort, TRADER.senderCompId(), TRADER.password());
-                IocFlood flood = new IocFlood(exchange.node().clientContext(), 2, Side.SELL, FLOOD_PRICE, 100))
+                OrderFlood flood = OrderFlood.ioc(exchange.node().clientContext(), 2, Side.SELL, FLOOD_PRICE, 100))
             {
                 trader.awaitLogon();
                 final Load load = new Load(trader, view, random);

@@ -34,6 +34,12 @@ import java.util.function.Consumer;
 final class GatewayAgent implements Agent, ExchangeClientListener
 {
     private static final long STATE_RETRY_NS = TimeUnit.SECONDS.toNanos(3);
+    /**
+     * The most bytes of batches kept while the state comes in; beyond it they are let go and the state asked for
+     * again, at a later position.
+     */
+    private static final int MAX_KEPT_BATCH_BYTES = 64 * 1024 * 1024;
+    private static final int KEPT_BATCH_HEADER = Long.BYTES + Integer.BYTES;
 
     /**
      * One WebSocket connection's subscriptions; touched only on the gateway thread.
@@ -66,6 +72,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private final CommandEncoder encoder = new CommandEncoder();
     private final ExpandableDirectByteBuffer commandBuffer = new ExpandableDirectByteBuffer(256);
     private final ExpandableArrayBuffer stateAssembly = new ExpandableArrayBuffer(64 * 1024);
+    /**
+     * The batches that come while the state does (log position, length, events), for those after its position.
+     */
+    private final ExpandableArrayBuffer keptBatches = new ExpandableArrayBuffer(64 * 1024);
     private final Long2ObjectHashMap<PendingCommand> pending = new Long2ObjectHashMap<>();
     private final Set<WsSession> sessions = new LinkedHashSet<>();
     private final Int2ObjectHashMap<Set<WsSession>> bookSubscribers = new Int2ObjectHashMap<>();
@@ -88,6 +98,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private boolean answersMayBeLost;
     private int nextChunkIndex;
     private int stateLength;
+    private int keptBatchesLength;
     private long lastHeartbeatNs;
 
     GatewayAgent(final ExchangeClient.Context clientContext, final GatewayMetrics metrics, final int queueCapacity,
@@ -225,7 +236,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final long requestSequence, final DirectBuffer buffer, final int offset, final int length, final int eventCount)
     {
         metrics.batches.increment();
-        if (live && logPosition > statePosition)
+        if (!live)
+        {
+            keepUntilLive(logPosition, buffer, offset, length);
+        }
+        else if (logPosition > statePosition)
         {
             changes.clear();
             model.apply(buffer, offset, length, changes);
@@ -267,16 +282,24 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final long logPosition, final int chunkIndex, final boolean lastChunk, final long totalLength,
         final DirectBuffer buffer, final int offset, final int length)
     {
-        if (live || chunkIndex != nextChunkIndex)
+        if (live)
         {
-            // Not waiting, or a chunk went missing: the retry timer asks again.
-            nextChunkIndex = -1;
             return;
         }
         if (chunkIndex == 0)
         {
+            // An answer starts, superseding any under way.
             stateLength = 0;
+            nextChunkIndex = 0;
         }
+        else if (chunkIndex != nextChunkIndex)
+        {
+            // A chunk went missing: the retry timer asks again.
+            nextChunkIndex = -1;
+            return;
+        }
+        // A long state comes as the stream drains: the retry timer counts from its last chunk.
+        stateRequestedNs = System.nanoTime();
         stateAssembly.putBytes(stateLength, buffer, offset, length);
         stateLength += length;
         nextChunkIndex++;
@@ -289,16 +312,56 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             }
             model.loadState(stateAssembly, 0, stateLength);
             statePosition = logPosition;
+            applyKeptBatches();
             live = true;
             stateRequested = false;
             resendBookSnapshots();
         }
     }
 
+    private void keepUntilLive(final long logPosition, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (keptBatchesLength + KEPT_BATCH_HEADER + length > MAX_KEPT_BATCH_BYTES)
+        {
+            // Too many to keep: the state under way is let go, and one after them asked for.
+            keptBatchesLength = 0;
+            nextChunkIndex = -1;
+            stateRequested = false;
+            return;
+        }
+        keptBatches.putLong(keptBatchesLength, logPosition);
+        keptBatches.putInt(keptBatchesLength + Long.BYTES, length);
+        keptBatches.putBytes(keptBatchesLength + KEPT_BATCH_HEADER, buffer, offset, length);
+        keptBatchesLength += KEPT_BATCH_HEADER + length;
+    }
+
+    /**
+     * The batches after the state's position that came before its last chunk, in order: the subscribers get book
+     * snapshots of the result.
+     */
+    private void applyKeptBatches()
+    {
+        int position = 0;
+        while (position < keptBatchesLength)
+        {
+            final long logPosition = keptBatches.getLong(position);
+            final int length = keptBatches.getInt(position + Long.BYTES);
+            if (logPosition > statePosition)
+            {
+                changes.clear();
+                model.apply(keptBatches, position + KEPT_BATCH_HEADER, length, changes);
+                statePosition = logPosition;
+            }
+            position += KEPT_BATCH_HEADER + length;
+        }
+        keptBatchesLength = 0;
+    }
+
     public void onGap(final long fromLogPosition, final boolean renumbered)
     {
         // Batches are lost for good: the read model is stale until the state is fetched again.
         live = false;
+        keptBatchesLength = 0;
         stateRequested = false;
         answersMayBeLost = true;
         metrics.eventGaps.increment();

@@ -1,6 +1,6 @@
 package io.bourse.gateway.http;
 
-import io.bourse.cluster.IocFlood;
+import io.bourse.cluster.OrderFlood;
 import io.bourse.cluster.SeededRounds;
 import io.bourse.protocol.codec.Side;
 import org.junit.jupiter.api.Test;
@@ -45,7 +45,7 @@ class HttpGatewayStallTest
         final int rounds = seeded.rounds();
         final SplittableRandom random = new SplittableRandom(seed);
         try (GatewayHarness harness = GatewayHarness.withGatewayProcess(4096);
-            IocFlood flood = new IocFlood(harness.node().clientContext(), BOB_ACCOUNT, Side.SELL, FLOOD_PRICE, 100))
+            OrderFlood flood = OrderFlood.ioc(harness.node().clientContext(), BOB_ACCOUNT, Side.SELL, FLOOD_PRICE, 100))
         {
             final Load load = new Load(harness, random);
             for (int round = 1; round <= rounds; round++)

@@ -13,11 +13,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Another client of the node sending IOC orders of one account as fast as the node takes them, on a thread of its
- * own, between {@link #start()} and {@link #stop()}: a busy exchange for a test, whose orders never rest (their price
- * is chosen never to meet the book).
+ * Another client of the node sending limit orders of one account, on a thread of its own, between {@link #start()}
+ * and {@link #stop()}: a busy exchange for a test. IOC orders as fast as the node takes them ({@link #ioc}), whose
+ * price is chosen never to meet the book, so that they never rest; or GTC orders that rest, at a pace
+ * ({@link #resting}).
  */
-public final class IocFlood implements AutoCloseable
+public final class OrderFlood implements AutoCloseable
 {
     private static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
 
@@ -26,20 +27,44 @@ public final class IocFlood implements AutoCloseable
     private final Side side;
     private final long price;
     private final long quantity;
+    private final TimeInForce timeInForce;
+    private final long pauseNs;
     private final AtomicBoolean running = new AtomicBoolean();
     private Thread thread;
     private volatile long answered;
     private long clientOrderId;
 
-    public IocFlood(
+    private OrderFlood(
         final ExchangeClient.Context context, final long accountId, final Side side, final long price,
-        final long quantity)
+        final long quantity, final TimeInForce timeInForce, final long pauseNs)
     {
         this.context = context;
         this.accountId = accountId;
         this.side = side;
         this.price = price;
         this.quantity = quantity;
+        this.timeInForce = timeInForce;
+        this.pauseNs = pauseNs;
+    }
+
+    /**
+     * IOC orders (instrument 1) as fast as the node takes them.
+     */
+    public static OrderFlood ioc(
+        final ExchangeClient.Context context, final long accountId, final Side side, final long price,
+        final long quantity)
+    {
+        return new OrderFlood(context, accountId, side, price, quantity, TimeInForce.IOC, 0);
+    }
+
+    /**
+     * GTC orders (instrument 1), one every {@code pauseNs} at the most: at a price that meets nothing, each rests.
+     */
+    public static OrderFlood resting(
+        final ExchangeClient.Context context, final long accountId, final Side side, final long price,
+        final long quantity, final long pauseNs)
+    {
+        return new OrderFlood(context, accountId, side, price, quantity, TimeInForce.GTC, pauseNs);
     }
 
     public void start()
@@ -81,7 +106,7 @@ public final class IocFlood implements AutoCloseable
                 if (running.get() && client.isConnected())
                 {
                     final int length = encoder.newOrder(buffer, 0, accountId, clientOrderId + 1, 1, side,
-                        OrderType.LIMIT, TimeInForce.IOC, false, SelfTradePrevention.ACCOUNT_DEFAULT, price,
+                        OrderType.LIMIT, timeInForce, false, SelfTradePrevention.ACCOUNT_DEFAULT, price,
                         quantity, 0, 0);
                     final long sequence = client.trySend(buffer, 0, length);
                     if (sequence < 0)
@@ -93,6 +118,10 @@ public final class IocFlood implements AutoCloseable
                     {
                         clientOrderId++;
                         lastSent = sequence;
+                        if (pauseNs > 0)
+                        {
+                            LockSupport.parkNanos(pauseNs);
+                        }
                     }
                 }
                 else
@@ -106,6 +135,14 @@ public final class IocFlood implements AutoCloseable
         {
             client.close();
         }
+    }
+
+    /**
+     * @return commands answered since the start, so far.
+     */
+    public long answered()
+    {
+        return answered;
     }
 
     public void close() throws InterruptedException
