@@ -11,6 +11,7 @@ import io.aeron.logbuffer.Header;
 import io.bourse.engine.CommandAdapter;
 import io.bourse.engine.Engine;
 import io.bourse.engine.EventEncoder;
+import io.bourse.protocol.cluster.BatchContinueDecoder;
 import io.bourse.protocol.cluster.BooleanType;
 import io.bourse.protocol.cluster.EventBatchDecoder;
 import io.bourse.protocol.cluster.EventBatchEncoder;
@@ -66,9 +67,13 @@ public final class ExchangeService implements ClusteredService
     private static final int STATE_CHUNK_BYTES = EGRESS_MESSAGE_BYTES - MessageHeaderEncoder.ENCODED_LENGTH -
         StateChunkEncoder.BLOCK_LENGTH - StateChunkEncoder.payloadHeaderLength();
     /**
-     * About 1 MiB: a quarter of what a client's stream may hold ahead of it with the node's terms.
+     * State chunks or batch parts sent at a time, about 1 MiB: half of what a UDP client's stream may hold ahead of
+     * it with the node's terms.
      */
-    private static final int STATE_CHUNKS_PER_ROUND = 128;
+    private static final int CHUNKS_PER_ROUND = 128;
+    private static final int SENT_WHOLE = 0;
+    private static final int ROUND_OVER = 1;
+    private static final int SESSION_GONE = 2;
     private static final int BATCH_PART_BYTES = EGRESS_MESSAGE_BYTES - MessageHeaderEncoder.ENCODED_LENGTH -
         EventBatchPartEncoder.BLOCK_LENGTH - EventBatchPartEncoder.payloadHeaderLength();
 
@@ -82,6 +87,7 @@ public final class ExchangeService implements ClusteredService
     private final SnapshotRequestDecoder snapshotRequestDecoder = new SnapshotRequestDecoder();
     private final StateRequestDecoder stateRequestDecoder = new StateRequestDecoder();
     private final StateContinueDecoder stateContinueDecoder = new StateContinueDecoder();
+    private final BatchContinueDecoder batchContinueDecoder = new BatchContinueDecoder();
     private final StateChunkEncoder stateChunkEncoder = new StateChunkEncoder();
     private final EventBatchEncoder batchEncoder = new EventBatchEncoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
@@ -96,6 +102,7 @@ public final class ExchangeService implements ClusteredService
     private final UnsafeBuffer replyBuffer = new UnsafeBuffer(new byte[128]);
     private final UnsafeBuffer stateChunkBuffer = new UnsafeBuffer(new byte[EGRESS_MESSAGE_BYTES]);
     private final Long2ObjectHashMap<StateTransfer> stateTransfersBySession = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<PartedSend> partedSendsBySession = new Long2ObjectHashMap<>();
     private int lastStateLength = 64 * 1024;
     private final Consumer<ClientSession> broadcaster = this::sendBatch;
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
@@ -191,6 +198,7 @@ public final class ExchangeService implements ClusteredService
     public void onSessionClose(final ClientSession session, final long timestamp, final CloseReason closeReason)
     {
         stateTransfersBySession.remove(session.id());
+        partedSendsBySession.remove(session.id());
     }
 
     public void onSessionMessage(
@@ -243,6 +251,11 @@ public final class ExchangeService implements ClusteredService
         {
             stateRequestDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
             sendState(session, stateRequestDecoder.clientId());
+        }
+        else if (templateId == BatchContinueDecoder.TEMPLATE_ID)
+        {
+            batchContinueDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
+            continueBatch(session, batchContinueDecoder.batchSequence(), batchContinueDecoder.fromPartIndex());
         }
         else if (templateId == StateContinueDecoder.TEMPLATE_ID)
         {
@@ -356,6 +369,39 @@ public final class ExchangeService implements ClusteredService
 
     private record StateProbe(long clientId, CompletableFuture<State> result)
     {
+    }
+
+    /**
+     * A batch going out in parts to one session, and the next part to send: the batch where it was made while the
+     * first round is sent, then a copy of its own.
+     */
+    private static final class PartedSend
+    {
+        final ClientSession session;
+        final long batchSequence;
+        final int length;
+        DirectBuffer batch;
+        int offset;
+        int nextPartIndex;
+
+        PartedSend(
+            final ClientSession session, final long batchSequence, final DirectBuffer batch, final int offset,
+            final int length)
+        {
+            this.session = session;
+            this.batchSequence = batchSequence;
+            this.batch = batch;
+            this.offset = offset;
+            this.length = length;
+        }
+
+        void keepCopy()
+        {
+            final UnsafeBuffer copy = new UnsafeBuffer(new byte[length]);
+            copy.putBytes(0, batch, offset, length);
+            batch = copy;
+            offset = 0;
+        }
     }
 
     /**
@@ -506,13 +552,21 @@ public final class ExchangeService implements ClusteredService
 
     private void sendBatch(final ClientSession session)
     {
+        if (!partedSendsBySession.isEmpty() && partedSendsBySession.containsKey(session.id()))
+        {
+            // Behind a batch in parts: this one is in the history for the replay the client asks for after it.
+            return;
+        }
         sendBatch(session, batchBuffer, 0, batchLength);
     }
 
     /**
      * Send one {@code EventBatch} message, in {@code EventBatchPart}s when it is too long for one egress message (a
-     * mass cancel, a sweep of many orders or many expiries at once). A part lost to back-pressure leaves the batch
-     * incomplete: the client drops the parts, finds the batch missing and asks for it again.
+     * mass cancel, a sweep of many orders or many expiries at once). The parts go a round at a time, as a state
+     * answer's chunks do, for the same reason: a client may only be 2 MiB behind (4 MiB for the IPC clients
+     * together), and a batch has no bound. The rest is kept, and the batches after it are not sent to that session
+     * meanwhile: the client asks for the next round once it has read one ({@link #continueBatch}), then for the
+     * batches it missed, from the history.
      *
      * @return true when sent whole.
      */
@@ -525,24 +579,64 @@ public final class ExchangeService implements ClusteredService
         }
         partedBatchDecoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, EventBatchDecoder.BLOCK_LENGTH,
             EventBatchDecoder.SCHEMA_VERSION);
-        final long batchSequence = partedBatchDecoder.batchSequence();
-        int partIndex = 0;
-        for (int partOffset = 0; partOffset < length; partOffset += BATCH_PART_BYTES)
+        final PartedSend parted = new PartedSend(session, partedBatchDecoder.batchSequence(), buffer, offset, length);
+        final int result = sendParts(parted);
+        if (result == ROUND_OVER)
         {
-            final int partLength = Math.min(BATCH_PART_BYTES, length - partOffset);
-            batchPartEncoder.wrapAndApplyHeader(batchPartBuffer, 0, headerEncoder)
-                .batchSequence(batchSequence)
-                .partIndex(partIndex++)
-                .lastPart(partOffset + partLength == length ? BooleanType.TRUE : BooleanType.FALSE)
-                .batchLength(length)
-                .putPayload(buffer, offset + partOffset, partLength);
-            if (!send(session, batchPartBuffer, 0,
-                MessageHeaderEncoder.ENCODED_LENGTH + batchPartEncoder.encodedLength()))
-            {
-                return false;
-            }
+            parted.keepCopy();
+            partedSendsBySession.put(session.id(), parted);
         }
-        return true;
+        return result == SENT_WHOLE;
+    }
+
+    /**
+     * Go on with a batch in parts once the client has read every part sent so far; as {@link #continueState}, an
+     * early or stale request is not answered.
+     */
+    private void continueBatch(final ClientSession session, final long batchSequence, final int fromPartIndex)
+    {
+        final PartedSend parted = partedSendsBySession.get(session.id());
+        if (parted == null || parted.batchSequence != batchSequence || fromPartIndex != parted.nextPartIndex)
+        {
+            return;
+        }
+        if (sendParts(parted) != ROUND_OVER)
+        {
+            partedSendsBySession.remove(session.id());
+        }
+    }
+
+    /**
+     * @return {@link #SENT_WHOLE}, {@link #ROUND_OVER} (more to send: the round's worth is sent or the stream is
+     * full), or {@link #SESSION_GONE}.
+     */
+    private int sendParts(final PartedSend parted)
+    {
+        for (int parts = 0; parts < CHUNKS_PER_ROUND; parts++)
+        {
+            final int partOffset = parted.nextPartIndex * BATCH_PART_BYTES;
+            final int partLength = Math.min(BATCH_PART_BYTES, parted.length - partOffset);
+            final boolean last = partOffset + partLength == parted.length;
+            batchPartEncoder.wrapAndApplyHeader(batchPartBuffer, 0, headerEncoder)
+                .batchSequence(parted.batchSequence)
+                .partIndex(parted.nextPartIndex)
+                .lastPart(last ? BooleanType.TRUE : BooleanType.FALSE)
+                .batchLength(parted.length)
+                .putPayload(parted.batch, parted.offset + partOffset, partLength);
+            final long result = parted.session.offer(
+                batchPartBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + batchPartEncoder.encodedLength());
+            if (result <= 0)
+            {
+                return result == Publication.BACK_PRESSURED || result == Publication.ADMIN_ACTION ?
+                    ROUND_OVER : SESSION_GONE;
+            }
+            if (last)
+            {
+                return SENT_WHOLE;
+            }
+            parted.nextPartIndex++;
+        }
+        return ROUND_OVER;
     }
 
     /**
@@ -588,6 +682,11 @@ public final class ExchangeService implements ClusteredService
 
     private void resendOriginal(final ClientSession session, final long clientId, final long requestSequence)
     {
+        if (!partedSendsBySession.isEmpty() && partedSendsBySession.containsKey(session.id()))
+        {
+            // The client asks again once it has the batch in parts.
+            return;
+        }
         retryClientId = clientId;
         retryRequestSequence = requestSequence;
         replaySession = session;
@@ -620,6 +719,11 @@ public final class ExchangeService implements ClusteredService
      */
     private void replay(final ClientSession session, final long clientId, final long fromLogPosition)
     {
+        if (!partedSendsBySession.isEmpty() && partedSendsBySession.containsKey(session.id()))
+        {
+            // The client asks again once it has the batch in parts.
+            return;
+        }
         replaySession = session;
         replayClientId = clientId;
         replayFromLogPosition = fromLogPosition;
@@ -735,7 +839,7 @@ public final class ExchangeService implements ClusteredService
      */
     private boolean sendStateChunks(final StateTransfer transfer)
     {
-        for (int chunks = 0; chunks < STATE_CHUNKS_PER_ROUND; chunks++)
+        for (int chunks = 0; chunks < CHUNKS_PER_ROUND; chunks++)
         {
             final int length = Math.min(STATE_CHUNK_BYTES, transfer.totalLength - transfer.sentLength);
             final boolean last = transfer.sentLength + length >= transfer.totalLength;

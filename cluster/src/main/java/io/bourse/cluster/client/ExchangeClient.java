@@ -8,6 +8,7 @@ import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.Header;
 import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.ProcessAeronDirectory;
+import io.bourse.protocol.cluster.BatchContinueEncoder;
 import io.bourse.protocol.cluster.BooleanType;
 import io.bourse.protocol.cluster.EventBatchDecoder;
 import io.bourse.protocol.cluster.EventBatchPartDecoder;
@@ -210,13 +211,13 @@ public final class ExchangeClient implements Agent, AutoCloseable
 
     private static final long KEEP_ALIVE_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(500);
     /**
-     * The cluster sends a round of state chunks in one go: this long without one, the round is over.
+     * The cluster sends a round of state chunks or batch parts in one go: this long without one, the round is over.
      */
-    private static final long STATE_ROUND_OVER_NS = TimeUnit.MICROSECONDS.toNanos(200);
+    private static final long ROUND_OVER_NS = TimeUnit.MICROSECONDS.toNanos(200);
     /**
      * Asked for more and none came: ask again this often.
      */
-    private static final long STATE_CONTINUE_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long CONTINUE_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(2);
     /**
      * Media drivers launched by clients of this process, numbering their directories.
      */
@@ -239,6 +240,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private final StateRequestEncoder stateRequestEncoder = new StateRequestEncoder();
     private final StateChunkDecoder stateChunkDecoder = new StateChunkDecoder();
     private final StateContinueEncoder stateContinueEncoder = new StateContinueEncoder();
+    private final BatchContinueEncoder batchContinueEncoder = new BatchContinueEncoder();
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
     private final EventBatchPartDecoder batchPartDecoder = new EventBatchPartDecoder();
     private final ExpandableDirectByteBuffer partedBatch = new ExpandableDirectByteBuffer(16 * 1024);
@@ -272,6 +274,9 @@ public final class ExchangeClient implements Agent, AutoCloseable
     private long stateContinueSentNs;
     private int nextPartIndex = -1;
     private int partedBatchLength;
+    private long lastPartNs;
+    private boolean batchContinueSent;
+    private long batchContinueSentNs;
     private long lastLogPosition;
     private boolean replayPending;
     // Requests numbered up to here when a refusal last made the client send again: their refusals are dealt with.
@@ -456,8 +461,21 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             return 1;
         }
-        if (work == 0 && stateAnswerPosition >= 0 && nowNs - lastStateChunkNs > STATE_ROUND_OVER_NS &&
-            (!stateContinueSent || nowNs - stateContinueSentNs > STATE_CONTINUE_RETRY_NS))
+        if (work == 0 && nextPartIndex > 0 && nowNs - lastPartNs > ROUND_OVER_NS &&
+            (!batchContinueSent || nowNs - batchContinueSentNs > CONTINUE_RETRY_NS))
+        {
+            // A batch in parts, not whole: the cluster ended a round, or found the stream full. It sends this client
+            // nothing else until the batch is over, so the batch is asked for to the end even if not needed.
+            batchContinueEncoder.wrapAndApplyHeader(controlBuffer, 0, headerEncoder)
+                .clientId(clientId)
+                .batchSequence(partedBatchSequence)
+                .fromPartIndex(nextPartIndex);
+            batchContinueSent = cluster.offer(
+                controlBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + batchContinueEncoder.encodedLength()) > 0;
+            batchContinueSentNs = nowNs;
+        }
+        if (work == 0 && stateAnswerPosition >= 0 && nowNs - lastStateChunkNs > ROUND_OVER_NS &&
+            (!stateContinueSent || nowNs - stateContinueSentNs > CONTINUE_RETRY_NS))
         {
             // No chunk for a while and the state is not whole: the cluster ended a round, or found the stream full
             // (another reader of a shared one may be behind). Asked too early, it waits for the next ask.
@@ -775,8 +793,9 @@ public final class ExchangeClient implements Agent, AutoCloseable
     }
 
     /**
-     * A batch too long for one egress message comes in parts: joined, it is taken as any other. A part missing (lost
-     * to back-pressure) leaves it incomplete; it is dropped, and the batch is asked for again as a missing one is.
+     * A batch too long for one egress message comes in parts, a round at a time: joined, it is taken as any other.
+     * Parts come in order from the one cluster member that sends them; one out of order (another leader's, after a
+     * change) drops the batch, which is then asked for again as a missing one is.
      */
     private void onBatchPart()
     {
@@ -796,6 +815,8 @@ public final class ExchangeClient implements Agent, AutoCloseable
         batchPartDecoder.getPayload(partedBatch, partedBatchLength, payloadLength);
         partedBatchLength += payloadLength;
         nextPartIndex = partIndex + 1;
+        lastPartNs = System.nanoTime();
+        batchContinueSent = false;
         if (batchPartDecoder.lastPart() == BooleanType.TRUE)
         {
             nextPartIndex = -1;
