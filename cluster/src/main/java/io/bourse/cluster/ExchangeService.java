@@ -564,9 +564,9 @@ public final class ExchangeService implements ClusteredService
      * Send one {@code EventBatch} message, in {@code EventBatchPart}s when it is too long for one egress message (a
      * mass cancel, a sweep of many orders or many expiries at once). The parts go a round at a time, as a state
      * answer's chunks do, for the same reason: a client may only be 2 MiB behind (4 MiB for the IPC clients
-     * together), and a batch has no bound. The rest is kept, and the batches after it are not sent to that session
-     * meanwhile: the client asks for the next round once it has read one ({@link #continueBatch}), then for the
-     * batches it missed, from the history.
+     * together), and a batch has no bound. Once its first part is sent, the rest is kept, and the batches after it
+     * are not sent to that session meanwhile: the client asks for the next round once it has read one
+     * ({@link #continueBatch}), then for the batches it missed, from the history.
      *
      * @return true when sent whole.
      */
@@ -583,6 +583,13 @@ public final class ExchangeService implements ClusteredService
         final int result = sendParts(parted);
         if (result == ROUND_OVER)
         {
+            if (parted.nextPartIndex == 0)
+            {
+                // Not even the first part: the client knows nothing of it and will not ask for the rest. It finds
+                // the batch missing instead, as any other dropped, and asks for it again.
+                droppedSends++;
+                return false;
+            }
             parted.keepCopy();
             partedSendsBySession.put(session.id(), parted);
         }

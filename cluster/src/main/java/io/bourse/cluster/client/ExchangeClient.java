@@ -789,6 +789,10 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             listener.onGap(lastLogPosition, false);
             lastBatchSequence = firstBatchSequence - 1;
+            if (nextPartIndex > 0 && partedBatchSequence <= lastBatchSequence)
+            {
+                nextPartIndex = -1;
+            }
         }
     }
 
@@ -855,6 +859,11 @@ public final class ExchangeClient implements Agent, AutoCloseable
         }
         lastBatchSequence = batchSequence;
         batchesSinceReplayRequest++;
+        if (nextPartIndex > 0 && partedBatchSequence <= batchSequence)
+        {
+            // Parts of a batch this client has now, or had to go on without (another leader's, cut short).
+            nextPartIndex = -1;
+        }
         lastLogPosition = batchDecoder.logPosition();
         if (batchDecoder.clientId() == clientId)
         {

@@ -123,7 +123,7 @@ class FixGatewayStallTest
 
     /**
      * The initiator's requests, one a millisecond: 70 % new buys that rest, 20 % cancels and 10 % replaces (a new
-     * price) of orders it was told are open, less one request in 200 that is a mass cancel of all its orders.
+     * price) of orders it was told are open, less one request in 500 that is a mass cancel of all its orders.
      */
     private static final class Load
     {
@@ -145,11 +145,11 @@ class FixGatewayStallTest
             final long endNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
             while (System.nanoTime() < endNs)
             {
-                final int kind = random.nextInt(200);
+                final int kind = random.nextInt(1000);
                 final int n = ++sent;
                 openNow.clear();
                 openNow.addAll(view.open);
-                if (kind == 0)
+                if (kind < 2)
                 {
                     view.requestsWaiting.add("M" + n);
                     final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
@@ -158,7 +158,7 @@ class FixGatewayStallTest
                     massCancel.set(new TransactTime(LocalDateTime.now()));
                     Session.sendToTarget(massCancel, trader.sessionId);
                 }
-                else if (kind < 140 || openNow.isEmpty())
+                else if (kind < 700 || openNow.isEmpty())
                 {
                     view.unanswered.add(FixGatewayCrashTest.clOrdId(n));
                     send(trader, n, random);
@@ -166,8 +166,8 @@ class FixGatewayStallTest
                 else
                 {
                     final String target = openNow.get(random.nextInt(openNow.size()));
-                    view.requestsWaiting.add((kind < 180 ? "X" : "R") + n);
-                    final Message request = kind < 180 ?
+                    view.requestsWaiting.add((kind < 900 ? "X" : "R") + n);
+                    final Message request = kind < 900 ?
                         FixGatewayTest.cancel("X" + n, target, quickfix.field.Side.BUY) :
                         FixGatewayTest.replace("R" + n, target, quickfix.field.Side.BUY, "0.01",
                             (1 + random.nextInt(99)) + "." + (10 + random.nextInt(90)));

@@ -1,0 +1,71 @@
+package io.bourse.gateway.fix;
+
+import org.junit.jupiter.api.Test;
+import quickfix.Message;
+import quickfix.field.ClOrdID;
+import quickfix.field.ExecType;
+import quickfix.field.MassCancelRequestType;
+import quickfix.field.MassCancelResponse;
+import quickfix.field.OrdStatus;
+import quickfix.field.Side;
+import quickfix.field.TotalAffectedOrders;
+import quickfix.field.TransactTime;
+import quickfix.fix44.OrderMassCancelRequest;
+
+import java.time.LocalDateTime;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A mass cancel of 9,000 orders, as a market maker's, through the FIX gateway in front of the embedded node: its
+ * batch of events (about 1.5 MB) is longer than the 1 MiB the node's IPC egress takes in one message, and than a
+ * round of parts. Every order is reported canceled once, the report counts them, and no report is dropped.
+ */
+class FixLargeMassCancelTest
+{
+    private static final int ORDERS = 9_000;
+
+    @Test
+    void everyOrderOfALargeMassCancelIsReportedCanceled() throws Exception
+    {
+        try (FixTestExchange exchange = new FixTestExchange(context -> context
+            .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            for (int i = 0; i < ORDERS; i++)
+            {
+                alice.send(FixGatewayTest.limit("O" + i, Side.BUY, "0.0001", "1.00"));
+            }
+            final Set<String> open = new HashSet<>();
+            for (int i = 0; i < ORDERS; i++)
+            {
+                final Message report = alice.next("8");
+                assertEquals(ExecType.NEW, report.getChar(ExecType.FIELD), report.toString());
+                assertTrue(open.add(report.getString(ClOrdID.FIELD)), "acknowledged twice: " + report);
+            }
+
+            final long startNs = System.nanoTime();
+            final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
+            massCancel.set(new ClOrdID("ALL"));
+            massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
+            massCancel.set(new TransactTime(LocalDateTime.now()));
+            alice.send(massCancel);
+            for (int i = 0; i < ORDERS; i++)
+            {
+                final Message report = alice.next("8");
+                assertEquals(OrdStatus.CANCELED, report.getChar(OrdStatus.FIELD), report.toString());
+                assertTrue(open.remove(report.getString(ClOrdID.FIELD)), "canceled twice or unknown: " + report);
+            }
+            final Message massReport = alice.next("r");
+            System.out.printf("FixLargeMassCancelTest: %d orders reported canceled in %d ms%n", ORDERS,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs));
+            assertEquals(MassCancelResponse.CANCEL_ALL_ORDERS, massReport.getChar(MassCancelResponse.FIELD));
+            assertEquals(ORDERS, massReport.getInt(TotalAffectedOrders.FIELD));
+            assertEquals(0, exchange.gateway().droppedReports(), "reports dropped");
+        }
+    }
+}
