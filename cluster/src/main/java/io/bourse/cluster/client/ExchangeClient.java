@@ -461,11 +461,11 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             return 1;
         }
-        if (work == 0 && nextPartIndex > 0 && nowNs - lastPartNs > ROUND_OVER_NS &&
-            (!batchContinueSent || nowNs - batchContinueSentNs > CONTINUE_RETRY_NS))
+        if (work == 0 && nextPartIndex > 0 &&
+            timeToAskForMore(nowNs, lastPartNs, batchContinueSent, batchContinueSentNs))
         {
-            // A batch in parts, not whole: the cluster ended a round, or found the stream full. It sends this client
-            // nothing else until the batch is over, so the batch is asked for to the end even if not needed.
+            // A batch in parts, not whole. The cluster sends this client nothing else until the batch is over, so the
+            // batch is asked for to the end even if not needed.
             batchContinueEncoder.wrapAndApplyHeader(controlBuffer, 0, headerEncoder)
                 .clientId(clientId)
                 .batchSequence(partedBatchSequence)
@@ -474,11 +474,9 @@ public final class ExchangeClient implements Agent, AutoCloseable
                 controlBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + batchContinueEncoder.encodedLength()) > 0;
             batchContinueSentNs = nowNs;
         }
-        if (work == 0 && stateAnswerPosition >= 0 && nowNs - lastStateChunkNs > ROUND_OVER_NS &&
-            (!stateContinueSent || nowNs - stateContinueSentNs > CONTINUE_RETRY_NS))
+        if (work == 0 && stateAnswerPosition >= 0 &&
+            timeToAskForMore(nowNs, lastStateChunkNs, stateContinueSent, stateContinueSentNs))
         {
-            // No chunk for a while and the state is not whole: the cluster ended a round, or found the stream full
-            // (another reader of a shared one may be behind). Asked too early, it waits for the next ask.
             stateContinueEncoder.wrapAndApplyHeader(controlBuffer, 0, headerEncoder)
                 .clientId(clientId)
                 .logPosition(stateAnswerPosition)
@@ -776,6 +774,17 @@ public final class ExchangeClient implements Agent, AutoCloseable
             {
             }
         }
+    }
+
+    /**
+     * Whether to ask for the next round of a state answer or a batch in parts: none has come for a while, so the
+     * cluster ended a round or found the stream full (another reader of a shared one may be behind). It does not
+     * answer an ask that comes before the client has read what it sent, so asking again costs nothing but the ask.
+     */
+    private static boolean timeToAskForMore(
+        final long nowNs, final long lastReceivedNs, final boolean asked, final long askedNs)
+    {
+        return nowNs - lastReceivedNs > ROUND_OVER_NS && (!asked || nowNs - askedNs > CONTINUE_RETRY_NS);
     }
 
     /**

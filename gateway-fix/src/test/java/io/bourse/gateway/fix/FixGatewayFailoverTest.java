@@ -7,19 +7,15 @@ import org.junit.jupiter.api.Test;
 import quickfix.Message;
 import quickfix.field.ClOrdID;
 import quickfix.field.ExecType;
-import quickfix.field.MassCancelRequestType;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrderID;
 import quickfix.field.Side;
 import quickfix.field.TotalAffectedOrders;
-import quickfix.field.TransactTime;
-import quickfix.fix44.OrderMassCancelRequest;
 
 import java.io.File;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.time.LocalDateTime;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -75,11 +71,7 @@ class FixGatewayFailoverTest
                 assertNull(alice.poll(1_000), "nothing more after one acknowledgement per order");
                 assertTrue(cluster.awaitLeader(leader) != leader);
 
-                final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
-                massCancel.set(new ClOrdID("ALL"));
-                massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
-                massCancel.set(new TransactTime(LocalDateTime.now()));
-                alice.send(massCancel);
+                alice.send(FixGatewayTest.massCancelAll("ALL"));
                 for (int i = 0; i < ORDERS; i++)
                 {
                     assertEquals(OrdStatus.CANCELED, alice.next("8").getChar(OrdStatus.FIELD));

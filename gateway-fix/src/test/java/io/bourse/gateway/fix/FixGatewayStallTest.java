@@ -10,17 +10,13 @@ import quickfix.Message;
 import quickfix.Session;
 import quickfix.field.ClOrdID;
 import quickfix.field.ExecType;
-import quickfix.field.MassCancelRequestType;
 import quickfix.field.MassCancelResponse;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrigClOrdID;
 import quickfix.field.Text;
 import quickfix.field.TotalAffectedOrders;
-import quickfix.field.TransactTime;
-import quickfix.fix44.OrderMassCancelRequest;
 
 import java.io.File;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -152,11 +148,7 @@ class FixGatewayStallTest
                 if (kind < 2)
                 {
                     view.requestsWaiting.add("M" + n);
-                    final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
-                    massCancel.set(new ClOrdID("M" + n));
-                    massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
-                    massCancel.set(new TransactTime(LocalDateTime.now()));
-                    Session.sendToTarget(massCancel, trader.sessionId);
+                    Session.sendToTarget(FixGatewayTest.massCancelAll("M" + n), trader.sessionId);
                 }
                 else if (kind < 700 || openNow.isEmpty())
                 {

@@ -120,11 +120,7 @@ class FixGatewayTest
     {
         for (final QfjClient client : new QfjClient[]{alice, bob})
         {
-            final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
-            massCancel.set(new ClOrdID(id("END")));
-            massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
-            massCancel.set(new TransactTime(LocalDateTime.now()));
-            client.send(massCancel);
+            client.send(massCancelAll(id("END")));
             final long deadlineNs = System.nanoTime() + FixTestExchange.TIMEOUT_NS;
             Message message;
             do
@@ -272,11 +268,7 @@ class FixGatewayTest
             dave.send(limit(id("M"), Side.SELL, "0.1", "300.00"));
             report(dave, ExecType.NEW, OrdStatus.NEW);
 
-            final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
-            massCancel.set(new ClOrdID(id("MC")));
-            massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
-            massCancel.set(new TransactTime(LocalDateTime.now()));
-            dave.send(massCancel);
+            dave.send(massCancelAll(id("MC")));
             report(dave, ExecType.CANCELED, OrdStatus.CANCELED);
             report(dave, ExecType.CANCELED, OrdStatus.CANCELED);
             final Message massReport = dave.next("r");
@@ -484,6 +476,18 @@ class FixGatewayTest
     static String id(final String prefix)
     {
         return prefix + "-" + IDS.incrementAndGet();
+    }
+
+    /**
+     * An OrderMassCancelRequest of all the session's orders.
+     */
+    static OrderMassCancelRequest massCancelAll(final String clOrdId)
+    {
+        final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
+        massCancel.set(new ClOrdID(clOrdId));
+        massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
+        massCancel.set(new TransactTime(LocalDateTime.now()));
+        return massCancel;
     }
 
     static NewOrderSingle limit(final String clOrdId, final char side, final String quantity, final String price)

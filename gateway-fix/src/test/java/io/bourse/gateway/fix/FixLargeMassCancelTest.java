@@ -4,15 +4,11 @@ import org.junit.jupiter.api.Test;
 import quickfix.Message;
 import quickfix.field.ClOrdID;
 import quickfix.field.ExecType;
-import quickfix.field.MassCancelRequestType;
 import quickfix.field.MassCancelResponse;
 import quickfix.field.OrdStatus;
 import quickfix.field.Side;
 import quickfix.field.TotalAffectedOrders;
-import quickfix.field.TransactTime;
-import quickfix.fix44.OrderMassCancelRequest;
 
-import java.time.LocalDateTime;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -49,11 +45,7 @@ class FixLargeMassCancelTest
             }
 
             final long startNs = System.nanoTime();
-            final OrderMassCancelRequest massCancel = new OrderMassCancelRequest();
-            massCancel.set(new ClOrdID("ALL"));
-            massCancel.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ALL_ORDERS));
-            massCancel.set(new TransactTime(LocalDateTime.now()));
-            alice.send(massCancel);
+            alice.send(FixGatewayTest.massCancelAll("ALL"));
             for (int i = 0; i < ORDERS; i++)
             {
                 final Message report = alice.next("8");
