@@ -9,9 +9,12 @@ import io.aeron.cluster.codecs.SessionCloseEventDecoder;
 import io.aeron.cluster.codecs.SessionMessageHeaderDecoder;
 import io.aeron.cluster.codecs.SessionOpenEventDecoder;
 import io.aeron.cluster.codecs.TimerEventDecoder;
+import io.bourse.protocol.cluster.BatchContinueDecoder;
 import io.bourse.protocol.cluster.ReplayRequestDecoder;
 import io.bourse.protocol.cluster.RequestDecoder;
 import io.bourse.protocol.cluster.SnapshotRequestDecoder;
+import io.bourse.protocol.cluster.StateContinueDecoder;
+import io.bourse.protocol.cluster.StateRequestDecoder;
 import io.bourse.protocol.codec.CancelOrderDecoder;
 import io.bourse.protocol.codec.DefineAssetDecoder;
 import io.bourse.protocol.codec.DefineInstrumentDecoder;
@@ -30,7 +33,7 @@ import org.agrona.DirectBuffer;
 /**
  * Names and decodes the messages of a cluster log: Aeron Cluster's own (timers, session open and close, leadership
  * terms, cluster actions) and, inside session messages, the exchange's ingress (a {@code Request} envelope and its
- * engine command, a replay or snapshot request). For the journal tools, not the hot path: it allocates strings.
+ * engine command; a replay, snapshot or state request; the ask for a state answer's or a batch's next round). For the journal tools, not the hot path: it allocates strings.
  */
 final class LogMessageDecoder
 {
@@ -49,6 +52,9 @@ final class LogMessageDecoder
     private final RequestDecoder request = new RequestDecoder();
     private final ReplayRequestDecoder replayRequest = new ReplayRequestDecoder();
     private final SnapshotRequestDecoder snapshotRequest = new SnapshotRequestDecoder();
+    private final StateRequestDecoder stateRequest = new StateRequestDecoder();
+    private final StateContinueDecoder stateContinue = new StateContinueDecoder();
+    private final BatchContinueDecoder batchContinue = new BatchContinueDecoder();
     private final io.bourse.protocol.codec.MessageHeaderDecoder commandHeader =
         new io.bourse.protocol.codec.MessageHeaderDecoder();
     private final NewOrderDecoder newOrder = new NewOrderDecoder();
@@ -200,6 +206,28 @@ final class LogMessageDecoder
                 snapshotRequest.wrap(buffer, body, ingressHeader.blockLength(), ingressHeader.version());
                 type = "SnapshotRequest";
                 field("clientId", snapshotRequest.clientId());
+            }
+            case StateRequestDecoder.TEMPLATE_ID ->
+            {
+                stateRequest.wrap(buffer, body, ingressHeader.blockLength(), ingressHeader.version());
+                type = "StateRequest";
+                field("clientId", stateRequest.clientId());
+            }
+            case StateContinueDecoder.TEMPLATE_ID ->
+            {
+                stateContinue.wrap(buffer, body, ingressHeader.blockLength(), ingressHeader.version());
+                type = "StateContinue";
+                field("clientId", stateContinue.clientId());
+                field("logPosition", stateContinue.logPosition());
+                field("fromChunkIndex", stateContinue.fromChunkIndex());
+            }
+            case BatchContinueDecoder.TEMPLATE_ID ->
+            {
+                batchContinue.wrap(buffer, body, ingressHeader.blockLength(), ingressHeader.version());
+                type = "BatchContinue";
+                field("clientId", batchContinue.clientId());
+                field("batchSequence", batchContinue.batchSequence());
+                field("fromPartIndex", batchContinue.fromPartIndex());
             }
             default -> type = "MalformedIngress";
         }
