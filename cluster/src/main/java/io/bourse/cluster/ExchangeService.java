@@ -93,16 +93,18 @@ public final class ExchangeService implements ClusteredService
     private final EventBatchDecoder batchDecoder = new EventBatchDecoder();
     private final EventBatchDecoder partedBatchDecoder = new EventBatchDecoder();
     private final EventBatchPartEncoder batchPartEncoder = new EventBatchPartEncoder();
-    private final UnsafeBuffer batchPartBuffer = new UnsafeBuffer(new byte[EGRESS_MESSAGE_BYTES]);
+    /**
+     * One piece of a {@link RoundedSend}: a state chunk or a batch part.
+     */
+    private final UnsafeBuffer pieceBuffer = new UnsafeBuffer(new byte[EGRESS_MESSAGE_BYTES]);
     private final ReplayCompleteEncoder replayCompleteEncoder = new ReplayCompleteEncoder();
     private final ReplayStartEncoder replayStartEncoder = new ReplayStartEncoder();
     private final RequestIgnoredEncoder requestIgnoredEncoder = new RequestIgnoredEncoder();
     private final ExpandableDirectByteBuffer batchBuffer = new ExpandableDirectByteBuffer(64 * 1024);
     private final ExpandableDirectByteBuffer resendBuffer = new ExpandableDirectByteBuffer(64 * 1024);
     private final UnsafeBuffer replyBuffer = new UnsafeBuffer(new byte[128]);
-    private final UnsafeBuffer stateChunkBuffer = new UnsafeBuffer(new byte[EGRESS_MESSAGE_BYTES]);
-    private final Long2ObjectHashMap<StateTransfer> stateTransfersBySession = new Long2ObjectHashMap<>();
-    private final Long2ObjectHashMap<PartedSend> partedSendsBySession = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<RoundedSend> stateSendsBySession = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<RoundedSend> batchSendsBySession = new Long2ObjectHashMap<>();
     private int lastStateLength = 64 * 1024;
     private final Consumer<ClientSession> broadcaster = this::sendBatch;
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
@@ -197,8 +199,8 @@ public final class ExchangeService implements ClusteredService
 
     public void onSessionClose(final ClientSession session, final long timestamp, final CloseReason closeReason)
     {
-        stateTransfersBySession.remove(session.id());
-        partedSendsBySession.remove(session.id());
+        stateSendsBySession.remove(session.id());
+        batchSendsBySession.remove(session.id());
     }
 
     public void onSessionMessage(
@@ -255,12 +257,14 @@ public final class ExchangeService implements ClusteredService
         else if (templateId == BatchContinueDecoder.TEMPLATE_ID)
         {
             batchContinueDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
-            continueBatch(session, batchContinueDecoder.batchSequence(), batchContinueDecoder.fromPartIndex());
+            continueRound(batchSendsBySession, session, batchContinueDecoder.batchSequence(),
+                batchContinueDecoder.fromPartIndex());
         }
         else if (templateId == StateContinueDecoder.TEMPLATE_ID)
         {
             stateContinueDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
-            continueState(session, stateContinueDecoder.logPosition(), stateContinueDecoder.fromChunkIndex());
+            continueRound(stateSendsBySession, session, stateContinueDecoder.logPosition(),
+                stateContinueDecoder.fromChunkIndex());
         }
         else
         {
@@ -372,25 +376,31 @@ public final class ExchangeService implements ClusteredService
     }
 
     /**
-     * A batch going out in parts to one session, and the next part to send: the batch where it was made while the
-     * first round is sent, then a copy of its own.
+     * A payload too long for one egress message going out to one session in pieces, a round at a time: a state
+     * answer in chunks, or a batch in parts. {@code key} is what the client's ask for the next round names (the
+     * state's log position, or the batch's sequence); the payload is where it was made while the first round is sent,
+     * then a copy of its own for a batch, whose buffer the next batch reuses.
      */
-    private static final class PartedSend
+    private static final class RoundedSend
     {
+        final boolean state;
         final ClientSession session;
-        final long batchSequence;
+        final long clientId;
+        final long key;
         final int length;
-        DirectBuffer batch;
+        DirectBuffer payload;
         int offset;
-        int nextPartIndex;
+        int nextIndex;
 
-        PartedSend(
-            final ClientSession session, final long batchSequence, final DirectBuffer batch, final int offset,
-            final int length)
+        RoundedSend(
+            final boolean state, final ClientSession session, final long clientId, final long key,
+            final DirectBuffer payload, final int offset, final int length)
         {
+            this.state = state;
             this.session = session;
-            this.batchSequence = batchSequence;
-            this.batch = batch;
+            this.clientId = clientId;
+            this.key = key;
+            this.payload = payload;
             this.offset = offset;
             this.length = length;
         }
@@ -398,34 +408,9 @@ public final class ExchangeService implements ClusteredService
         void keepCopy()
         {
             final UnsafeBuffer copy = new UnsafeBuffer(new byte[length]);
-            copy.putBytes(0, batch, offset, length);
-            batch = copy;
+            copy.putBytes(0, payload, offset, length);
+            payload = copy;
             offset = 0;
-        }
-    }
-
-    /**
-     * A state answer under way: the engine snapshot taken at {@code logPosition} and how much of it is sent.
-     */
-    private static final class StateTransfer
-    {
-        final ClientSession session;
-        final long clientId;
-        final long logPosition;
-        final DirectBuffer state;
-        final int totalLength;
-        int sentLength;
-        int nextChunkIndex;
-
-        StateTransfer(
-            final ClientSession session, final long clientId, final long logPosition, final DirectBuffer state,
-            final int totalLength)
-        {
-            this.session = session;
-            this.clientId = clientId;
-            this.logPosition = logPosition;
-            this.state = state;
-            this.totalLength = totalLength;
         }
     }
 
@@ -552,7 +537,7 @@ public final class ExchangeService implements ClusteredService
 
     private void sendBatch(final ClientSession session)
     {
-        if (!partedSendsBySession.isEmpty() && partedSendsBySession.containsKey(session.id()))
+        if (!batchSendsBySession.isEmpty() && batchSendsBySession.containsKey(session.id()))
         {
             // Behind a batch in parts: this one is in the history for the replay the client asks for after it.
             return;
@@ -566,7 +551,7 @@ public final class ExchangeService implements ClusteredService
      * answer's chunks do, for the same reason: a client may only be 2 MiB behind (4 MiB for the IPC clients
      * together), and a batch has no bound. Once its first part is sent, the rest is kept, and the batches after it
      * are not sent to that session meanwhile: the client asks for the next round once it has read one
-     * ({@link #continueBatch}), then for the batches it missed, from the history.
+     * ({@link #continueRound}), then for the batches it missed, from the history.
      *
      * @return true when sent whole.
      */
@@ -579,11 +564,12 @@ public final class ExchangeService implements ClusteredService
         }
         partedBatchDecoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH, EventBatchDecoder.BLOCK_LENGTH,
             EventBatchDecoder.SCHEMA_VERSION);
-        final PartedSend parted = new PartedSend(session, partedBatchDecoder.batchSequence(), buffer, offset, length);
-        final int result = sendParts(parted);
+        final RoundedSend parted =
+            new RoundedSend(false, session, 0, partedBatchDecoder.batchSequence(), buffer, offset, length);
+        final int result = sendRound(parted);
         if (result == ROUND_OVER)
         {
-            if (parted.nextPartIndex == 0)
+            if (parted.nextIndex == 0)
             {
                 // Not even the first part: the client knows nothing of it and will not ask for the rest. It finds
                 // the batch missing instead, as any other dropped, and asks for it again.
@@ -591,47 +577,70 @@ public final class ExchangeService implements ClusteredService
                 return false;
             }
             parted.keepCopy();
-            partedSendsBySession.put(session.id(), parted);
+            batchSendsBySession.put(session.id(), parted);
         }
         return result == SENT_WHOLE;
     }
 
     /**
-     * Go on with a batch in parts once the client has read every part sent so far; as {@link #continueState}, an
-     * early or stale request is not answered.
+     * Go on with a state answer or a batch in parts once the client has read every piece sent so far. An ask from a
+     * piece before the next one to send comes from a client that has not read them all yet, and is not answered: it
+     * asks again when it has. Nor is one for a send no longer kept (another leader's, or superseded): the client asks
+     * again from the start when nothing comes.
      */
-    private void continueBatch(final ClientSession session, final long batchSequence, final int fromPartIndex)
+    private void continueRound(
+        final Long2ObjectHashMap<RoundedSend> sends, final ClientSession session, final long key, final int fromIndex)
     {
-        final PartedSend parted = partedSendsBySession.get(session.id());
-        if (parted == null || parted.batchSequence != batchSequence || fromPartIndex != parted.nextPartIndex)
+        final RoundedSend send = sends.get(session.id());
+        if (send == null || send.key != key || fromIndex != send.nextIndex)
         {
             return;
         }
-        if (sendParts(parted) != ROUND_OVER)
+        if (sendRound(send) != ROUND_OVER)
         {
-            partedSendsBySession.remove(session.id());
+            sends.remove(session.id());
         }
     }
 
     /**
+     * Send the next pieces, at most a round's worth: the stream may be shared (the node's IPC clients have one
+     * egress publication), and the matching thread copies every byte.
+     *
      * @return {@link #SENT_WHOLE}, {@link #ROUND_OVER} (more to send: the round's worth is sent or the stream is
      * full), or {@link #SESSION_GONE}.
      */
-    private int sendParts(final PartedSend parted)
+    private int sendRound(final RoundedSend send)
     {
-        for (int parts = 0; parts < CHUNKS_PER_ROUND; parts++)
+        final int pieceBytes = send.state ? STATE_CHUNK_BYTES : BATCH_PART_BYTES;
+        for (int pieces = 0; pieces < CHUNKS_PER_ROUND; pieces++)
         {
-            final int partOffset = parted.nextPartIndex * BATCH_PART_BYTES;
-            final int partLength = Math.min(BATCH_PART_BYTES, parted.length - partOffset);
-            final boolean last = partOffset + partLength == parted.length;
-            batchPartEncoder.wrapAndApplyHeader(batchPartBuffer, 0, headerEncoder)
-                .batchSequence(parted.batchSequence)
-                .partIndex(parted.nextPartIndex)
-                .lastPart(last ? BooleanType.TRUE : BooleanType.FALSE)
-                .batchLength(parted.length)
-                .putPayload(parted.batch, parted.offset + partOffset, partLength);
-            final long result = parted.session.offer(
-                batchPartBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + batchPartEncoder.encodedLength());
+            final int pieceOffset = send.nextIndex * pieceBytes;
+            final int pieceLength = Math.min(pieceBytes, send.length - pieceOffset);
+            final boolean last = pieceOffset + pieceLength >= send.length;
+            final BooleanType lastPiece = last ? BooleanType.TRUE : BooleanType.FALSE;
+            final int encodedLength;
+            if (send.state)
+            {
+                encodedLength = stateChunkEncoder.wrapAndApplyHeader(pieceBuffer, 0, headerEncoder)
+                    .clientId(send.clientId)
+                    .logPosition(send.key)
+                    .chunkIndex(send.nextIndex)
+                    .lastChunk(lastPiece)
+                    .totalLength(send.length)
+                    .putPayload(send.payload, send.offset + pieceOffset, pieceLength)
+                    .encodedLength();
+            }
+            else
+            {
+                encodedLength = batchPartEncoder.wrapAndApplyHeader(pieceBuffer, 0, headerEncoder)
+                    .batchSequence(send.key)
+                    .partIndex(send.nextIndex)
+                    .lastPart(lastPiece)
+                    .batchLength(send.length)
+                    .putPayload(send.payload, send.offset + pieceOffset, pieceLength)
+                    .encodedLength();
+            }
+            final long result = send.session.offer(pieceBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + encodedLength);
             if (result <= 0)
             {
                 return result == Publication.BACK_PRESSURED || result == Publication.ADMIN_ACTION ?
@@ -641,7 +650,7 @@ public final class ExchangeService implements ClusteredService
             {
                 return SENT_WHOLE;
             }
-            parted.nextPartIndex++;
+            send.nextIndex++;
         }
         return ROUND_OVER;
     }
@@ -689,7 +698,7 @@ public final class ExchangeService implements ClusteredService
 
     private void resendOriginal(final ClientSession session, final long clientId, final long requestSequence)
     {
-        if (!partedSendsBySession.isEmpty() && partedSendsBySession.containsKey(session.id()))
+        if (!batchSendsBySession.isEmpty() && batchSendsBySession.containsKey(session.id()))
         {
             // The client asks again once it has the batch in parts.
             return;
@@ -726,7 +735,7 @@ public final class ExchangeService implements ClusteredService
      */
     private void replay(final ClientSession session, final long clientId, final long fromLogPosition)
     {
-        if (!partedSendsBySession.isEmpty() && partedSendsBySession.containsKey(session.id()))
+        if (!batchSendsBySession.isEmpty() && batchSendsBySession.containsKey(session.id()))
         {
             // The client asks again once it has the batch in parts.
             return;
@@ -800,7 +809,7 @@ public final class ExchangeService implements ClusteredService
      * Changes no replicated state, so a follower (whose sends are no-ops) stays identical. The chunks go a round at a
      * time: a client may only be half its egress term behind (2 MiB for a UDP client with the node's 4 MiB terms, 4
      * MiB for all the IPC clients together), and a large book's state is longer than that. The rest is kept for the
-     * client to ask for once it has read a round ({@link #continueState}); a newer request of the session's
+     * client to ask for once it has read a round ({@link #continueRound}); a newer request of the session's
      * supersedes it. Rare and off the order path, hence a buffer per answer.
      */
     private void sendState(final ClientSession session, final long clientId)
@@ -808,72 +817,15 @@ public final class ExchangeService implements ClusteredService
         final ExpandableDirectByteBuffer state = new ExpandableDirectByteBuffer(lastStateLength);
         final int totalLength = engine.writeSnapshot(state, 0);
         lastStateLength = Math.max(64 * 1024, totalLength);
-        final StateTransfer transfer = new StateTransfer(session, clientId, cluster.logPosition(), state, totalLength);
-        if (sendStateChunks(transfer))
+        final RoundedSend send = new RoundedSend(true, session, clientId, cluster.logPosition(), state, 0, totalLength);
+        if (sendRound(send) == ROUND_OVER)
         {
-            stateTransfersBySession.remove(session.id());
+            stateSendsBySession.put(session.id(), send);
         }
         else
         {
-            stateTransfersBySession.put(session.id(), transfer);
+            stateSendsBySession.remove(session.id());
         }
-    }
-
-    /**
-     * Go on with a state answer once the client has read every chunk sent so far. A request from a chunk before the
-     * next one to send comes from a client that has not read them all yet, and is not answered: it asks again when it
-     * has. Nor is one for an answer no longer kept (another leader's, or superseded): the client asks for the state
-     * again when no chunk comes.
-     */
-    private void continueState(final ClientSession session, final long logPosition, final int fromChunkIndex)
-    {
-        final StateTransfer transfer = stateTransfersBySession.get(session.id());
-        if (transfer == null || transfer.logPosition != logPosition || fromChunkIndex != transfer.nextChunkIndex)
-        {
-            return;
-        }
-        if (sendStateChunks(transfer))
-        {
-            stateTransfersBySession.remove(session.id());
-        }
-    }
-
-    /**
-     * Send the next chunks of a state answer, at most a round's worth: the stream is shared (the node's IPC clients
-     * have one egress publication), and the matching thread copies every byte.
-     *
-     * @return true when the answer is over: sent whole, or its session gone (its client asks again).
-     */
-    private boolean sendStateChunks(final StateTransfer transfer)
-    {
-        for (int chunks = 0; chunks < CHUNKS_PER_ROUND; chunks++)
-        {
-            final int length = Math.min(STATE_CHUNK_BYTES, transfer.totalLength - transfer.sentLength);
-            final boolean last = transfer.sentLength + length >= transfer.totalLength;
-            stateChunkEncoder.wrapAndApplyHeader(stateChunkBuffer, 0, headerEncoder)
-                .clientId(transfer.clientId)
-                .logPosition(transfer.logPosition)
-                .chunkIndex(transfer.nextChunkIndex)
-                .lastChunk(last ? BooleanType.TRUE : BooleanType.FALSE)
-                .totalLength(transfer.totalLength)
-                .putPayload(transfer.state, transfer.sentLength, length);
-            final long result = transfer.session.offer(
-                stateChunkBuffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + stateChunkEncoder.encodedLength());
-            if (result > 0)
-            {
-                if (last)
-                {
-                    return true;
-                }
-                transfer.sentLength += length;
-                transfer.nextChunkIndex++;
-            }
-            else
-            {
-                return result != Publication.BACK_PRESSURED && result != Publication.ADMIN_ACTION;
-            }
-        }
-        return false;
     }
 
     private void ignore(
