@@ -324,7 +324,7 @@ public final class FixGateway implements AutoCloseable
     private static final String ARTIO_ENGINE_INFO_FILE = "engine-info";
 
     private final AgentRunner runner;
-    private final AtomicCounter droppedReports;
+    private final AtomicCounter droppedMessages;
 
     private FixGateway(final Context context)
     {
@@ -424,12 +424,12 @@ public final class FixGateway implements AutoCloseable
                 // (nothing to resume from, 0, on a first start).
                 context.exchangeClient.resumeAfter(eventPosition.batchSequence(), eventPosition.logPosition());
             }
-            droppedReports = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
+            droppedMessages = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
             final ResendRequestNumbers resendRequestNumbers = new ResendRequestNumbers();
             final OutboundArchivePosition archivePosition = new OutboundArchivePosition(
                 launchedDriver.mediaDriver().context().countersManager(), archiveContext.archiveId());
             agent = new FixGatewayAgent(
-                store, eventPosition, sessionsByCompId, context.instruments, droppedReports,
+                store, eventPosition, sessionsByCompId, context.instruments, droppedMessages,
                 context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
                 resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
                 !context.transientSequenceNumbers, archivePosition);
@@ -557,12 +557,12 @@ public final class FixGateway implements AutoCloseable
     }
 
     /**
-     * @return ExecutionReports that were not delivered: the oldest held for a session away for more than
-     * {@value FixGatewayAgent#MAX_HELD_REPORTS_PER_SESSION} of them, or ones Artio's stream stayed back-pressured for.
+     * @return messages to sessions that were never handed to Artio: the oldest held for a session away while more than
+     * {@value FixGatewayAgent#MAX_HELD_MESSAGES_PER_SESSION} were held for it.
      */
-    public long droppedReports()
+    public long droppedMessages()
     {
-        return droppedReports.get();
+        return droppedMessages.get();
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.bourse.gateway.fix;
 
+import io.aeron.Publication;
 import io.aeron.logbuffer.ControlledFragmentHandler.Action;
 import io.bourse.cluster.ClientActivity;
 import io.bourse.cluster.client.ExchangeClient;
@@ -44,6 +45,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
+import uk.co.real_logic.artio.builder.Encoder;
 import uk.co.real_logic.artio.fields.UtcTimestampEncoder;
 import uk.co.real_logic.artio.GatewayProcess;
 import uk.co.real_logic.artio.library.FixLibrary;
@@ -80,14 +82,12 @@ import static io.aeron.logbuffer.ControlledFragmentHandler.Action.CONTINUE;
  */
 final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHandler, ExchangeClientListener
 {
-    static final int MAX_SEND_ATTEMPTS = 1000;
-
     /**
-     * Reports held for one session that is not logged on, at most: about a kilobyte each, this bounds what a session
-     * that never comes back costs. Past it the oldest are dropped (and counted); every report carries the order's
-     * CumQty and LeavesQty, so the ones that remain still give the orders' current state.
+     * Messages held for one session, at most (reports mostly): about a kilobyte each, this bounds what a session that
+     * never comes back costs. Past it the oldest are dropped (and counted); every report carries the order's CumQty
+     * and LeavesQty, so the ones that remain still give the orders' current state.
      */
-    static final int MAX_HELD_REPORTS_PER_SESSION = 10_000;
+    static final int MAX_HELD_MESSAGES_PER_SESSION = 10_000;
     private static final int MAX_SPARE_REPORT_ENCODERS = 1024;
 
     private static final int PENDING_NEW = 1;
@@ -189,7 +189,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private long previousBatchSequence;
     private long previousLogPosition;
     /**
-     * Sessions with reports held for them: while there are any, the recorded position stays before the first.
+     * Sessions with messages held for them: while there are any, the recorded position stays before the first.
      */
     private int sessionsHolding;
     private final Map<String, FixSessionState> sessionsByCompId;
@@ -205,7 +205,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final Long2ObjectHashMap<Pending> pendingByRequest = new Long2ObjectHashMap<>();
     private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
-    private final AtomicCounter droppedReports;
+    private final AtomicCounter droppedMessages;
     private final FixApplicationMessageOverride applicationMessageOverride;
     private final FixLatencyProbe latencyProbe;
     private final EpochNanoClock clock;
@@ -224,8 +224,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private final ExecutionReportEncoder executionReport = new ExecutionReportEncoder();
     private final ArrayDeque<ExecutionReportEncoder> spareReportEncoders = new ArrayDeque<>();
-    /** Sessions logged on with reports still held for them: only these are visited, only while there are any. */
-    private final ArrayList<FixSessionState> sessionsSendingHeldReports = new ArrayList<>();
+    /** Sessions logged on with messages still held for them: only these are visited, only while there are any. */
+    private final ArrayList<FixSessionState> sessionsSendingHeldMessages = new ArrayList<>();
     /**
      * Sessions gone with cancel-on-disconnect configured, until their cancels are sent or they log on again.
      */
@@ -307,7 +307,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final FixEventPosition eventPosition,
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
-        final AtomicCounter droppedReports,
+        final AtomicCounter droppedMessages,
         final FixApplicationMessageOverride applicationMessageOverride,
         final FixLatencyProbe latencyProbe,
         final EpochNanoClock clock,
@@ -332,7 +332,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         this.previousBatchSequence = eventPosition.batchSequence();
         this.previousLogPosition = eventPosition.logPosition();
         this.sessionsByCompId = sessionsByCompId;
-        this.droppedReports = droppedReports;
+        this.droppedMessages = droppedMessages;
         for (final FixInstrument instrument : instruments)
         {
             instrumentsBySymbol.put(instrument.symbol(), instrument);
@@ -420,9 +420,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             work += checkCancelOnDisconnect(System.nanoTime());
         }
-        if (!sessionsSendingHeldReports.isEmpty())
+        if (!sessionsSendingHeldMessages.isEmpty())
         {
-            work += sendHeldReports();
+            work += sendHeldMessages();
         }
         return work;
     }
@@ -481,9 +481,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             stopCancelOnDisconnect(state);
             sessionsById.put(session.id(), state);
             loggedOnSessions = sessionsById.size();
-            if (!state.heldReports.isEmpty() && !sessionsSendingHeldReports.contains(state))
+            if (!state.heldMessages.isEmpty() && !sessionsSendingHeldMessages.contains(state))
             {
-                sessionsSendingHeldReports.add(state);
+                sessionsSendingHeldMessages.add(state);
             }
         }
         return this;
@@ -1481,7 +1481,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             // The gateway's own view; the query after the gap restates the order if the exchange's differs.
             sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, null, pending, 0);
         }
-        else if (pending.type == PENDING_MASS_CANCEL && pending.session.isLoggedOn())
+        else if (pending.type == PENDING_MASS_CANCEL)
         {
             // The orders it canceled are among the open ones the gap made the gateway ask about.
             massCancelReport.reset();
@@ -1679,7 +1679,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     order.quantity = orderRestated.quantity();
                     sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0, "Restated by self-trade prevention",
                         null, 0);
-                    if (order.session.heldReports.isEmpty())
+                    if (order.session.heldMessages.isEmpty())
                     {
                         // Else the record stays where the reports sent left it (see onFill).
                         store.writeOpen(order);
@@ -1758,7 +1758,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case MassCancelCompletedDecoder.TEMPLATE_ID ->
             {
                 massCancelCompleted.wrap(buffer, offset, blockLength, version);
-                if (pending != null && pending.type == PENDING_MASS_CANCEL && pending.session.isLoggedOn())
+                if (pending != null && pending.type == PENDING_MASS_CANCEL)
                 {
                     massCancelReport.reset();
                     orderIdBuffer.putStringWithoutLengthAscii(0, "M");
@@ -1791,13 +1791,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case PENDING_CANCEL, PENDING_REPLACE ->
             {
                 final FixOrder order = pending.order;
-                if (order.session.isLoggedOn())
-                {
-                    rejectCancel(order.session, order, pending.clOrdId, pending.clOrdIdLength, order.clOrdId,
-                        order.clOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2',
-                        reason == RejectReason.UNKNOWN_ORDER ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER,
-                        FixRejects.engineText(reason));
-                }
+                rejectCancel(order.session, order, pending.clOrdId, pending.clOrdIdLength, order.clOrdId,
+                    order.clOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2',
+                    reason == RejectReason.UNKNOWN_ORDER ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER,
+                    FixRejects.engineText(reason));
             }
             case PENDING_STATUS, PENDING_RESTORE ->
             {
@@ -1841,18 +1838,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
             case PENDING_MASS_CANCEL ->
             {
-                if (pending.session.isLoggedOn())
-                {
-                    massCancelReport.reset();
-                    massCancelReport
-                        .clOrdID(pending.clOrdId, pending.clOrdIdLength)
-                        .orderID(NONE)
-                        .massCancelRequestType(pending.massCancelRequestType)
-                        .massCancelResponse('0')
-                        .massCancelRejectReason("99")
-                        .text(FixRejects.engineText(reason));
-                    send(pending.session, massCancelReport);
-                }
+                massCancelReport.reset();
+                massCancelReport
+                    .clOrdID(pending.clOrdId, pending.clOrdIdLength)
+                    .orderID(NONE)
+                    .massCancelRequestType(pending.massCancelRequestType)
+                    .massCancelResponse('0')
+                    .massCancelRejectReason("99")
+                    .text(FixRejects.engineText(reason));
+                send(pending.session, massCancelReport);
             }
             default ->
             {
@@ -1876,7 +1870,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             closeOrder(order);
         }
-        else if (ordersByOrderId.get(order.orderId) == order && order.session.heldReports.isEmpty() &&
+        else if (ordersByOrderId.get(order.orderId) == order && order.session.heldMessages.isEmpty() &&
             order.session.isLoggedOn())
         {
             // The record keeps up with the reports its client has, so that a restart resuming after them starts
@@ -1982,18 +1976,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             report.text(text);
         }
         transactTime(timestampNs != 0 ? timestampNs : System.currentTimeMillis() * 1_000_000L);
-        if (session.isLoggedOn() && session.heldReports.isEmpty())
+        if (send(session, report, inBatch ? reportBatchSequence : -1, key) && inBatch)
         {
-            send(session, report);
-            if (inBatch)
-            {
-                delivered(session, reportBatchSequence, key);
-            }
-        }
-        else
-        {
-            // Away, or back but its held reports not all sent yet: in order behind them.
-            hold(session, report, inBatch ? reportBatchSequence : -1, key);
+            delivered(session, reportBatchSequence, key);
         }
     }
 
@@ -2002,20 +1987,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      *                      make again, so sending it moves nothing).
      * @param key           the report's key within that batch (see {@link FixSessionState#wasSent}).
      */
-    private void hold(
-        final FixSessionState session, final ExecutionReportEncoder report, final long batchSequence, final long key)
+    private void hold(final FixSessionState session, final Encoder message, final long batchSequence, final long key)
     {
-        if (session.heldReports.size() == MAX_HELD_REPORTS_PER_SESSION)
+        if (session.heldMessages.size() == MAX_HELD_MESSAGES_PER_SESSION)
         {
-            recycle(session.heldReports.pollFirst());
+            recycle(session.heldMessages.pollFirst());
             session.heldBatches.pollLong();
             session.heldBatches.pollLong();
-            droppedReports.increment();
+            droppedMessages.increment();
         }
-        final ExecutionReportEncoder held = spareReportEncoders.isEmpty() ?
-            new ExecutionReportEncoder() : spareReportEncoders.pollFirst();
-        report.copyTo(held);
-        session.heldReports.addLast(held);
+        session.heldMessages.addLast(copyOf(message));
         session.heldBatches.offerLong(batchSequence);
         session.heldBatches.offerLong(key);
         if (session.heldAfterBatchSequence < 0)
@@ -2025,34 +2006,30 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             session.heldAfterLogPosition = previousLogPosition;
             sessionsHolding++;
         }
-        if (session.session != null && !sessionsSendingHeldReports.contains(session))
+        if (session.session != null && !sessionsSendingHeldMessages.contains(session))
         {
             // Acquired but not (or no longer) connected: sent once it is, without waiting for another logon.
-            sessionsSendingHeldReports.add(session);
+            sessionsSendingHeldMessages.add(session);
         }
     }
 
     /**
-     * Send the reports held for sessions that have logged on again, oldest first, as far as Artio takes them now.
+     * Send the messages held for sessions logged on (again), oldest first, as far as Artio takes them now.
      */
-    private int sendHeldReports()
+    private int sendHeldMessages()
     {
         int sent = 0;
-        for (int i = sessionsSendingHeldReports.size() - 1; i >= 0; i--)
+        for (int i = sessionsSendingHeldMessages.size() - 1; i >= 0; i--)
         {
-            final FixSessionState session = sessionsSendingHeldReports.get(i);
-            while (!session.heldReports.isEmpty() && session.isLoggedOn())
+            final FixSessionState session = sessionsSendingHeldMessages.get(i);
+            while (!session.heldMessages.isEmpty() && session.isLoggedOn())
             {
-                final ExecutionReportEncoder report = session.heldReports.peekFirst();
-                session.outbound.beforeNextSend(session.session);
-                final long position = session.session.trySend(report);
-                if (position < 0)
+                if (!trySend(session, session.heldMessages.peekFirst()))
                 {
                     // Back-pressure: the rest go on a later duty cycle, still in order.
                     break;
                 }
-                lastSentPosition = position;
-                recycle(session.heldReports.pollFirst());
+                recycle(session.heldMessages.pollFirst());
                 final long batchSequence = session.heldBatches.pollLong();
                 final long key = session.heldBatches.pollLong();
                 if (batchSequence >= 0)
@@ -2061,14 +2038,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 sent++;
             }
-            if (session.heldReports.isEmpty())
+            if (session.heldMessages.isEmpty())
             {
-                heldReportsSent(session);
+                heldMessagesSent(session);
             }
-            if (session.heldReports.isEmpty() || session.session == null)
+            if (session.heldMessages.isEmpty() || session.session == null)
             {
                 // Done, or gone again: its next logon puts it back.
-                sessionsSendingHeldReports.remove(i);
+                sessionsSendingHeldMessages.remove(i);
             }
         }
         return sent;
@@ -2078,7 +2055,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * The last report held for a session has been sent: the records of its orders catch up, and the recorded
      * position no longer needs to stay before its reports.
      */
-    private void heldReportsSent(final FixSessionState session)
+    private void heldMessagesSent(final FixSessionState session)
     {
         for (int i = 0; i < session.closedWhileHeld.size(); i++)
         {
@@ -2142,9 +2119,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
     }
 
-    private void recycle(final ExecutionReportEncoder report)
+    private void recycle(final Encoder message)
     {
-        if (spareReportEncoders.size() < MAX_SPARE_REPORT_ENCODERS)
+        if (message instanceof ExecutionReportEncoder report && spareReportEncoders.size() < MAX_SPARE_REPORT_ENCODERS)
         {
             spareReportEncoders.addLast(report);
         }
@@ -2233,7 +2210,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 overtaken = false;
             }
-            else if (order.session.isLoggedOn())
+            else
             {
                 rejectCancel(order.session, order, request.clOrdId, request.clOrdIdLength, order.clOrdId,
                     order.clOrdIdLength, request.type == PENDING_CANCEL ? '1' : '2',
@@ -2326,28 +2303,79 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         send(state, reject);
     }
 
-    private void send(final FixSessionState state, final uk.co.real_logic.artio.builder.Encoder encoder)
+    private void send(final FixSessionState state, final Encoder message)
+    {
+        send(state, message, -1, 0);
+    }
+
+    /**
+     * Hand a message to Artio for the session, or hold it, behind any held before it: while the session is away,
+     * or when Artio's stream to its framer has no room now (the framer or Artio's archiver is behind). Held messages
+     * go out in order as Artio takes them ({@link #sendHeldMessages}); none is dropped unless a session away has
+     * {@link #MAX_HELD_MESSAGES_PER_SESSION} held.
+     *
+     * @param batchSequence the batch a report was made from, -1 for a message made outside a batch.
+     * @param key           the report's key within that batch.
+     * @return whether Artio took it now.
+     */
+    private boolean send(final FixSessionState state, final Encoder message, final long batchSequence, final long key)
+    {
+        if (state.isLoggedOn() && state.heldMessages.isEmpty() && trySend(state, message))
+        {
+            return true;
+        }
+        hold(state, message, batchSequence, key);
+        return false;
+    }
+
+    /**
+     * One offer to Artio, and one more after an administrative action (a term rotation: worth retrying at once).
+     * Back-pressure is not waited out here: the library is not polled on this path, as that would re-enter the
+     * handlers, so the framer can only catch up while the gateway's thread is doing something else.
+     */
+    private boolean trySend(final FixSessionState state, final Encoder message)
     {
         final Session session = state.session;
-        if (session == null)
-        {
-            droppedReports.increment();
-            return;
-        }
-        // Back-pressure from Artio's outbound stream is brief (the framer drains it); the library is not polled
-        // here because that would re-enter the handlers.
         state.outbound.beforeNextSend(session);
-        for (int attempt = 0; attempt < MAX_SEND_ATTEMPTS; attempt++)
+        long position = session.trySend(message);
+        if (position == Publication.ADMIN_ACTION)
         {
-            final long position = session.trySend(encoder);
-            if (position >= 0)
-            {
-                lastSentPosition = position;
-                return;
-            }
-            Thread.onSpinWait();
+            position = session.trySend(message);
         }
-        droppedReports.increment();
+        if (position < 0)
+        {
+            return false;
+        }
+        lastSentPosition = position;
+        return true;
+    }
+
+    /**
+     * A copy of a message to hold: reports from a pool, as a session away collects many; the gateway's other answers,
+     * rare, each in a new encoder of its type, with the routing of their header.
+     */
+    private Encoder copyOf(final Encoder message)
+    {
+        return switch (message)
+        {
+            case ExecutionReportEncoder report -> report.copyTo(
+                spareReportEncoders.isEmpty() ? new ExecutionReportEncoder() : spareReportEncoders.pollFirst());
+            case OrderCancelRejectEncoder reject -> reject.copyTo(new OrderCancelRejectEncoder());
+            case OrderMassCancelReportEncoder report -> report.copyTo(new OrderMassCancelReportEncoder());
+            case BusinessMessageRejectEncoder reject ->
+            {
+                final BusinessMessageRejectEncoder copy = reject.copyTo(new BusinessMessageRejectEncoder());
+                reject.header().copyTo(copy.header());
+                yield copy;
+            }
+            case SessionRejectEncoder reject ->
+            {
+                final SessionRejectEncoder copy = reject.copyTo(new SessionRejectEncoder());
+                reject.header().copyTo(copy.header());
+                yield copy;
+            }
+            default -> throw new IllegalArgumentException("the gateway does not send " + message.getClass());
+        };
     }
 
     private DirectBuffer localExecId(final FixSessionState state, final int msgSeqNum)
@@ -2532,7 +2560,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (order.orderId != 0 && ordersByOrderId.remove(order.orderId) != null)
         {
             openOrders.lazySet(ordersByOrderId.size());
-            if (session.heldReports.isEmpty())
+            if (session.heldMessages.isEmpty())
             {
                 afterArchive.add(lastSentPosition, CLOSED, null, order.orderId, 0);
             }

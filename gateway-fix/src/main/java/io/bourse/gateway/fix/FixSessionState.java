@@ -1,10 +1,10 @@
 package io.bourse.gateway.fix;
 
-import io.bourse.gateway.fix.codecs.builder.ExecutionReportEncoder;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongArrayQueue;
 import org.agrona.collections.LongHashSet;
+import uk.co.real_logic.artio.builder.Encoder;
 import uk.co.real_logic.artio.session.Session;
 
 import java.util.ArrayDeque;
@@ -21,13 +21,16 @@ final class FixSessionState
     final Long2ObjectHashMap<FixOrder> openOrdersByClOrdId = new Long2ObjectHashMap<>();
     final LongHashSet usedClOrdIds = new LongHashSet();
     /**
-     * ExecutionReports of its orders made while the session was not logged on (fills of resting orders, the cancels of
-     * cancel-on-disconnect, expiries), oldest first: sent when it logs on again.
+     * Messages for the session that Artio has not taken yet, oldest first: ExecutionReports of its orders made while
+     * it was not logged on (fills of resting orders, the cancels of cancel-on-disconnect, expiries) and the gateway's
+     * answers meanwhile, and whatever came while Artio's stream to its framer had no room. Sent, in order, as soon as
+     * it is logged on and Artio takes them.
      */
-    final ArrayDeque<ExecutionReportEncoder> heldReports = new ArrayDeque<>();
+    final ArrayDeque<Encoder> heldMessages = new ArrayDeque<>();
     /**
-     * The batch sequence each held report was made from and its key within the batch (see {@link #wasSent}), two values
-     * per report, in step with {@link #heldReports}: what the session has been sent once it is.
+     * The batch sequence each held message was made from (-1 when made outside a batch) and its key within the batch
+     * (see {@link #wasSent}), two values per message, in step with {@link #heldMessages}: what the session has been
+     * sent once it is.
      */
     final LongArrayQueue heldBatches = new LongArrayQueue(Long.MIN_VALUE);
     /**

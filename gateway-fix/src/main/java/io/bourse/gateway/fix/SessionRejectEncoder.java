@@ -53,6 +53,16 @@ final class SessionRejectEncoder extends RejectEncoder
         this.delimiterTag = delimiterTag;
     }
 
+    /**
+     * A copy to hold, with the wording of a group without its delimiter, which is not a field of the message.
+     */
+    SessionRejectEncoder copyTo(final SessionRejectEncoder encoder)
+    {
+        super.copyTo(encoder);
+        encoder.groupWithoutDelimiter(groupWithoutDelimiterTag, delimiterTag);
+        return encoder;
+    }
+
     public void resetMessage()
     {
         super.resetMessage();
