@@ -34,4 +34,10 @@ final class FixSessionCounts implements SessionCounts
         final FixGateway fixGateway = gateway.get();
         return fixGateway == null ? 0 : fixGateway.configuredSessions();
     }
+
+    public long messagesDropped()
+    {
+        final FixGateway fixGateway = gateway.get();
+        return fixGateway == null ? 0 : fixGateway.droppedMessages();
+    }
 }

@@ -264,6 +264,7 @@ class HistoryApiTest
         assertTrue(text.contains("\nbourse_sessions_logged_on{gateway=\"fix\"} 0\n"), text);
         assertTrue(fixSessionsConfigured > 0, "the packaged configuration has FIX sessions");
         assertTrue(text.contains("\nbourse_sessions_configured{gateway=\"fix\"} " + fixSessionsConfigured + "\n"), text);
+        assertTrue(text.contains("\nbourse_session_messages_dropped_total{gateway=\"fix\"} 0\n"), text);
 
         // No more load: the store's lag reaches zero, and the monitor shows it.
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
@@ -287,6 +288,7 @@ class HistoryApiTest
         assertEquals(0, monitor.get("sessions").get("webSocket").asInt());
         assertEquals(0, monitor.get("sessions").get("fix").get("loggedOn").asInt());
         assertEquals(fixSessionsConfigured, monitor.get("sessions").get("fix").get("configured").asInt());
+        assertEquals(0, monitor.get("sessions").get("fix").get("messagesDropped").asLong());
     }
 
     /**

@@ -82,6 +82,7 @@ final class Operations
             final ObjectNode other = sessions.putObject(counts.gateway());
             other.put("loggedOn", counts.loggedOn());
             other.put("configured", counts.configured());
+            other.put("messagesDropped", counts.messagesDropped());
         }
         final ObjectNode store = node.putObject("store");
         store.put("available", storeStatus != null);
@@ -196,6 +197,14 @@ final class Operations
             {
                 out.append("bourse_sessions_configured{gateway=\"").append(counts.gateway()).append("\"} ")
                     .append(counts.configured()).append('\n');
+            }
+            out.append("# HELP bourse_session_messages_dropped_total messages for sessions never sent (held for a ")
+                .append("session away past the gateway's limit), by gateway\n")
+                .append("# TYPE bourse_session_messages_dropped_total counter\n");
+            for (final SessionCounts counts : sessionCounts)
+            {
+                out.append("bourse_session_messages_dropped_total{gateway=\"").append(counts.gateway()).append("\"} ")
+                    .append(counts.messagesDropped()).append('\n');
             }
         }
         gauge(out, "bourse_store_available", "1 when this process runs the post-trade store (history, lag), else 0",

@@ -20,4 +20,10 @@ public interface SessionCounts
      * @return sessions configured (that could log on).
      */
     int configured();
+
+    /**
+     * @return messages for sessions that were never sent, since the gateway started: kept for a session away past
+     * what the gateway holds for one (the oldest go).
+     */
+    long messagesDropped();
 }

@@ -65,8 +65,9 @@ async function refresh() {
       card('Journal size', bytes(c.journalBytes), 'journal'),
       card('Last snapshot', age(c.lastSnapshotAgeMs), 'snapshot-age'),
       card('WebSocket sessions', h.webSocketSessions, 'sessions'),
-      ...Object.entries(m.sessions).filter(([gateway]) => gateway !== 'webSocket').map(([gateway, s]) =>
-        card(`${gateway.toUpperCase()} sessions logged on`, `${s.loggedOn} of ${s.configured}`, `${gateway}-sessions`)),
+      ...Object.entries(m.sessions).filter(([gateway]) => gateway !== 'webSocket').flatMap(([gateway, s]) => [
+        card(`${gateway.toUpperCase()} sessions logged on`, `${s.loggedOn} of ${s.configured}`, `${gateway}-sessions`),
+        card(`${gateway.toUpperCase()} messages dropped`, s.messagesDropped, `${gateway}-dropped`)]),
       card('Post-trade store', m.store.available ? m.store.state : 'none in this process', 'store-state'),
       card('Store lag', m.store.available ? `${bytes(m.store.lagBytes)}, ${m.store.lagSeconds} s` : 'n/a', 'store-lag'),
       card('HTTP requests', h.httpRequests, 'http-requests'),
