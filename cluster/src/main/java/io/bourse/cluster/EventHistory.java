@@ -20,6 +20,12 @@ final class EventHistory
     private final ExpandableRingBuffer ring;
     private final ExpandableRingBuffer.MessageConsumer evictor = this::onEvict;
     private long droppedUpToLogPosition;
+    /**
+     * What the ring's positions have been moved back by, so that a mark ({@link #markAfter}), the ring's position
+     * plus this, never moves: a reset starts them again from 0, and so does growing (which, as {@link #fits} has it,
+     * happens only while the head is still at 0, moving nothing; counted all the same, as the ring's contract has it).
+     */
+    private long positionBase;
 
     /**
      * @param capacityBytes a power of two: the most the history holds, record headers included.
@@ -45,14 +51,22 @@ final class EventHistory
         {
             if (ring.isEmpty())
             {
+                positionBase += ring.head();
                 ring.reset(ring.capacity());
                 break;
             }
             ring.consume(evictor, 1);
         }
+        final int capacity = ring.capacity();
+        final long head = ring.head();
         if (!ring.append(buffer, offset, length))
         {
             throw new IllegalStateException("event history cannot hold a batch of " + length + " bytes");
+        }
+        if (ring.capacity() != capacity)
+        {
+            // Grown: the batches held were copied to the start of the new buffer.
+            positionBase += head;
         }
     }
 
@@ -62,6 +76,27 @@ final class EventHistory
     void forEach(final ExpandableRingBuffer.MessageConsumer consumer)
     {
         ring.forEach(consumer, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Visit the batches held from a mark on, oldest first, until the consumer returns false; from the oldest when the
+     * batch the mark names is no longer held.
+     *
+     * @param mark from {@link #markAfter}.
+     */
+    void forEachFrom(final long mark, final ExpandableRingBuffer.MessageConsumer consumer)
+    {
+        final long headOffset = mark - positionBase - ring.head();
+        ring.forEach(headOffset > 0 && headOffset <= ring.size() ? (int)headOffset : 0, consumer, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @param headOffset as a consumer of {@link #forEach} or {@link #forEachFrom} was given it with a batch.
+     * @return a mark of the batch after that one, for {@link #forEachFrom}, valid however the history changes.
+     */
+    long markAfter(final int headOffset)
+    {
+        return positionBase + ring.head() + headOffset;
     }
 
     /**

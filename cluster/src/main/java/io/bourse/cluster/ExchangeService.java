@@ -129,6 +129,14 @@ public final class ExchangeService implements ClusteredService
     private long retryClientId;
     private long retryRequestSequence;
     private int resentCount;
+    /**
+     * Where the last retried request's batch was found: a client that re-sends what is unanswered re-sends many
+     * requests in order, and each one's batch is after the one before, so the search for the next starts there
+     * instead of at the oldest batch held (the whole history, 8 MiB by default, for every retry).
+     */
+    private long lastRetryClientId;
+    private long lastRetryRequestSequence;
+    private long lastRetryMark;
 
     private long recoveryStartNs;
     private final long recoveryStartEpochNs = TimeUnit.MILLISECONDS.toNanos(System.currentTimeMillis() - 1_000);
@@ -707,7 +715,15 @@ public final class ExchangeService implements ClusteredService
         retryRequestSequence = requestSequence;
         replaySession = session;
         resentCount = 0;
-        history.forEach(this::resendIfRetried);
+        if (clientId == lastRetryClientId && requestSequence > lastRetryRequestSequence)
+        {
+            history.forEachFrom(lastRetryMark, this::resendIfRetried);
+        }
+        if (clientId != lastRetryClientId || requestSequence != lastRetryRequestSequence)
+        {
+            // Not found after the last one (none yet, another client's, or an earlier request): from the oldest.
+            history.forEach(this::resendIfRetried);
+        }
         replaySession = null;
         if (resentCount == 0)
         {
@@ -723,6 +739,9 @@ public final class ExchangeService implements ClusteredService
         if (batchDecoder.clientId() == retryClientId && batchDecoder.requestSequence() == retryRequestSequence)
         {
             resend(buffer, offset, length);
+            lastRetryClientId = retryClientId;
+            lastRetryRequestSequence = retryRequestSequence;
+            lastRetryMark = history.markAfter(headOffset);
             return false;
         }
         return true;

@@ -3,6 +3,7 @@ package io.bourse.cluster;
 import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.codec.OrderAcceptedDecoder;
 import io.bourse.protocol.codec.Side;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -112,6 +113,53 @@ class SingleNodeTest
             }
             cluster.awaitSameState();
             assertEquals(openOrders, cluster.node(0).service().engine().openOrderCount(), "applied once");
+        }
+    }
+
+    /**
+     * The service looks for a retried request's batch from where it found the previous one of that client, and from
+     * the oldest batch held when that finds nothing: retries in order, out of order and of two clients interleaved
+     * each get their own original answer.
+     */
+    @Test
+    void retriesInAnyOrderAreEachAnsweredWithTheirOwnOriginalBatch()
+    {
+        try (TestCluster cluster = new TestCluster(1); TestClient client = newClient(cluster);
+            TestClient other = new TestClient(cluster))
+        {
+            other.awaitConnected();
+            final ReferenceWorkload workload = new ReferenceWorkload(3);
+            workload.setUp(client);
+            client.awaitAllAnswered();
+            final int orders = 20;
+            final long[] sequences = new long[orders];
+            final long[] logPositions = new long[orders];
+            final int[] lengths = new int[orders];
+            final byte[][] requests = new byte[orders][];
+            for (int i = 0; i < orders; i++)
+            {
+                final TestClient sender = i % 2 == 0 ? client : other;
+                lengths[i] = sender.encoder.limit(sender.buffer, 0, 1, 100 + i, ReferenceWorkload.BTC_USD, Side.BUY,
+                    9_000 - i, 5);
+                requests[i] = new byte[lengths[i]];
+                sender.buffer.getBytes(0, requests[i]);
+                sequences[i] = sender.send(lengths[i]);
+                logPositions[i] = sender.awaitAnswer(sequences[i]).logPosition();
+            }
+
+            try (RawSession retry = new RawSession(cluster))
+            {
+                for (final int i : new int[]{2, 4, 10, 12, 3, 0, 18, 5, 7, 6, 16, 19})
+                {
+                    final TestClient sender = i % 2 == 0 ? client : other;
+                    retry.sendRequest(sender.client.clientId(), sequences[i],
+                        new UnsafeBuffer(requests[i]), lengths[i]);
+                    final RawSession.Received resent = retry.awaitBatch();
+                    assertEquals(sequences[i], resent.requestSequence(), "order " + i);
+                    assertEquals(logPositions[i], resent.logPosition(), "order " + i);
+                    assertTrue(resent.resent(), "marked as re-sent");
+                }
+            }
         }
     }
 
