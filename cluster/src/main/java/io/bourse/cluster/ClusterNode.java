@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -355,6 +356,11 @@ public final class ClusterNode implements AutoCloseable
     private volatile boolean started;
     private volatile boolean closed;
     private final AtomicBoolean terminatedOnItsOwn = new AtomicBoolean();
+    /**
+     * The next IPC egress stream to give a client of this JVM: above the streams Aeron's components use on the node's
+     * media driver (archive 10-30, cluster 100-110) and below the store's replay (0x5707).
+     */
+    private final AtomicInteger nextIpcEgressStreamId = new AtomicInteger(1_000);
 
     private ClusterNode(final Context context)
     {
@@ -511,14 +517,17 @@ public final class ClusterNode implements AutoCloseable
     /**
      * A client context for a client in this JVM, sharing this node's media driver: on a single-member cluster its
      * ingress and egress go over shared memory (IPC) rather than loopback UDP, which saves two system calls a
-     * message each way; on a cluster it reaches the members' ingress endpoints as any other client.
+     * message each way, its egress on a stream of its own (so that a client that stops reading, a gateway's stalled
+     * thread, holds up no other: see {@link ExchangeClient.Context#egressStreamId}); on a cluster it reaches the
+     * members' ingress endpoints as any other client.
      */
     public ExchangeClient.Context clientContext()
     {
         final ExchangeClient.Context clientContext = new ExchangeClient.Context()
             .aeronDirectoryName(context.aeronDirectoryName());
         return context.memberHosts().size() == 1 ?
-            clientContext.ingressChannel("aeron:ipc").egressChannel("aeron:ipc") :
+            clientContext.ingressChannel("aeron:ipc").egressChannel("aeron:ipc")
+                .egressStreamId(nextIpcEgressStreamId.getAndIncrement()) :
             clientContext.ingressEndpoints(context.ingressEndpoints());
     }
 

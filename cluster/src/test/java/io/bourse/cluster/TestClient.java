@@ -41,6 +41,10 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
      * Calls of {@link #onConnected}: each session opened, and each new leader of an open one.
      */
     int connections;
+    /**
+     * Calls of {@link #onGap}: batches this client found it had missed.
+     */
+    int gaps;
 
     TestClient(final TestCluster cluster)
     {
@@ -50,6 +54,14 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
     TestClient(final TestCluster cluster, final UnaryOperator<ExchangeClient.Context> customiser)
     {
         this(cluster.ingressEndpoints(), customiser);
+    }
+
+    /**
+     * A client with the given context, such as a node's {@link ClusterNode#clientContext()}.
+     */
+    TestClient(final ExchangeClient.Context context)
+    {
+        client = new ExchangeClient(context.listener(this));
     }
 
     /**
@@ -161,6 +173,7 @@ final class TestClient implements ExchangeClientListener, AutoCloseable
 
     public void onGap(final long fromLogPosition, final boolean renumbered)
     {
+        gaps++;
         System.out.println("[client] gap after log position " + fromLogPosition + (renumbered ? ", renumbered" : "") +
             ": " + this);
     }

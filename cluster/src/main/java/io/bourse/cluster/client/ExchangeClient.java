@@ -57,6 +57,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         private String aeronDirectoryName;
         private String ingressChannel = "aeron:udp";
         private String egressChannel = "aeron:udp?endpoint=localhost:0";
+        private int egressStreamId = AeronCluster.Configuration.egressStreamId();
         private long clientId;
         private int maxUnansweredBytes = 8 * 1024 * 1024;
         private long messageTimeoutNs = TimeUnit.SECONDS.toNanos(5);
@@ -99,6 +100,18 @@ public final class ExchangeClient implements Agent, AutoCloseable
         public Context egressChannel(final String egressChannel)
         {
             this.egressChannel = egressChannel;
+            return this;
+        }
+
+        /**
+         * The stream the cluster's answers come on. The node sends to each channel and stream through one publication,
+         * which runs no further ahead than its slowest reader: clients on one IPC egress channel must each have a
+         * stream of their own, or one that stops reading holds up the others ({@code ClusterNode#clientContext()}
+         * gives each its own). A UDP egress channel on an ephemeral port is the client's own already.
+         */
+        public Context egressStreamId(final int egressStreamId)
+        {
+            this.egressStreamId = egressStreamId;
             return this;
         }
 
@@ -554,6 +567,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
             .ingressChannel(context.ingressChannel)
             .ingressEndpoints(context.ingressEndpoints)
             .egressChannel(context.egressChannel)
+            .egressStreamId(context.egressStreamId)
             .messageTimeoutNs(context.messageTimeoutNs)
             .errorHandler(context.errorHandler)
             .egressListener(new Egress());
