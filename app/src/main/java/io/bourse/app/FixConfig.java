@@ -15,14 +15,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The {@code fix.*} keys of the configuration: the FIX gateway's listening address, CompID, logon lock-out and its
- * sessions ({@code fix.session.<SenderCompID>.account/password/cancel.on.disconnect/cancel.on.disconnect.grace.ms}).
+ * The {@code fix.*} keys of the configuration: the FIX gateway's listening address, CompID, logon lock-out, the
+ * sessions' rate limit and its sessions
+ * ({@code fix.session.<SenderCompID>.account/password/cancel.on.disconnect/cancel.on.disconnect.grace.ms}).
  */
 final class FixConfig
 {
     private static final List<String> KEYS = List.of(
         "fix.enabled", "fix.host", "fix.port", "fix.comp.id", "fix.data.dir", "fix.logon.max.failures",
-        "fix.logon.failure.window.ms", "fix.logon.lockout.ms", "fix.sending.time.window.ms", "fix.yield.us");
+        "fix.logon.failure.window.ms", "fix.logon.lockout.ms", "fix.sending.time.window.ms", "fix.yield.us",
+        "fix.rate.limit.per.second", "fix.rate.limit.burst");
     private static final Pattern SESSION_KEY = Pattern.compile("fix\\.session\\.([^.]+)\\.(.+)");
     private static final List<String> SESSION_FIELDS = List.of(
         "account", "password", "cancel.on.disconnect", "cancel.on.disconnect.grace.ms");
@@ -66,6 +68,12 @@ final class FixConfig
             .sendingTimeWindowMs(number("fix.sending.time.window.ms", 120_000, 1, Long.MAX_VALUE / 2))
             .agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(number("fix.yield.us",
                 TimeUnit.NANOSECONDS.toMicros(FixGateway.DEFAULT_YIELD_WINDOW_NS), 0, 1_000_000)));
+        final long ratePerSecond = number("fix.rate.limit.per.second", 0, 0, 1_000_000_000);
+        if (ratePerSecond > 0)
+        {
+            context.messageRateLimit(ratePerSecond,
+                number("fix.rate.limit.burst", Math.max(1, 2 * ratePerSecond), 1, 1_000_000_000));
+        }
         for (final BourseConfig.InstrumentConfig instrument : instruments)
         {
             context.instrument(new FixInstrument(instrument.symbol(), instrument.id(), instrument.priceScale(),

@@ -40,4 +40,10 @@ final class FixSessionCounts implements SessionCounts
         final FixGateway fixGateway = gateway.get();
         return fixGateway == null ? 0 : fixGateway.droppedMessages();
     }
+
+    public long messagesRateLimited()
+    {
+        final FixGateway fixGateway = gateway.get();
+        return fixGateway == null ? 0 : fixGateway.rateLimitedMessages();
+    }
 }

@@ -144,6 +144,17 @@ class BourseConfigTest
         assertEquals(io.bourse.gateway.fix.FixGateway.DEFAULT_YIELD_WINDOW_NS, fix.agentYieldWindowNs(),
             "the gateway's framer keeps reading its sockets between orders a millisecond apart");
         assertEquals(0, BourseConfig.load(null, Map.of("fix.yield.us", "0")).fixContext().agentYieldWindowNs());
+        assertEquals(1000, fix.messageRatePerSecond(), "each session's messages are limited out of the box");
+        assertEquals(2000, fix.messageRateBurst());
+        final io.bourse.gateway.fix.FixGateway.Context ownRate = BourseConfig.load(null,
+            Map.of("fix.rate.limit.per.second", "50", "fix.rate.limit.burst", "")).fixContext();
+        assertEquals(50, ownRate.messageRatePerSecond());
+        assertEquals(100, ownRate.messageRateBurst(), "twice the rate when not set");
+        assertEquals(0, BourseConfig.load(null, Map.of("fix.rate.limit.per.second", "0")).fixContext()
+            .messageRatePerSecond(), "no limit");
+        assertEquals("configuration key 'fix.rate.limit.burst': expected 1 to 1000000000, got 0", assertThrows(
+            BourseConfig.ConfigException.class, () -> BourseConfig.load(null, Map.of("fix.rate.limit.burst", "0")))
+            .getMessage());
 
         assertEquals("configuration key 'fix.session.X.cancel.on.disconnect': expected one of [NONE, SESSION, " +
             "ACCOUNT], got 'sometimes'", assertThrows(BourseConfig.ConfigException.class, () -> BourseConfig.load(

@@ -265,6 +265,7 @@ class HistoryApiTest
         assertTrue(fixSessionsConfigured > 0, "the packaged configuration has FIX sessions");
         assertTrue(text.contains("\nbourse_sessions_configured{gateway=\"fix\"} " + fixSessionsConfigured + "\n"), text);
         assertTrue(text.contains("\nbourse_session_messages_dropped_total{gateway=\"fix\"} 0\n"), text);
+        assertTrue(text.contains("\nbourse_session_messages_rate_limited_total{gateway=\"fix\"} 0\n"), text);
 
         // No more load: the store's lag reaches zero, and the monitor shows it.
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
@@ -289,6 +290,7 @@ class HistoryApiTest
         assertEquals(0, monitor.get("sessions").get("fix").get("loggedOn").asInt());
         assertEquals(fixSessionsConfigured, monitor.get("sessions").get("fix").get("configured").asInt());
         assertEquals(0, monitor.get("sessions").get("fix").get("messagesDropped").asLong());
+        assertEquals(0, monitor.get("sessions").get("fix").get("messagesRateLimited").asLong());
     }
 
     /**

@@ -96,6 +96,7 @@ public final class FixGateway implements AutoCloseable
         private EpochNanoClock epochNanoClock = new OffsetEpochNanoClock();
         private long agentYieldWindowNs;
         private long agentDeepIdleNs = NodeIdleStrategy.DEFAULT_DEEP_IDLE_AFTER_NS;
+        private FixRateLimit rateLimit = FixRateLimit.NONE;
 
         /**
          * Where Artio's session state, archive and monitoring files and the open-order record live.
@@ -242,6 +243,28 @@ public final class FixGateway implements AutoCloseable
         }
 
         /**
+         * A limit on each session's application messages: {@code perSecond} on average, {@code burst} at once after
+         * a quiet while (0 a second, the default, for none). Over it, NewOrderSingle is refused with an
+         * ExecutionReport Rejected (OrdRejReason 99) and OrderCancelReplaceRequest with an OrderCancelReject, both
+         * saying so in Text; cancels, mass cancels and status requests count towards it but are never refused.
+         */
+        public Context messageRateLimit(final double perSecond, final double burst)
+        {
+            this.rateLimit = perSecond == 0 ? FixRateLimit.NONE : new FixRateLimit(perSecond, burst);
+            return this;
+        }
+
+        public double messageRatePerSecond()
+        {
+            return rateLimit.perSecond();
+        }
+
+        public double messageRateBurst()
+        {
+            return rateLimit.burst();
+        }
+
+        /**
          * The clock of Artio's message timestamps and of the latency probe.
          */
         public Context epochNanoClock(final EpochNanoClock epochNanoClock)
@@ -325,6 +348,7 @@ public final class FixGateway implements AutoCloseable
 
     private final AgentRunner runner;
     private final AtomicCounter droppedMessages;
+    private final AtomicCounter rateLimited;
 
     private FixGateway(final Context context)
     {
@@ -425,12 +449,13 @@ public final class FixGateway implements AutoCloseable
                 context.exchangeClient.resumeAfter(eventPosition.batchSequence(), eventPosition.logPosition());
             }
             droppedMessages = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
+            rateLimited = new AtomicCounter(new UnsafeBuffer(new byte[CountersManager.COUNTER_LENGTH]), 0);
             final ResendRequestNumbers resendRequestNumbers = new ResendRequestNumbers();
             final OutboundArchivePosition archivePosition = new OutboundArchivePosition(
                 launchedDriver.mediaDriver().context().countersManager(), archiveContext.archiveId());
             agent = new FixGatewayAgent(
-                store, eventPosition, sessionsByCompId, context.instruments, droppedMessages,
-                context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
+                store, eventPosition, sessionsByCompId, context.instruments, droppedMessages, context.rateLimit,
+                rateLimited, context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
                 resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
                 !context.transientSequenceNumbers, archivePosition);
 
@@ -563,6 +588,15 @@ public final class FixGateway implements AutoCloseable
     public long droppedMessages()
     {
         return droppedMessages.get();
+    }
+
+    /**
+     * @return NewOrderSingles and OrderCancelReplaceRequests refused by the sessions' rate limit
+     * ({@link Context#messageRateLimit}); any thread.
+     */
+    public long rateLimitedMessages()
+    {
+        return rateLimited.get();
     }
 
     /**

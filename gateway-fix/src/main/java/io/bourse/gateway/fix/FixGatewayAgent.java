@@ -206,6 +206,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
     private final AtomicCounter droppedMessages;
+    private final FixRateLimit rateLimit;
+    private final AtomicCounter rateLimited;
     private final FixApplicationMessageOverride applicationMessageOverride;
     private final FixLatencyProbe latencyProbe;
     private final EpochNanoClock clock;
@@ -308,6 +310,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
         final AtomicCounter droppedMessages,
+        final FixRateLimit rateLimit,
+        final AtomicCounter rateLimited,
         final FixApplicationMessageOverride applicationMessageOverride,
         final FixLatencyProbe latencyProbe,
         final EpochNanoClock clock,
@@ -333,6 +337,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         this.previousLogPosition = eventPosition.logPosition();
         this.sessionsByCompId = sessionsByCompId;
         this.droppedMessages = droppedMessages;
+        this.rateLimit = rateLimit;
+        this.rateLimited = rateLimited;
         for (final FixInstrument instrument : instruments)
         {
             instrumentsBySymbol.put(instrument.symbol(), instrument);
@@ -983,6 +989,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 return;
             }
         }
+        if (!rateLimit.take(state))
+        {
+            rateLimited.increment();
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, rateLimit.refusal());
+            return;
+        }
         if (in.hasAccount() && !accountMatches(state, in.account(), in.accountLength()))
         {
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNKNOWN_ACCOUNT,
@@ -1096,6 +1108,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private void onCancelRequest(final FixSessionState state)
     {
+        // Counted against the session's rate, never refused for it.
+        rateLimit.take(state);
         final OrderCancelRequestDecoder in = cancelRequest;
         final int msgSeqNum = in.header().msgSeqNum();
         if (in.clOrdIDLength() > FixOrder.MAX_ID_LENGTH)
@@ -1147,6 +1161,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             rejectCancel(state, null, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
                 '2', FixRejects.CXL_REJ_UNKNOWN_ORDER, "Unknown order");
+            return;
+        }
+        if (!rateLimit.take(state))
+        {
+            rateLimited.increment();
+            rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '2', FixRejects.CXL_REJ_OTHER, rateLimit.refusal());
             return;
         }
         final String problem = replaceProblem(order, in);
@@ -1208,6 +1229,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private void onStatusRequest(final FixSessionState state)
     {
+        // Counted against the session's rate, never refused for it.
+        rateLimit.take(state);
         final OrderStatusRequestDecoder in = statusRequest;
         final FixOrder order = state.findOpen(in.clOrdID(), in.clOrdIDLength());
         if (order == null || order.orderId == 0)
@@ -1256,6 +1279,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private void onMassCancelRequest(final FixSessionState state)
     {
+        // Counted against the session's rate, never refused for it.
+        rateLimit.take(state);
         final OrderMassCancelRequestDecoder in = massCancelRequest;
         final char requestType = in.massCancelRequestType();
         int instrumentId = 0;

@@ -21,6 +21,12 @@ final class FixSessionState
     final Long2ObjectHashMap<FixOrder> openOrdersByClOrdId = new Long2ObjectHashMap<>();
     final LongHashSet usedClOrdIds = new LongHashSet();
     /**
+     * The session's token bucket of {@link FixRateLimit}: tokens left when last counted, and when that was.
+     */
+    double rateTokens;
+    long rateCountedNs;
+    boolean rateCounted;
+    /**
      * Messages for the session that Artio has not taken yet, oldest first: ExecutionReports of its orders made while
      * it was not logged on (fills of resting orders, the cancels of cancel-on-disconnect, expiries) and the gateway's
      * answers meanwhile, and whatever came while Artio's stream to its framer had no room. Sent, in order, as soon as

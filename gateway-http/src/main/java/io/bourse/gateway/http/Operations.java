@@ -83,6 +83,7 @@ final class Operations
             other.put("loggedOn", counts.loggedOn());
             other.put("configured", counts.configured());
             other.put("messagesDropped", counts.messagesDropped());
+            other.put("messagesRateLimited", counts.messagesRateLimited());
         }
         final ObjectNode store = node.putObject("store");
         store.put("available", storeStatus != null);
@@ -205,6 +206,14 @@ final class Operations
             {
                 out.append("bourse_session_messages_dropped_total{gateway=\"").append(counts.gateway()).append("\"} ")
                     .append(counts.messagesDropped()).append('\n');
+            }
+            out.append("# HELP bourse_session_messages_rate_limited_total messages of sessions refused by their rate ")
+                .append("limit, by gateway\n")
+                .append("# TYPE bourse_session_messages_rate_limited_total counter\n");
+            for (final SessionCounts counts : sessionCounts)
+            {
+                out.append("bourse_session_messages_rate_limited_total{gateway=\"").append(counts.gateway())
+                    .append("\"} ").append(counts.messagesRateLimited()).append('\n');
             }
         }
         gauge(out, "bourse_store_available", "1 when this process runs the post-trade store (history, lag), else 0",

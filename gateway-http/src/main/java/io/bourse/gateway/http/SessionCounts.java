@@ -26,4 +26,9 @@ public interface SessionCounts
      * what the gateway holds for one (the oldest go).
      */
     long messagesDropped();
+
+    /**
+     * @return messages of sessions refused by their rate limit, since the gateway started.
+     */
+    long messagesRateLimited();
 }

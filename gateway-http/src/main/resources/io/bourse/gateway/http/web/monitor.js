@@ -67,7 +67,8 @@ async function refresh() {
       card('WebSocket sessions', h.webSocketSessions, 'sessions'),
       ...Object.entries(m.sessions).filter(([gateway]) => gateway !== 'webSocket').flatMap(([gateway, s]) => [
         card(`${gateway.toUpperCase()} sessions logged on`, `${s.loggedOn} of ${s.configured}`, `${gateway}-sessions`),
-        card(`${gateway.toUpperCase()} messages dropped`, s.messagesDropped, `${gateway}-dropped`)]),
+        card(`${gateway.toUpperCase()} messages dropped`, s.messagesDropped, `${gateway}-dropped`),
+        card(`${gateway.toUpperCase()} rate limited`, s.messagesRateLimited, `${gateway}-rate-limited`)]),
       card('Post-trade store', m.store.available ? m.store.state : 'none in this process', 'store-state'),
       card('Store lag', m.store.available ? `${bytes(m.store.lagBytes)}, ${m.store.lagSeconds} s` : 'n/a', 'store-lag'),
       card('HTTP requests', h.httpRequests, 'http-requests'),
