@@ -6,6 +6,7 @@ import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableRingBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.LongArrayList;
 
 import java.nio.ByteOrder;
 
@@ -16,6 +17,7 @@ import java.nio.ByteOrder;
 final class EventHistory
 {
     private static final int BATCH_LOG_POSITION_OFFSET = MessageHeaderDecoder.ENCODED_LENGTH + EventBatchDecoder.logPositionEncodingOffset();
+    static final int INDEX_INTERVAL = 64;
 
     private final ExpandableRingBuffer ring;
     private final ExpandableRingBuffer.MessageConsumer evictor = this::onEvict;
@@ -26,6 +28,13 @@ final class EventHistory
      * happens only while the head is still at 0, moving nothing; counted all the same, as the ring's contract has it).
      */
     private long positionBase;
+    /**
+     * Every {@link #INDEX_INTERVAL}th batch held: its log position and a mark of its start, oldest first, so that a
+     * replay from a log position starts near it instead of at the oldest batch.
+     */
+    private final LongArrayList indexLogPositions = new LongArrayList();
+    private final LongArrayList indexMarks = new LongArrayList();
+    private int sinceIndexed;
 
     /**
      * @param capacityBytes a power of two: the most the history holds, record headers included.
@@ -68,6 +77,18 @@ final class EventHistory
             // Grown: the batches held were copied to the start of the new buffer.
             positionBase += head;
         }
+        while (!indexMarks.isEmpty() && indexMarks.getLong(0) - positionBase < ring.head())
+        {
+            indexMarks.removeAt(0);
+            indexLogPositions.removeAt(0);
+        }
+        if (++sinceIndexed == INDEX_INTERVAL)
+        {
+            sinceIndexed = 0;
+            indexLogPositions.addLong(buffer.getLong(offset + BATCH_LOG_POSITION_OFFSET, ByteOrder.LITTLE_ENDIAN));
+            // The batch ends the ring (any padding the ring wrote goes before it).
+            indexMarks.addLong(positionBase + ring.tail() - alignedLength);
+        }
     }
 
     /**
@@ -82,12 +103,31 @@ final class EventHistory
      * Visit the batches held from a mark on, oldest first, until the consumer returns false; from the oldest when the
      * batch the mark names is no longer held.
      *
-     * @param mark from {@link #markAfter}.
+     * @param mark from {@link #markAfter}, or of a batch's start as {@link #forEachNear} has it.
      */
     void forEachFrom(final long mark, final ExpandableRingBuffer.MessageConsumer consumer)
     {
         final long headOffset = mark - positionBase - ring.head();
         ring.forEach(headOffset > 0 && headOffset <= ring.size() ? (int)headOffset : 0, consumer, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Visit the batches held, oldest first, until the consumer returns false, from one at most
+     * {@link #INDEX_INTERVAL} batches before the first after a log position (from the oldest when that is nearer):
+     * every batch after the position is visited, and few before it.
+     */
+    void forEachNear(final long afterLogPosition, final ExpandableRingBuffer.MessageConsumer consumer)
+    {
+        long mark = 0;
+        for (int i = indexLogPositions.size() - 1; i >= 0; i--)
+        {
+            if (indexLogPositions.getLong(i) <= afterLogPosition)
+            {
+                mark = indexMarks.getLong(i);
+                break;
+            }
+        }
+        forEachFrom(mark, consumer);
     }
 
     /**

@@ -765,7 +765,7 @@ public final class ExchangeService implements ClusteredService
         replayStarted = false;
         replayStopped = false;
         resentCount = 0;
-        history.forEach(this::resendIfAfter);
+        history.forEachNear(fromLogPosition, this::resendIfAfter);
         if (!replayStarted && !replayStopped)
         {
             // Nothing held after the position: the next batch made is the first the client can have.

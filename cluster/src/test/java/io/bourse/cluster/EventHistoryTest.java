@@ -53,7 +53,8 @@ class EventHistoryTest
     /**
      * A mark taken after a batch leads back to the batch after it while the ring grows, wraps, evicts and is reset
      * (a batch longer than half the history can need it empty and back at its start, where positions begin again);
-     * to the oldest batch held once the marked one is gone.
+     * to the oldest batch held once the marked one is gone. A visit from near a log position, by the history's own
+     * marks, takes in every batch after it and few before it.
      */
     @Test
     @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a wrong mark can make the ring loop for ever
@@ -100,6 +101,26 @@ class EventHistoryTest
             final long expected = marked == sequence ? 0 : Math.max(marked + 1, oldest[0]);
             assertEquals(expected, first[0], "first batch visited after the mark of batch " + marked + " of " +
                 sequence + ", seed " + seed);
+
+            // From near a log position: every batch after it, in order, and few before it.
+            final long after = 100L * random.nextInt(sequence + 1);
+            final long[] near = {0, Math.max(oldest[0], after / 100 + 1) - 1};
+            history.forEachNear(after, (ring, offset, length, headOffset) ->
+            {
+                final long batchSequence = batchSequence(ring, offset);
+                if (batchSequence * 100 <= after)
+                {
+                    near[0]++;
+                }
+                else
+                {
+                    assertEquals(near[1] + 1, batchSequence, "after log position " + after + ", seed " + seed);
+                    near[1] = batchSequence;
+                }
+                return true;
+            });
+            assertEquals(sequence, near[1], "visited to the newest after log position " + after + ", seed " + seed);
+            assertTrue(near[0] <= EventHistory.INDEX_INTERVAL, near[0] + " visited before log position " + after);
         }
     }
 
