@@ -399,6 +399,8 @@ public final class ClusterNode implements AutoCloseable
         AgentRunner startedMaintenance = null;
         try
         {
+            // Before the archive's own check on start, which misses some torn last writes.
+            TornWriteRepair.cutTornLastFragments(context.archiveDir(), context.log(), context.memberId());
             startedDriver = launchDriver(context, idle);
             try
             {

@@ -74,6 +74,55 @@ class TornWriteRepairTest
         assertFalse(TornWriteRepair.isLastFragmentTorn(segment, 0));
     }
 
+    /**
+     * The CrashRecoveryTest case: far into the segment, where Aeron's chunks of 1 MiB start off a page boundary and
+     * its own check misses the tear, a fragment whose last 64 bytes were never written. It is found by its checksum
+     * and cut, the file keeping its length.
+     */
+    @Test
+    void aTornFragmentFarIntoTheSegmentIsFoundAndCut() throws IOException
+    {
+        final File file = new File(dir, "0-0.rec");
+        final long segmentLength = 4L * 1024 * 1024;
+        long tornOffset;
+        try (RandomAccessFile raf = new RandomAccessFile(file, "rw"))
+        {
+            raf.setLength(segmentLength);
+            final byte[] body = payload(128, (byte)7);
+            long offset = 0;
+            // Whole fragments of 160 bytes, past the first MiB, up to one that would span a page boundary with 96
+            // of its bytes before it, as in that run.
+            while (offset < 1_100_000 || offset % PAGE != PAGE - 96)
+            {
+                raf.seek(offset);
+                raf.write(frame(body, body.length, false));
+                offset += 160;
+            }
+            tornOffset = offset;
+            raf.seek(offset);
+            raf.write(frame(body, 64, false));
+        }
+        assertEquals(tornOffset, TornWriteRepair.tornLastFragmentOffset(file, 0, TornWriteRepair.NO_SESSION_ID));
+        assertEquals(-1, TornWriteRepair.tornLastFragmentOffset(file, 0, crc32c(body(), 0, 128)),
+            "a fragment whose session id field holds the recording's session id has no checksum to judge it by");
+
+        TornWriteRepair.cut(file, tornOffset, segmentLength);
+        assertEquals(segmentLength, file.length());
+        assertFalse(TornWriteRepair.isLastFragmentTorn(file, 0), "the fragment before it is whole");
+        try (RandomAccessFile raf = new RandomAccessFile(file, "r"))
+        {
+            final byte[] rest = new byte[PAGE];
+            raf.seek(tornOffset);
+            raf.readFully(rest);
+            assertTrue(Arrays.equals(new byte[PAGE], rest), "zeros from the cut on");
+        }
+    }
+
+    private static byte[] body()
+    {
+        return payload(128, (byte)7);
+    }
+
     private static byte[] payload(final int length, final byte value)
     {
         final byte[] payload = new byte[length];
