@@ -4,6 +4,7 @@ import io.bourse.gateway.fix.FixGateway;
 import io.bourse.gateway.http.SessionCounts;
 
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToLongFunction;
 
 /**
  * The FIX gateway's sessions for the HTTP gateway's monitor page and {@code /metrics}. {@code run} starts the FIX
@@ -25,25 +26,27 @@ final class FixSessionCounts implements SessionCounts
 
     public int loggedOn()
     {
-        final FixGateway fixGateway = gateway.get();
-        return fixGateway == null ? 0 : fixGateway.loggedOnSessions();
+        return (int)figure(FixGateway::loggedOnSessions);
     }
 
     public int configured()
     {
-        final FixGateway fixGateway = gateway.get();
-        return fixGateway == null ? 0 : fixGateway.configuredSessions();
+        return (int)figure(FixGateway::configuredSessions);
     }
 
     public long messagesDropped()
     {
-        final FixGateway fixGateway = gateway.get();
-        return fixGateway == null ? 0 : fixGateway.droppedMessages();
+        return figure(FixGateway::droppedMessages);
     }
 
     public long messagesRateLimited()
     {
+        return figure(FixGateway::rateLimitedMessages);
+    }
+
+    private long figure(final ToLongFunction<FixGateway> figure)
+    {
         final FixGateway fixGateway = gateway.get();
-        return fixGateway == null ? 0 : fixGateway.rateLimitedMessages();
+        return fixGateway == null ? 0 : figure.applyAsLong(fixGateway);
     }
 }

@@ -6,6 +6,7 @@ import io.bourse.protocol.codec.RejectReason;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The operations side of the gateway: {@code /health}, {@code /metrics} (Prometheus text) and the figures of the
@@ -185,36 +186,13 @@ final class Operations
             metrics.wsDropped.sum());
         if (!sessionCounts.isEmpty())
         {
-            out.append("# HELP bourse_sessions_logged_on sessions logged on now, by gateway\n")
-                .append("# TYPE bourse_sessions_logged_on gauge\n");
-            for (final SessionCounts counts : sessionCounts)
-            {
-                out.append("bourse_sessions_logged_on{gateway=\"").append(counts.gateway()).append("\"} ")
-                    .append(counts.loggedOn()).append('\n');
-            }
-            out.append("# HELP bourse_sessions_configured sessions configured, by gateway\n")
-                .append("# TYPE bourse_sessions_configured gauge\n");
-            for (final SessionCounts counts : sessionCounts)
-            {
-                out.append("bourse_sessions_configured{gateway=\"").append(counts.gateway()).append("\"} ")
-                    .append(counts.configured()).append('\n');
-            }
-            out.append("# HELP bourse_session_messages_dropped_total messages for sessions never sent (held for a ")
-                .append("session away past the gateway's limit), by gateway\n")
-                .append("# TYPE bourse_session_messages_dropped_total counter\n");
-            for (final SessionCounts counts : sessionCounts)
-            {
-                out.append("bourse_session_messages_dropped_total{gateway=\"").append(counts.gateway()).append("\"} ")
-                    .append(counts.messagesDropped()).append('\n');
-            }
-            out.append("# HELP bourse_session_messages_rate_limited_total messages of sessions refused by their rate ")
-                .append("limit, by gateway\n")
-                .append("# TYPE bourse_session_messages_rate_limited_total counter\n");
-            for (final SessionCounts counts : sessionCounts)
-            {
-                out.append("bourse_session_messages_rate_limited_total{gateway=\"").append(counts.gateway())
-                    .append("\"} ").append(counts.messagesRateLimited()).append('\n');
-            }
+            byGateway(out, "bourse_sessions_logged_on", "sessions logged on now", "gauge", SessionCounts::loggedOn);
+            byGateway(out, "bourse_sessions_configured", "sessions configured", "gauge", SessionCounts::configured);
+            byGateway(out, "bourse_session_messages_dropped_total",
+                "messages for sessions never sent (held for a session away past the gateway's limit)", "counter",
+                SessionCounts::messagesDropped);
+            byGateway(out, "bourse_session_messages_rate_limited_total",
+                "messages of sessions refused by their rate limit", "counter", SessionCounts::messagesRateLimited);
         }
         gauge(out, "bourse_store_available", "1 when this process runs the post-trade store (history, lag), else 0",
             storeStatus == null ? 0 : 1);
@@ -249,6 +227,22 @@ final class Operations
     {
         out.append("# HELP ").append(name).append(' ').append(help).append("\n# TYPE ").append(name).append(" gauge\n")
             .append(name).append(' ').append(value).append('\n');
+    }
+
+    /**
+     * A metric of the other gateways' sessions, one sample per gateway.
+     */
+    private void byGateway(
+        final StringBuilder out, final String name, final String help, final String type,
+        final ToLongFunction<SessionCounts> value)
+    {
+        out.append("# HELP ").append(name).append(' ').append(help).append(", by gateway\n# TYPE ").append(name)
+            .append(' ').append(type).append('\n');
+        for (final SessionCounts counts : sessionCounts)
+        {
+            out.append(name).append("{gateway=\"").append(counts.gateway()).append("\"} ")
+                .append(value.applyAsLong(counts)).append('\n');
+        }
     }
 
     private static void counter(final StringBuilder out, final String name, final String help, final long value)
