@@ -556,8 +556,8 @@ public final class ExchangeService implements ClusteredService
     /**
      * Send one {@code EventBatch} message, in {@code EventBatchPart}s when it is too long for one egress message (a
      * mass cancel, a sweep of many orders or many expiries at once). The parts go a round at a time, as a state
-     * answer's chunks do, for the same reason: a client may only be 2 MiB behind (4 MiB for the IPC clients
-     * together), and a batch has no bound. Once its first part is sent, the rest is kept, and the batches after it
+     * answer's chunks do, for the same reason: a client may only be 2 MiB behind (4 MiB for an IPC client), and a
+     * batch has no bound. Once its first part is sent, the rest is kept, and the batches after it
      * are not sent to that session meanwhile: the client asks for the next round once it has read one
      * ({@link #continueRound}), then for the batches it missed, from the history.
      *
@@ -611,8 +611,8 @@ public final class ExchangeService implements ClusteredService
     }
 
     /**
-     * Send the next pieces, at most a round's worth: the stream may be shared (the node's IPC clients have one
-     * egress publication), and the matching thread copies every byte.
+     * Send the next pieces, at most a round's worth: the client's stream may only run half its term ahead of it, and
+     * the matching thread copies every byte.
      *
      * @return {@link #SENT_WHOLE}, {@link #ROUND_OVER} (more to send: the round's worth is sent or the stream is
      * full), or {@link #SESSION_GONE}.
@@ -827,7 +827,7 @@ public final class ExchangeService implements ClusteredService
      * Answer a StateRequest with the engine snapshot at this log position, to the asking session only, in chunks.
      * Changes no replicated state, so a follower (whose sends are no-ops) stays identical. The chunks go a round at a
      * time: a client may only be half its egress term behind (2 MiB for a UDP client with the node's 4 MiB terms, 4
-     * MiB for all the IPC clients together), and a large book's state is longer than that. The rest is kept for the
+     * MiB for an IPC client with its 8 MiB terms), and a large book's state is longer than that. The rest is kept for the
      * client to ask for once it has read a round ({@link #continueRound}); a newer request of the session's
      * supersedes it. Rare and off the order path, hence a buffer per answer.
      */

@@ -66,29 +66,14 @@ final class TornWriteRepair
      */
     static void cutTornWrites(final File archiveDir, final PrintStream log, final int memberId)
     {
-        final List<long[]> openRecordings = new ArrayList<>();
-        CatalogView.listRecordings(archiveDir, (controlSessionId, correlationId, recordingId, startTimestamp,
-            stopTimestamp, startPosition, stopPosition, initialTermId, segmentFileLength, termBufferLength, mtuLength,
-            sessionId, streamId, strippedChannel, originalChannel, sourceIdentity) ->
+        for (final OpenRecording recording : openRecordings(archiveDir))
         {
-            if (stopPosition == NULL_POSITION)
-            {
-                openRecordings.add(new long[] { recordingId, startPosition, termBufferLength });
-            }
-        });
-        for (final long[] recording : openRecordings)
-        {
-            final long recordingId = recording[0];
-            final long startPosition = recording[1];
-            final long startTermBase = startPosition - (startPosition & (recording[2] - 1));
             // No checksum class for the tool: Aeron's own needs --add-opens. The tool asks about a fragment that may
             // be torn, and the answer (cut it or keep it) comes from this node's checksum.
-            final boolean ok = ArchiveTool.verifyRecording(log, archiveDir, recordingId,
+            final boolean ok = ArchiveTool.verifyRecording(log, archiveDir, recording.recordingId(),
                 EnumSet.noneOf(ArchiveTool.VerifyOption.class), null, segmentFile ->
                 {
-                    final long segmentBase = segmentBase(segmentFile);
-                    final long fromOffset = segmentBase == startTermBase ? startPosition - startTermBase : 0;
-                    final boolean torn = isLastFragmentTorn(segmentFile, fromOffset);
+                    final boolean torn = isLastFragmentTorn(segmentFile, recording.fromOffset(segmentFile));
                     log.printf("bourse node %d: the last fragment of %s spans a page boundary with an empty page " +
                         "after it: %s%n", memberId, segmentFile, torn ?
                         "its checksum does not match, a write torn by the crash (never committed): cutting it" :
@@ -97,7 +82,8 @@ final class TornWriteRepair
                 });
             if (!ok)
             {
-                throw new IllegalStateException("the journal's recording " + recordingId + " in " + archiveDir +
+                throw new IllegalStateException("the journal's recording " + recording.recordingId() + " in " +
+                    archiveDir +
                     " is damaged beyond a torn last write (see the archive's verdict above); restore the data " +
                     "directory from a backup or, in a cluster, from another member");
             }
@@ -122,34 +108,55 @@ final class TornWriteRepair
         {
             return;
         }
-        final List<long[]> openRecordings = new ArrayList<>();
+        for (final OpenRecording recording : openRecordings(archiveDir))
+        {
+            final File segmentFile = lastSegmentFile(archiveDir, recording.recordingId());
+            if (segmentFile == null)
+            {
+                continue;
+            }
+            final long tornOffset =
+                tornLastFragmentOffset(segmentFile, recording.fromOffset(segmentFile), recording.sessionId());
+            if (tornOffset >= 0)
+            {
+                log.printf("bourse node %d: the last fragment of %s (at offset %d) does not match its checksum, a " +
+                    "write torn by the crash (never committed): cutting it%n", memberId, segmentFile, tornOffset);
+                cut(segmentFile, tornOffset, recording.segmentFileLength());
+            }
+        }
+    }
+
+    /**
+     * A recording the crash left open (without a stop position).
+     */
+    private record OpenRecording(
+        long recordingId, long startPosition, int termBufferLength, long segmentFileLength, int sessionId)
+    {
+        /**
+         * @return where the recording's frames begin in one of its segment files: past its start position in the
+         * segment that holds it, at 0 in later ones.
+         */
+        long fromOffset(final File segmentFile)
+        {
+            final long startTermBase = startPosition - (startPosition & (termBufferLength - 1));
+            return segmentBase(segmentFile) == startTermBase ? startPosition - startTermBase : 0;
+        }
+    }
+
+    private static List<OpenRecording> openRecordings(final File archiveDir)
+    {
+        final List<OpenRecording> openRecordings = new ArrayList<>();
         CatalogView.listRecordings(archiveDir, (controlSessionId, correlationId, recordingId, startTimestamp,
             stopTimestamp, startPosition, stopPosition, initialTermId, segmentFileLength, termBufferLength, mtuLength,
             sessionId, streamId, strippedChannel, originalChannel, sourceIdentity) ->
         {
             if (stopPosition == NULL_POSITION)
             {
-                openRecordings.add(new long[] { recordingId, startPosition, termBufferLength, segmentFileLength,
-                    sessionId });
+                openRecordings.add(new OpenRecording(
+                    recordingId, startPosition, termBufferLength, segmentFileLength, sessionId));
             }
         });
-        for (final long[] recording : openRecordings)
-        {
-            final File segmentFile = lastSegmentFile(archiveDir, recording[0]);
-            if (segmentFile == null)
-            {
-                continue;
-            }
-            final long startTermBase = recording[1] - (recording[1] & (recording[2] - 1));
-            final long fromOffset = segmentBase(segmentFile) == startTermBase ? recording[1] - startTermBase : 0;
-            final long tornOffset = tornLastFragmentOffset(segmentFile, fromOffset, (int)recording[4]);
-            if (tornOffset >= 0)
-            {
-                log.printf("bourse node %d: the last fragment of %s (at offset %d) does not match its checksum, a " +
-                    "write torn by the crash (never committed): cutting it%n", memberId, segmentFile, tornOffset);
-                cut(segmentFile, tornOffset, recording[3]);
-            }
-        }
+        return openRecordings;
     }
 
     /**

@@ -33,7 +33,8 @@ import org.agrona.DirectBuffer;
 /**
  * Names and decodes the messages of a cluster log: Aeron Cluster's own (timers, session open and close, leadership
  * terms, cluster actions) and, inside session messages, the exchange's ingress (a {@code Request} envelope and its
- * engine command; a replay, snapshot or state request; the ask for a state answer's or a batch's next round). For the journal tools, not the hot path: it allocates strings.
+ * engine command; a replay, snapshot or state request; the ask for a state answer's or a batch's next round). For the
+ * journal tools, not the hot path: it allocates strings.
  */
 final class LogMessageDecoder
 {

@@ -791,8 +791,20 @@ public final class ExchangeClient implements Agent, AutoCloseable
     }
 
     /**
+     * Stop joining the parts of a batch this client has now gone past: one it has whole after all, or had to go on
+     * without (another leader's, cut short).
+     */
+    private void dropPartsUpTo(final long batchSequence)
+    {
+        if (nextPartIndex > 0 && partedBatchSequence <= batchSequence)
+        {
+            nextPartIndex = -1;
+        }
+    }
+
+    /**
      * Whether to ask for the next round of a state answer or a batch in parts: none has come for a while, so the
-     * cluster ended a round or found the stream full (another reader of a shared one may be behind). It does not
+     * cluster ended a round or found this client's stream full. It does not
      * answer an ask that comes before the client has read what it sent, so asking again costs nothing but the ask.
      */
     private static boolean timeToAskForMore(
@@ -812,10 +824,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         {
             listener.onGap(lastLogPosition, false);
             lastBatchSequence = firstBatchSequence - 1;
-            if (nextPartIndex > 0 && partedBatchSequence <= lastBatchSequence)
-            {
-                nextPartIndex = -1;
-            }
+            dropPartsUpTo(lastBatchSequence);
         }
     }
 
@@ -882,11 +891,7 @@ public final class ExchangeClient implements Agent, AutoCloseable
         }
         lastBatchSequence = batchSequence;
         batchesSinceReplayRequest++;
-        if (nextPartIndex > 0 && partedBatchSequence <= batchSequence)
-        {
-            // Parts of a batch this client has now, or had to go on without (another leader's, cut short).
-            nextPartIndex = -1;
-        }
+        dropPartsUpTo(batchSequence);
         lastLogPosition = batchDecoder.logPosition();
         if (batchDecoder.clientId() == clientId)
         {

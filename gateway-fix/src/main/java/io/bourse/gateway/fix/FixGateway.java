@@ -455,8 +455,8 @@ public final class FixGateway implements AutoCloseable
                 launchedDriver.mediaDriver().context().countersManager(), archiveContext.archiveId());
             agent = new FixGatewayAgent(
                 store, eventPosition, sessionsByCompId, context.instruments, droppedMessages, context.rateLimit,
-                rateLimited, context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock, context.log,
-                resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
+                rateLimited, context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock,
+                context.log, resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
                 !context.transientSequenceNumbers, archivePosition);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()

@@ -989,9 +989,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 return;
             }
         }
-        if (!rateLimit.take(state))
+        if (refusedForRate(state))
         {
-            rateLimited.increment();
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, rateLimit.refusal());
             return;
         }
@@ -1106,6 +1105,19 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         pendingByRequest.put(requestSequence, pending);
     }
 
+    /**
+     * Whether a NewOrderSingle or OrderCancelReplaceRequest of the session is over its rate, and so refused (counted).
+     */
+    private boolean refusedForRate(final FixSessionState state)
+    {
+        if (rateLimit.take(state))
+        {
+            return false;
+        }
+        rateLimited.increment();
+        return true;
+    }
+
     private void onCancelRequest(final FixSessionState state)
     {
         // Counted against the session's rate, never refused for it.
@@ -1163,9 +1175,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 '2', FixRejects.CXL_REJ_UNKNOWN_ORDER, "Unknown order");
             return;
         }
-        if (!rateLimit.take(state))
+        if (refusedForRate(state))
         {
-            rateLimited.increment();
             rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
                 '2', FixRejects.CXL_REJ_OTHER, rateLimit.refusal());
             return;

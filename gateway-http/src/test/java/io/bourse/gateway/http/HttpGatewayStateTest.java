@@ -12,9 +12,9 @@ import static io.bourse.gateway.http.GatewayHarness.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A gateway starts in front of a book whose state is longer than its stream from the node takes at once (the node's
- * IPC clients share one egress publication of an 8 MiB term, which may be 4 MiB ahead of its slowest reader; a
- * gateway process on UDP has a 4 MiB term of its own), while orders keep coming in: the state comes in rounds, with
+ * A gateway starts in front of a book whose state is longer than its stream from the node takes at once (an IPC
+ * client of the node has an egress stream of an 8 MiB term, which may be 4 MiB ahead of it; a gateway process on UDP
+ * has a 4 MiB term), while orders keep coming in: the state comes in rounds, with
  * the batches after its position between them, and the gateway's view must be the engine's once it is ready.
  */
 class HttpGatewayStateTest
