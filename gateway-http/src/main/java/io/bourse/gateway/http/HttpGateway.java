@@ -1359,9 +1359,16 @@ public final class HttpGateway implements AutoCloseable
 
     private InstrumentView instrument(final String symbol, final String field)
     {
+        // Read before the lookup: the view is only rebuilt while not live (after a gap it loads the exchange state
+        // again, its instruments first cleared), so an instrument missing then is not known to be unknown.
+        final boolean liveBefore = agent.isLive();
         final InstrumentView instrument = agent.instruments().get(symbol);
         if (instrument == null)
         {
+            if (!liveBefore || !agent.isLive())
+            {
+                throw new ApiException(503, "NOT_READY", "the gateway does not hold the exchange state yet", null, 1);
+            }
             throw new ApiException(404, RejectReason.UNKNOWN_INSTRUMENT.name(), "unknown instrument \"" + symbol + "\"",
                 field);
         }
