@@ -16,8 +16,9 @@ import java.util.regex.Pattern;
 
 /**
  * The {@code fix.*} keys of the configuration: the FIX gateway's listening address, CompID, logon lock-out, the
- * sessions' rate limit and its sessions
- * ({@code fix.session.<SenderCompID>.account/password/cancel.on.disconnect/cancel.on.disconnect.grace.ms}).
+ * sessions' rate limit and its sessions ({@code fix.session.<SenderCompID>.account/password/cancel.on.disconnect/
+ * cancel.on.disconnect.grace.ms}, and {@code rate.limit.per.second/rate.limit.burst} for a session whose limit is not
+ * the gateway's).
  */
 final class FixConfig
 {
@@ -27,7 +28,8 @@ final class FixConfig
         "fix.rate.limit.per.second", "fix.rate.limit.burst");
     private static final Pattern SESSION_KEY = Pattern.compile("fix\\.session\\.([^.]+)\\.(.+)");
     private static final List<String> SESSION_FIELDS = List.of(
-        "account", "password", "cancel.on.disconnect", "cancel.on.disconnect.grace.ms");
+        "account", "password", "cancel.on.disconnect", "cancel.on.disconnect.grace.ms", "rate.limit.per.second",
+        "rate.limit.burst");
 
     private final Map<String, String> values;
 
@@ -68,11 +70,10 @@ final class FixConfig
             .sendingTimeWindowMs(number("fix.sending.time.window.ms", 120_000, 1, Long.MAX_VALUE / 2))
             .agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(number("fix.yield.us",
                 TimeUnit.NANOSECONDS.toMicros(FixGateway.DEFAULT_YIELD_WINDOW_NS), 0, 1_000_000)));
-        final long ratePerSecond = number("fix.rate.limit.per.second", 0, 0, 1_000_000_000);
-        if (ratePerSecond > 0)
+        final FixSessionSpec.RateLimit rateLimit = rateLimit("fix.");
+        if (rateLimit != null)
         {
-            context.messageRateLimit(ratePerSecond,
-                number("fix.rate.limit.burst", Math.max(1, 2 * ratePerSecond), 1, 1_000_000_000));
+            context.messageRateLimit(rateLimit.perSecond(), rateLimit.burst());
         }
         for (final BourseConfig.InstrumentConfig instrument : instruments)
         {
@@ -102,9 +103,32 @@ final class FixConfig
             }
             context.session(new FixSessionSpec(compId, password, number(prefix + "account", 0, 1, Long.MAX_VALUE),
                 cancelOnDisconnect(prefix + "cancel.on.disconnect"),
-                number(prefix + "cancel.on.disconnect.grace.ms", 0, 0, Long.MAX_VALUE / 2)));
+                number(prefix + "cancel.on.disconnect.grace.ms", 0, 0, Long.MAX_VALUE / 2), rateLimit(prefix)));
         }
         return context;
+    }
+
+    /**
+     * The rate limit under {@code prefix} ({@code rate.limit.per.second}, 0 for none, and {@code rate.limit.burst},
+     * twice the rate unless given), or null when no rate is given there.
+     */
+    private FixSessionSpec.RateLimit rateLimit(final String prefix)
+    {
+        final String rateKey = prefix + "rate.limit.per.second";
+        final String burstKey = prefix + "rate.limit.burst";
+        final String rate = values.get(rateKey);
+        if (rate == null || rate.isEmpty())
+        {
+            if (values.containsKey(burstKey))
+            {
+                throw new BourseConfig.ConfigException(
+                    "configuration key '" + burstKey + "' needs '" + rateKey + "' as well");
+            }
+            return null;
+        }
+        final long perSecond = number(rateKey, 0, 0, 1_000_000_000);
+        return new FixSessionSpec.RateLimit(perSecond,
+            perSecond == 0 ? 0 : number(burstKey, Math.max(1, 2 * perSecond), 1, 1_000_000_000));
     }
 
     private FixSessionSpec.CancelOnDisconnect cancelOnDisconnect(final String key)

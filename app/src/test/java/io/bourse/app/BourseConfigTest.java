@@ -156,6 +156,29 @@ class BourseConfigTest
             BourseConfig.ConfigException.class, () -> BourseConfig.load(null, Map.of("fix.rate.limit.burst", "0")))
             .getMessage());
 
+        final Map<String, io.bourse.gateway.fix.FixSessionSpec> sessionRates = BourseConfig.load(null, Map.of(
+            "fix.session.MM.account", "7", "fix.session.MM.password", "mm",
+            "fix.session.MM.rate.limit.per.second", "5000",
+            "fix.session.FREE.account", "8", "fix.session.FREE.password", "free",
+            "fix.session.FREE.rate.limit.per.second", "0",
+            "fix.session.SLOW.account", "9", "fix.session.SLOW.password", "slow",
+            "fix.session.SLOW.rate.limit.per.second", "10", "fix.session.SLOW.rate.limit.burst", "3")).fixContext()
+            .sessions();
+        assertEquals(new io.bourse.gateway.fix.FixSessionSpec.RateLimit(5000, 10_000),
+            sessionRates.get("MM").rateLimit(), "a session's own rate, its burst twice that when not set");
+        assertEquals(new io.bourse.gateway.fix.FixSessionSpec.RateLimit(0, 0), sessionRates.get("FREE").rateLimit(),
+            "no limit for this session");
+        assertEquals(new io.bourse.gateway.fix.FixSessionSpec.RateLimit(10, 3), sessionRates.get("SLOW").rateLimit());
+        assertEquals(null, sessionRates.get("DEMO1").rateLimit(), "the gateway's");
+        assertEquals("configuration key 'fix.session.X.rate.limit.burst' needs 'fix.session.X.rate.limit.per.second' " +
+            "as well", assertThrows(BourseConfig.ConfigException.class, () -> BourseConfig.load(null, Map.of(
+                "fix.session.X.account", "7", "fix.session.X.password", "x", "fix.session.X.rate.limit.burst", "9")))
+            .getMessage());
+        assertEquals("configuration key 'fix.session.X.rate.limit.per.second': expected an integer, got 'fast'",
+            assertThrows(BourseConfig.ConfigException.class, () -> BourseConfig.load(null, Map.of(
+                "fix.session.X.account", "7", "fix.session.X.password", "x",
+                "fix.session.X.rate.limit.per.second", "fast"))).getMessage());
+
         assertEquals("configuration key 'fix.session.X.cancel.on.disconnect': expected one of [NONE, SESSION, " +
             "ACCOUNT], got 'sometimes'", assertThrows(BourseConfig.ConfigException.class, () -> BourseConfig.load(
             null, Map.of("fix.session.X.account", "1", "fix.session.X.password", "p",

@@ -38,6 +38,7 @@ import uk.co.real_logic.artio.validation.SessionPersistenceStrategy;
 import java.io.File;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -148,6 +149,14 @@ public final class FixGateway implements AutoCloseable
             return this;
         }
 
+        /**
+         * @return the sessions configured, by SenderCompID.
+         */
+        public Map<String, FixSessionSpec> sessions()
+        {
+            return Collections.unmodifiableMap(sessions);
+        }
+
         public Context instrument(final FixInstrument instrument)
         {
             instruments.add(instrument);
@@ -246,11 +255,12 @@ public final class FixGateway implements AutoCloseable
          * A limit on each session's application messages: {@code perSecond} on average, {@code burst} at once after
          * a quiet while (0 a second, the default, for none). Over it, NewOrderSingle is refused with an
          * ExecutionReport Rejected (OrdRejReason 99) and OrderCancelReplaceRequest with an OrderCancelReject, both
-         * saying so in Text; cancels, mass cancels and status requests count towards it but are never refused.
+         * saying so in Text; cancels, mass cancels and status requests count towards it but are never refused. A
+         * session with a limit of its own ({@link FixSessionSpec#rateLimit()}) is under that one instead.
          */
         public Context messageRateLimit(final double perSecond, final double burst)
         {
-            this.rateLimit = perSecond == 0 ? FixRateLimit.NONE : new FixRateLimit(perSecond, burst);
+            this.rateLimit = FixRateLimit.of(new FixSessionSpec.RateLimit(perSecond, burst));
             return this;
         }
 
@@ -397,7 +407,7 @@ public final class FixGateway implements AutoCloseable
 
             for (final FixSessionSpec spec : context.sessions.values())
             {
-                sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec,
+                sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec, context.rateLimit,
                     new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId()))),
                     new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId()))),
                     new FixEventPosition(new File(dataDir, FixSessionState.outboundFileName(spec.senderCompId())))));
@@ -454,8 +464,8 @@ public final class FixGateway implements AutoCloseable
             final OutboundArchivePosition archivePosition = new OutboundArchivePosition(
                 launchedDriver.mediaDriver().context().countersManager(), archiveContext.archiveId());
             agent = new FixGatewayAgent(
-                store, eventPosition, sessionsByCompId, context.instruments, droppedMessages, context.rateLimit,
-                rateLimited, context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock,
+                store, eventPosition, sessionsByCompId, context.instruments, droppedMessages, rateLimited,
+                context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock,
                 context.log, resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
                 !context.transientSequenceNumbers, archivePosition);
 

@@ -206,7 +206,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
     private final AtomicCounter droppedMessages;
-    private final FixRateLimit rateLimit;
     private final AtomicCounter rateLimited;
     private final FixApplicationMessageOverride applicationMessageOverride;
     private final FixLatencyProbe latencyProbe;
@@ -310,7 +309,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
         final AtomicCounter droppedMessages,
-        final FixRateLimit rateLimit,
         final AtomicCounter rateLimited,
         final FixApplicationMessageOverride applicationMessageOverride,
         final FixLatencyProbe latencyProbe,
@@ -337,7 +335,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         this.previousLogPosition = eventPosition.logPosition();
         this.sessionsByCompId = sessionsByCompId;
         this.droppedMessages = droppedMessages;
-        this.rateLimit = rateLimit;
         this.rateLimited = rateLimited;
         for (final FixInstrument instrument : instruments)
         {
@@ -991,7 +988,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         if (refusedForRate(state))
         {
-            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, rateLimit.refusal());
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, state.rateLimit.refusal());
             return;
         }
         if (in.hasAccount() && !accountMatches(state, in.account(), in.accountLength()))
@@ -1110,7 +1107,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private boolean refusedForRate(final FixSessionState state)
     {
-        if (rateLimit.take(state))
+        if (state.takeRateToken())
         {
             return false;
         }
@@ -1121,7 +1118,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private void onCancelRequest(final FixSessionState state)
     {
         // Counted against the session's rate, never refused for it.
-        rateLimit.take(state);
+        state.takeRateToken();
         final OrderCancelRequestDecoder in = cancelRequest;
         final int msgSeqNum = in.header().msgSeqNum();
         if (in.clOrdIDLength() > FixOrder.MAX_ID_LENGTH)
@@ -1178,7 +1175,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (refusedForRate(state))
         {
             rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
-                '2', FixRejects.CXL_REJ_OTHER, rateLimit.refusal());
+                '2', FixRejects.CXL_REJ_OTHER, state.rateLimit.refusal());
             return;
         }
         final String problem = replaceProblem(order, in);
@@ -1241,7 +1238,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private void onStatusRequest(final FixSessionState state)
     {
         // Counted against the session's rate, never refused for it.
-        rateLimit.take(state);
+        state.takeRateToken();
         final OrderStatusRequestDecoder in = statusRequest;
         final FixOrder order = state.findOpen(in.clOrdID(), in.clOrdIDLength());
         if (order == null || order.orderId == 0)
@@ -1291,7 +1288,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private void onMassCancelRequest(final FixSessionState state)
     {
         // Counted against the session's rate, never refused for it.
-        rateLimit.take(state);
+        state.takeRateToken();
         final OrderMassCancelRequestDecoder in = massCancelRequest;
         final char requestType = in.massCancelRequestType();
         int instrumentId = 0;

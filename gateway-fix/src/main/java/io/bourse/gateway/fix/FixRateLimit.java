@@ -25,16 +25,32 @@ final class FixRateLimit
      */
     FixRateLimit(final double perSecond, final double burst)
     {
-        if (perSecond < 0 || perSecond > 0 && burst < 1)
-        {
-            throw new IllegalArgumentException("a rate limit needs a rate >= 0 and a burst >= 1: " + perSecond +
-                " a second, bursts of " + burst);
-        }
+        check(perSecond, burst);
         this.perSecond = perSecond;
         this.tokensPerNs = perSecond / 1e9;
         this.burst = burst;
         this.refusal = "Rate limit exceeded: " + decimal(perSecond) + " messages a second, bursts of " +
             decimal(burst);
+    }
+
+    /**
+     * @return the limit of a session, {@link #NONE} when its rate is 0.
+     */
+    static FixRateLimit of(final FixSessionSpec.RateLimit limit)
+    {
+        return limit.perSecond() == 0 ? NONE : new FixRateLimit(limit.perSecond(), limit.burst());
+    }
+
+    /**
+     * @throws IllegalArgumentException unless the rate is at least 0 and, when it is not 0, the burst at least 1.
+     */
+    static void check(final double perSecond, final double burst)
+    {
+        if (!(perSecond >= 0) || perSecond > 0 && !(burst >= 1))
+        {
+            throw new IllegalArgumentException("a rate limit needs a rate >= 0 and a burst >= 1: " + perSecond +
+                " a second, bursts of " + burst);
+        }
     }
 
     /**

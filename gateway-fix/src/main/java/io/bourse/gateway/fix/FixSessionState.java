@@ -21,7 +21,11 @@ final class FixSessionState
     final Long2ObjectHashMap<FixOrder> openOrdersByClOrdId = new Long2ObjectHashMap<>();
     final LongHashSet usedClOrdIds = new LongHashSet();
     /**
-     * The session's token bucket of {@link FixRateLimit}: tokens left when last counted, and when that was.
+     * The limit on the session's application messages: its own, or the gateway's.
+     */
+    final FixRateLimit rateLimit;
+    /**
+     * The session's token bucket of {@link #rateLimit}: tokens left when last counted, and when that was.
      */
     double rateTokens;
     long rateCountedNs;
@@ -81,14 +85,29 @@ final class FixSessionState
     Session session;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 
+    /**
+     * Take a token of the session's rate limit for an application message, now.
+     *
+     * @return false when it has none left (the message is refused if it is one that can be).
+     */
+    boolean takeRateToken()
+    {
+        return rateLimit.take(this);
+    }
+
+    /**
+     * @param gatewayRateLimit the gateway's rate limit, the session's unless its spec has one of its own.
+     */
     FixSessionState(
         final FixSessionSpec spec,
+        final FixRateLimit gatewayRateLimit,
         final FixEventPosition delivered,
         final FixEventPosition handled,
         final FixEventPosition outbound)
     {
         this.outbound = new OutboundSequenceNumbers.Numbers(outbound);
         this.spec = spec;
+        this.rateLimit = spec.rateLimit() == null ? gatewayRateLimit : FixRateLimit.of(spec.rateLimit());
         this.accountChars = Long.toString(spec.accountId()).toCharArray();
         this.delivered = delivered;
         this.sentBatchSequence = delivered.batchSequence();

@@ -215,7 +215,7 @@ class FixGatewayRestartTest
                 FixEventPosition scratch = new FixEventPosition(new File(exchange.baseDir, "scratch.dat")))
             {
                 store.open();
-                final FixSessionState session = new FixSessionState(ALICE, scratch, scratch, scratch);
+                final FixSessionState session = new FixSessionState(ALICE, FixRateLimit.NONE, scratch, scratch, scratch);
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P1", 901, Side.SELL, 20_100, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P2", 902, Side.SELL, 20_200, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P3", 903, Side.SELL, 20_300, 0));

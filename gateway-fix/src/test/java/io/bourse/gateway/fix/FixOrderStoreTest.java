@@ -23,7 +23,7 @@ class FixOrderStoreTest
         {
             store.open();
             final FixSessionState session = new FixSessionState(
-                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), scratch, scratch, scratch);
+                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE, scratch, scratch, scratch);
             final FixOrder accepted = recordedOrder(session, "A", 11, '1', 100, 1);
             final FixOrder refused = recordedOrder(session, "B", 12, '1', 100, 1);
             final FixOrder unanswered = recordedOrder(session, "C", 13, '1', 100, 1);

@@ -14,7 +14,9 @@ import quickfix.field.Text;
 
 import java.io.File;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Each session's application messages are limited by a token bucket: orders and replaces over it are refused, with the
- * reason in Text, while cancels still go through and other sessions are not touched.
+ * reason in Text, while cancels still go through and other sessions are not touched. A session may have a limit of its
+ * own, or none, in place of the gateway's.
  */
 class FixRateLimitTest
 {
@@ -34,7 +37,7 @@ class FixRateLimitTest
     {
         final FixRateLimit limit = new FixRateLimit(10, 5);
         final FixSessionState session = new FixSessionState(
-            new FixSessionSpec("X", "x", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0),
+            new FixSessionSpec("X", "x", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), limit,
             new FixEventPosition(new File(dir, "delivered")), new FixEventPosition(new File(dir, "handled")),
             new FixEventPosition(new File(dir, "outbound")));
         final long startNs = 1_000_000_000L;
@@ -64,9 +67,15 @@ class FixRateLimitTest
         try (FixTestExchange exchange = new FixTestExchange(context -> context
             .messageRateLimit(0.1, 5)
             .session(new FixSessionSpec("ALICE", "alice-pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
-            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .session(new FixSessionSpec("CAROL", "carol-pw", 3, FixSessionSpec.CancelOnDisconnect.NONE, 0,
+                new FixSessionSpec.RateLimit(0.1, 8)))
+            .session(new FixSessionSpec("DAVE", "dave-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0,
+                new FixSessionSpec.RateLimit(0, 0)))).start();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
-            QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
+            QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon();
+            QfjClient carol = new QfjClient(exchange.fixPort, "CAROL", "carol-pw").awaitLogon();
+            QfjClient dave = new QfjClient(exchange.fixPort, "DAVE", "dave-pw").awaitLogon())
         {
             final int orders = 20;
             for (int i = 0; i < orders; i++)
@@ -128,6 +137,39 @@ class FixRateLimitTest
             {
                 assertEquals(ExecType.NEW, bob.next("8").getChar(ExecType.FIELD));
             }
+
+            // A session with a limit of its own is held to that one, and one configured with none to none.
+            for (int i = 0; i < 10; i++)
+            {
+                carol.send(FixGatewayTest.limit("K" + i, Side.BUY, "0.0001", "100.00"));
+            }
+            // The gateway refuses at once, so the refusals may come before the acceptances.
+            final Map<String, Message> carolsAnswers = new HashMap<>();
+            for (int i = 0; i < 10; i++)
+            {
+                final Message report = carol.next("8");
+                carolsAnswers.put(report.getString(ClOrdID.FIELD), report);
+            }
+            for (int i = 0; i < 10; i++)
+            {
+                final Message report = carolsAnswers.get("K" + i);
+                assertEquals(i < 8 ? ExecType.NEW : ExecType.REJECTED, report.getChar(ExecType.FIELD),
+                    "CAROL's order " + i + ": " + report);
+                if (i >= 8)
+                {
+                    assertEquals("Rate limit exceeded: 0.1 messages a second, bursts of 8",
+                        report.getString(Text.FIELD));
+                }
+            }
+            for (int i = 0; i < orders; i++)
+            {
+                dave.send(FixGatewayTest.limit("D" + i, Side.BUY, "0.0001", "100.00"));
+            }
+            for (int i = 0; i < orders; i++)
+            {
+                assertEquals(ExecType.NEW, dave.next("8").getChar(ExecType.FIELD), "DAVE's order " + i);
+            }
+            assertEquals(refused.size() + 1 + 2, exchange.gateway().rateLimitedMessages());
         }
     }
 }

@@ -191,7 +191,7 @@ class FixSessionStateTest
         final FixEventPosition delivered = new FixEventPosition(new File(dir, "delivered.dat"));
         final FixEventPosition handled = new FixEventPosition(new File(dir, "handled.dat"));
         final FixEventPosition outbound = new FixEventPosition(new File(dir, "outbound.dat"));
-        final FixSessionState session = new FixSessionState(SPEC, delivered, handled, outbound);
+        final FixSessionState session = new FixSessionState(SPEC, FixRateLimit.NONE, delivered, handled, outbound);
 
         public void close()
         {
