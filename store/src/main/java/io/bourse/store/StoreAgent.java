@@ -376,6 +376,15 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
                 "The node keeps the log the store needs while " + LogRetention.FILE_NAME + " is in its data " +
                 "directory; a store on an empty database needs a node whose journal was never purged");
         }
+        final long stopPosition = archive.getStopPosition(recordingId);
+        if (stopPosition != AeronArchive.NULL_POSITION && stopPosition <= appliedLogPosition)
+        {
+            // The member stopped recording its log where the store is: an election is under way (it goes on recording
+            // once it has a leader again) or the member is stopping. The archive refuses to replay from the end of a
+            // stopped recording, so the store waits for more log instead of failing.
+            progress.state(StoreState.WAITING_FOR_NODE);
+            return 0;
+        }
         final String channel = CommonContext.IPC_CHANNEL;
         subscription = archive.replay(
             recordingId, appliedLogPosition, AeronArchive.REPLAY_ALL_AND_FOLLOW, channel, context.replayStreamId());

@@ -49,8 +49,16 @@ final class Workload implements ExchangeClientListener, AutoCloseable
 
     Workload(final TestNode node, final long seed)
     {
+        this(node.node.clientContext(), seed);
+    }
+
+    /**
+     * @param clientContext how to reach the cluster.
+     */
+    Workload(final ExchangeClient.Context clientContext, final long seed)
+    {
         random = new SplittableRandom(seed);
-        client = new ExchangeClient(node.node.clientContext().listener(this));
+        client = new ExchangeClient(clientContext.listener(this));
         TestNode.await("client connected", () ->
         {
             client.doWork();
