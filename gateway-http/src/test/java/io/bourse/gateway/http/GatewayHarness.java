@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.bourse.cluster.ClusterNode;
 import io.bourse.cluster.JavaChildProcess;
 import io.bourse.cluster.LoopbackPorts;
+import io.bourse.cluster.client.ExchangeClient;
 import org.agrona.CloseHelper;
 import org.agrona.IoUtil;
 
@@ -58,6 +59,10 @@ final class GatewayHarness implements AutoCloseable
     private final int portBase;
     private final int historyBytes;
     private final boolean gatewayInOwnProcess;
+    /**
+     * The cluster the gateway connects to, or null for a node of the harness's own.
+     */
+    private final String ingressEndpoints;
     private ClusterNode node;
     private HttpGateway gateway;
     private JavaChildProcess gatewayProcess;
@@ -72,7 +77,7 @@ final class GatewayHarness implements AutoCloseable
 
     GatewayHarness(final UnaryOperator<HttpGateway.Context> customiser)
     {
-        this(customiser, new ClusterNode.Context().historyCapacityBytes(), false);
+        this(customiser, new ClusterNode.Context().historyCapacityBytes(), false, null);
     }
 
     /**
@@ -81,15 +86,26 @@ final class GatewayHarness implements AutoCloseable
      */
     static GatewayHarness withGatewayProcess(final int historyBytes)
     {
-        return new GatewayHarness(context -> context, historyBytes, true);
+        return new GatewayHarness(context -> context, historyBytes, true, null);
+    }
+
+    /**
+     * A gateway in this JVM in front of a cluster that runs elsewhere (its own client and media driver), as
+     * {@code bourse gateway-http} runs for a cluster.
+     */
+    static GatewayHarness onCluster(final String ingressEndpoints)
+    {
+        return new GatewayHarness(context -> context, 0, false, ingressEndpoints);
     }
 
     private GatewayHarness(
-        final UnaryOperator<HttpGateway.Context> customiser, final int historyBytes, final boolean gatewayInOwnProcess)
+        final UnaryOperator<HttpGateway.Context> customiser, final int historyBytes, final boolean gatewayInOwnProcess,
+        final String ingressEndpoints)
     {
         this.customiser = customiser;
         this.historyBytes = historyBytes;
         this.gatewayInOwnProcess = gatewayInOwnProcess;
+        this.ingressEndpoints = ingressEndpoints;
         try
         {
             this.dataDir = Files.createTempDirectory("bourse-http-test").toFile();
@@ -99,7 +115,10 @@ final class GatewayHarness implements AutoCloseable
             throw new IllegalStateException(ex);
         }
         this.portBase = freePortBase();
-        startNode();
+        if (ingressEndpoints == null)
+        {
+            startNode();
+        }
         startGateway();
         setUpExchange();
     }
@@ -146,7 +165,7 @@ final class GatewayHarness implements AutoCloseable
             {
                 public String role()
                 {
-                    return node.role() == null ? null : node.role().name();
+                    return node == null || node.role() == null ? null : node.role().name();
                 }
 
                 public long journalBytes()
@@ -159,7 +178,8 @@ final class GatewayHarness implements AutoCloseable
                     return -1;
                 }
             })
-            .clientContext(node.clientContext())));
+            .clientContext(ingressEndpoints != null ?
+                new ExchangeClient.Context().ingressEndpoints(ingressEndpoints) : node.clientContext())));
         gateway.awaitReady(TIMEOUT_NS);
     }
 
