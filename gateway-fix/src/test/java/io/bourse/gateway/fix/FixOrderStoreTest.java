@@ -4,9 +4,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What a restarted gateway reads back from its order record: open orders, and new orders recorded as sent whose
@@ -14,6 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class FixOrderStoreTest
 {
+    private static final int RECORD_LENGTH = FixOrderStore.RECORD_LENGTH;
+
     @Test
     void aPendingOrderIsReadBackUntilItsAcceptanceOrRefusalIsRecorded(@TempDir final File dir)
     {
@@ -45,6 +53,94 @@ class FixOrderStoreTest
                 assertEquals(13, entries.get(1).engineClientOrderId());
             }
         }
+    }
+
+    @Test
+    void whileTheGatewayRunsTheFileIsRewrittenToItsOpenOrdersAndAStartReadsExactlyThose(@TempDir final File dir)
+    {
+        final long seed = System.nanoTime();
+        final SplittableRandom random = new SplittableRandom(seed);
+        final File file = new File(dir, "open-orders.dat");
+        final long compactAtBytes = 40L * RECORD_LENGTH;
+        // What a start must read back, kept as the gateway's records say: open orders by order id, pending ones by
+        // engine client order id.
+        final TreeMap<Long, String> open = new TreeMap<>();
+        final TreeMap<Long, String> pending = new TreeMap<>();
+        final Map<Long, FixOrder> pendingOrders = new HashMap<>();
+        final Map<Long, FixOrder> openOrders = new HashMap<>();
+        try (FixOrderStore store = new FixOrderStore(file, compactAtBytes);
+            FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
+        {
+            store.open();
+            final FixSessionState session = new FixSessionState(
+                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
+                scratch, scratch, scratch);
+            long nextClientOrderId = 1;
+            long nextOrderId = 1_000;
+            for (int i = 0; i < 20_000; i++)
+            {
+                final int kind = random.nextInt(100);
+                if (kind < 35 || pendingOrders.isEmpty() && openOrders.isEmpty())
+                {
+                    final long engineClientOrderId = nextClientOrderId++;
+                    final FixOrder order = recordedOrder(session, "C" + engineClientOrderId, engineClientOrderId, '1',
+                        100 + random.nextInt(50), 1 + random.nextInt(9));
+                    store.writePending(order);
+                    pendingOrders.put(engineClientOrderId, order);
+                    pending.put(engineClientOrderId, "C" + engineClientOrderId);
+                }
+                else if (kind < 65 && !pendingOrders.isEmpty())
+                {
+                    final FixOrder order = pendingOrders.remove(pick(random, pendingOrders));
+                    pending.remove(order.engineClientOrderId);
+                    if (random.nextInt(5) == 0)
+                    {
+                        store.writeNotAccepted(order.engineClientOrderId);
+                        continue;
+                    }
+                    order.orderId = nextOrderId++;
+                    store.writeOpen(order);
+                    openOrders.put(order.orderId, order);
+                    open.put(order.orderId, new String(order.clOrdId, 0, order.clOrdIdLength) + "@" + order.price);
+                }
+                else if (kind < 70 && !openOrders.isEmpty())
+                {
+                    final FixOrder order = openOrders.get(pick(random, openOrders));
+                    order.price = 100 + random.nextInt(50);
+                    store.writeOpen(order);
+                    open.put(order.orderId, new String(order.clOrdId, 0, order.clOrdIdLength) + "@" + order.price);
+                }
+                else if (!openOrders.isEmpty())
+                {
+                    final long orderId = pick(random, openOrders);
+                    openOrders.remove(orderId);
+                    open.remove(orderId);
+                    store.writeClosed(orderId);
+                }
+                assertTrue(store.fileLength() <= Math.max(compactAtBytes, 4L * store.liveRecords() * RECORD_LENGTH),
+                    "seed " + seed + ": the file stays within four times its open orders");
+                assertEquals(open.size() + pending.size(), store.liveRecords(), "seed " + seed);
+            }
+            assertTrue(store.compactions() > 10, "seed " + seed + ": rewritten " + store.compactions() + " times");
+        }
+        for (int start = 0; start < 2; start++)
+        {
+            try (FixOrderStore store = new FixOrderStore(file, compactAtBytes))
+            {
+                final List<String> expected = new ArrayList<>();
+                open.forEach((orderId, order) -> expected.add(order + ":" + orderId));
+                pending.forEach((clientOrderId, order) -> expected.add(order + ":0"));
+                assertEquals(expected, store.open().stream()
+                    .map(entry -> entry.clOrdId() + (entry.orderId() == 0 ? "" : "@" + entry.price()) + ":" +
+                        entry.orderId()).toList(), "seed " + seed + ", after " + start + " restarts");
+            }
+        }
+    }
+
+    private static long pick(final SplittableRandom random, final Map<Long, FixOrder> orders)
+    {
+        final int index = random.nextInt(orders.size());
+        return orders.keySet().stream().skip(index).findFirst().orElseThrow();
     }
 
     /**
