@@ -972,19 +972,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return;
         }
         final long clOrdIdHash = FixOrder.hash(clOrdId, clOrdIdLength);
-        if (state.usedClOrdIds.contains(clOrdIdHash))
+        final boolean possDup = in.header().hasPossDupFlag() && in.header().possDupFlag();
+        if (possDup && (state.usedClOrdIds.contains(clOrdIdHash) || state.findOpen(clOrdId, clOrdIdLength) != null))
         {
-            if (in.header().hasPossDupFlag() && in.header().possDupFlag())
-            {
-                // A resend of an order already taken: it must not trade twice.
-                return;
-            }
-            if (state.findOpen(clOrdId, clOrdIdLength) != null)
-            {
-                rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_DUPLICATE_ORDER,
-                    "Duplicate ClOrdID of an open order");
-                return;
-            }
+            // A resend of an order already taken: it must not trade twice.
+            return;
+        }
+        if (state.findOpen(clOrdId, clOrdIdLength) != null)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_DUPLICATE_ORDER,
+                "Duplicate ClOrdID of an open order");
+            return;
         }
         if (refusedForRate(state))
         {

@@ -3,7 +3,6 @@ package io.bourse.gateway.fix;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongArrayQueue;
-import org.agrona.collections.LongHashSet;
 import uk.co.real_logic.artio.builder.Encoder;
 import uk.co.real_logic.artio.session.Session;
 
@@ -11,7 +10,7 @@ import java.util.ArrayDeque;
 
 /**
  * A configured session's live state: its Artio session while logged on, its open orders by ClOrdID, the
- * ClOrdIDs it has used since the gateway started (so that a PossDup resend is not executed twice), the reports
+ * ClOrdIDs it used most recently (so that a PossDup resend is not executed twice), the reports
  * held for it while it is away, and the last event batch it was sent a report from (kept across restarts).
  */
 final class FixSessionState
@@ -19,7 +18,10 @@ final class FixSessionState
     final FixSessionSpec spec;
     final char[] accountChars;
     final Long2ObjectHashMap<FixOrder> openOrdersByClOrdId = new Long2ObjectHashMap<>();
-    final LongHashSet usedClOrdIds = new LongHashSet();
+    /**
+     * The ClOrdIDs it used most recently, so that a PossDup resend of an order already taken is not executed twice.
+     */
+    final RecentClOrdIds usedClOrdIds = new RecentClOrdIds();
     /**
      * The limit on the session's application messages: its own, or the gateway's.
      */
