@@ -25,7 +25,7 @@ final class FixConfig
     private static final List<String> KEYS = List.of(
         "fix.enabled", "fix.host", "fix.port", "fix.comp.id", "fix.data.dir", "fix.logon.max.failures",
         "fix.logon.failure.window.ms", "fix.logon.lockout.ms", "fix.sending.time.window.ms", "fix.yield.us",
-        "fix.rate.limit.per.second", "fix.rate.limit.burst");
+        "fix.rate.limit.per.second", "fix.rate.limit.burst", "fix.archive.prune.interval.ms");
     private static final Pattern SESSION_KEY = Pattern.compile("fix\\.session\\.([^.]+)\\.(.+)");
     private static final List<String> SESSION_FIELDS = List.of(
         "account", "password", "cancel.on.disconnect", "cancel.on.disconnect.grace.ms", "rate.limit.per.second",
@@ -68,6 +68,8 @@ final class FixConfig
                 number("fix.logon.failure.window.ms", 60_000, 1, Long.MAX_VALUE / 2),
                 number("fix.logon.lockout.ms", 300_000, 0, Long.MAX_VALUE / 2))
             .sendingTimeWindowMs(number("fix.sending.time.window.ms", 120_000, 1, Long.MAX_VALUE / 2))
+            .archivePruneIntervalMs(number("fix.archive.prune.interval.ms",
+                FixGateway.DEFAULT_ARCHIVE_PRUNE_INTERVAL_MS, 0, Long.MAX_VALUE / 2))
             .agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(number("fix.yield.us",
                 TimeUnit.NANOSECONDS.toMicros(FixGateway.DEFAULT_YIELD_WINDOW_NS), 0, 1_000_000)));
         final FixSessionSpec.RateLimit rateLimit = rateLimit("fix.");

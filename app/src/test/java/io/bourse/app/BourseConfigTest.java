@@ -144,6 +144,9 @@ class BourseConfigTest
         assertEquals(io.bourse.gateway.fix.FixGateway.DEFAULT_YIELD_WINDOW_NS, fix.agentYieldWindowNs(),
             "the gateway's framer keeps reading its sockets between orders a millisecond apart");
         assertEquals(0, BourseConfig.load(null, Map.of("fix.yield.us", "0")).fixContext().agentYieldWindowNs());
+        assertEquals(3_600_000, fix.archivePruneIntervalMs(), "the message archive is pruned hourly");
+        assertEquals(0, BourseConfig.load(null, Map.of("fix.archive.prune.interval.ms", "0")).fixContext()
+            .archivePruneIntervalMs());
         assertEquals(1000, fix.messageRatePerSecond(), "each session's messages are limited out of the box");
         assertEquals(2000, fix.messageRateBurst());
         final io.bourse.gateway.fix.FixGateway.Context ownRate = BourseConfig.load(null,

@@ -19,6 +19,7 @@ import uk.co.real_logic.artio.session.SessionCustomisationStrategy;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.IoUtil;
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochNanoClock;
@@ -98,6 +99,8 @@ public final class FixGateway implements AutoCloseable
         private long agentYieldWindowNs;
         private long agentDeepIdleNs = NodeIdleStrategy.DEFAULT_DEEP_IDLE_AFTER_NS;
         private FixRateLimit rateLimit = FixRateLimit.NONE;
+        private long archivePruneIntervalMs = DEFAULT_ARCHIVE_PRUNE_INTERVAL_MS;
+        private int messageLogTermBytes;
 
         /**
          * Where Artio's session state, archive and monitoring files and the open-order record live.
@@ -275,6 +278,40 @@ public final class FixGateway implements AutoCloseable
         }
 
         /**
+         * How often the gateway deletes the messages it keeps for resends that no session can ask for any more: those
+         * before each session's current sequence (a session starts a new one when a Logon resets its sequence numbers,
+         * ResetSeqNumFlag=Y). Artio keeps every message of a session's current sequence, and deletes in segments of
+         * the archive, so nothing goes until every session that sent or was sent messages has started a new
+         * sequence since. 0 for never; default an hour.
+         */
+        public Context archivePruneIntervalMs(final long archivePruneIntervalMs)
+        {
+            if (archivePruneIntervalMs < 0)
+            {
+                throw new IllegalArgumentException("archive prune interval must not be negative: " +
+                    archivePruneIntervalMs);
+            }
+            this.archivePruneIntervalMs = archivePruneIntervalMs;
+            return this;
+        }
+
+        public long archivePruneIntervalMs()
+        {
+            return archivePruneIntervalMs;
+        }
+
+        /**
+         * Test-only: the term length of the gateway's IPC streams and the segment length of its message archive
+         * (a power of two, at least 64 KiB), so that a test fills segments with a few hundred orders. 0 for Aeron's
+         * defaults (64 MiB terms, 128 MiB segments).
+         */
+        Context messageLogTermBytes(final int messageLogTermBytes)
+        {
+            this.messageLogTermBytes = messageLogTermBytes;
+            return this;
+        }
+
+        /**
          * The clock of Artio's message timestamps and of the latency probe.
          */
         public Context epochNanoClock(final EpochNanoClock epochNanoClock)
@@ -350,6 +387,10 @@ public final class FixGateway implements AutoCloseable
      * Held while the gateway runs, in its data directory: two gateways on one directory would corrupt Artio's files.
      */
     private static final String LOCK_FILE_NAME = "gateway.lock";
+    /**
+     * How often the archive is pruned by default: an hour.
+     */
+    public static final long DEFAULT_ARCHIVE_PRUNE_INTERVAL_MS = TimeUnit.HOURS.toMillis(1);
     private static final String ARTIO_DIR = "artio";
     /**
      * Artio's own liveness file in its log directory (its {@code DuplicateEngineChecker}'s, package-private there).
@@ -357,6 +398,10 @@ public final class FixGateway implements AutoCloseable
     private static final String ARTIO_ENGINE_INFO_FILE = "engine-info";
 
     private final AgentRunner runner;
+    /**
+     * Prunes the message archive every {@link Context#archivePruneIntervalMs}; null when never.
+     */
+    private final Thread archivePruner;
     private final AtomicCounter droppedMessages;
     private final AtomicCounter rateLimited;
 
@@ -396,7 +441,13 @@ public final class FixGateway implements AutoCloseable
                 .idleStrategySupplier(() -> new BackoffIdleStrategy(20, 10, 1_000, 1_000_000))
                 .errorHandler(threadErrors(context, "archive", Throwable::printStackTrace))
                 .deleteArchiveOnStart(false);
-            launchedDriver = ArchivingMediaDriver.launch(new MediaDriver.Context()
+            final MediaDriver.Context driverContext = new MediaDriver.Context();
+            if (context.messageLogTermBytes > 0)
+            {
+                archiveContext.segmentFileLength(context.messageLogTermBytes);
+                driverContext.ipcTermBufferLength(context.messageLogTermBytes);
+            }
+            launchedDriver = ArchivingMediaDriver.launch(driverContext
                 .aeronDirectoryName(aeronDir)
                 .threadingMode(ThreadingMode.SHARED)
                 .sharedIdleStrategy(new NodeIdleStrategy(0, context.agentDeepIdleNs))
@@ -531,6 +582,16 @@ public final class FixGateway implements AutoCloseable
             new NodeIdleStrategy(context.agentYieldWindowNs, context.agentDeepIdleNs),
             threadErrors(context, "gateway", error -> error.printStackTrace(context.log)), null, agent);
         AgentRunner.startOnThread(runner);
+        if (context.archivePruneIntervalMs > 0)
+        {
+            archivePruner = new Thread(this::pruneArchivePeriodically, "bourse-fix-archive-pruner");
+            archivePruner.setDaemon(true);
+            archivePruner.start();
+        }
+        else
+        {
+            archivePruner = null;
+        }
         context.log.println("bourse: FIX gateway listening on " + context.host + ":" + context.port + " as " +
             context.compId + ", " + context.sessions.size() + " session(s), " + agent.openOrderCount() +
             " open order(s) restored");
@@ -674,8 +735,80 @@ public final class FixGateway implements AutoCloseable
             "attempts of 2 s: " + reply.state() + (reply.error() == null ? "" : ", " + reply.error()));
     }
 
+    /**
+     * Delete the archived messages that no session can ask to be resent any more: those before each session's current
+     * sequence, in whole segments of the archive. Waits up to 10 s for Artio's answer.
+     *
+     * @return the positions each recording was pruned up to, by recording id; empty when nothing could go.
+     * @throws IllegalStateException when Artio fails the prune or does not answer in time.
+     */
+    Long2LongHashMap pruneArchive() throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        uk.co.real_logic.artio.Reply<Long2LongHashMap> reply = engine.pruneArchive(null);
+        while (reply == null || reply.isExecuting())
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new IllegalStateException("Artio did not prune the message archive within 10 s");
+            }
+            Thread.sleep(1);
+            if (reply == null)
+            {
+                reply = engine.pruneArchive(null);
+            }
+        }
+        if (!reply.hasCompleted())
+        {
+            throw new IllegalStateException("Artio could not prune the message archive: " + reply.state() +
+                (reply.error() == null ? "" : ", " + reply.error()));
+        }
+        return reply.resultIfPresent();
+    }
+
+    private void pruneArchivePeriodically()
+    {
+        try
+        {
+            while (true)
+            {
+                Thread.sleep(context.archivePruneIntervalMs);
+                try
+                {
+                    final Long2LongHashMap pruned = pruneArchive();
+                    if (!pruned.isEmpty())
+                    {
+                        context.log.println("bourse: FIX gateway: deleted the archived messages no session can ask " +
+                            "for any more (recording id=position pruned up to): " + pruned);
+                    }
+                }
+                catch (final IllegalStateException ex)
+                {
+                    context.log.println("bourse: FIX gateway: " + ex.getMessage() + "; trying again in " +
+                        context.archivePruneIntervalMs + " ms");
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            // Closing.
+        }
+    }
+
     public void close()
     {
+        if (archivePruner != null)
+        {
+            archivePruner.interrupt();
+            try
+            {
+                archivePruner.join(TimeUnit.SECONDS.toMillis(15));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
         CloseHelper.closeAll(runner, client, library, engine, store, eventPosition, driver);
         closeSessionFiles(sessionStates);
         lock.close();
