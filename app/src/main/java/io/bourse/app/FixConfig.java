@@ -5,6 +5,8 @@ import io.bourse.gateway.fix.FixInstrument;
 import io.bourse.gateway.fix.FixSessionSpec;
 
 import java.io.File;
+import java.time.LocalTime;
+import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,7 +27,7 @@ final class FixConfig
     private static final List<String> KEYS = List.of(
         "fix.enabled", "fix.host", "fix.port", "fix.comp.id", "fix.data.dir", "fix.logon.max.failures",
         "fix.logon.failure.window.ms", "fix.logon.lockout.ms", "fix.sending.time.window.ms", "fix.yield.us",
-        "fix.rate.limit.per.second", "fix.rate.limit.burst", "fix.archive.prune.interval.ms");
+        "fix.rate.limit.per.second", "fix.rate.limit.burst", "fix.archive.prune.interval.ms", "fix.end.of.day.utc");
     private static final Pattern SESSION_KEY = Pattern.compile("fix\\.session\\.([^.]+)\\.(.+)");
     private static final List<String> SESSION_FIELDS = List.of(
         "account", "password", "cancel.on.disconnect", "cancel.on.disconnect.grace.ms", "rate.limit.per.second",
@@ -72,6 +74,19 @@ final class FixConfig
                 FixGateway.DEFAULT_ARCHIVE_PRUNE_INTERVAL_MS, 0, Long.MAX_VALUE / 2))
             .agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(number("fix.yield.us",
                 TimeUnit.NANOSECONDS.toMicros(FixGateway.DEFAULT_YIELD_WINDOW_NS), 0, 1_000_000)));
+        final String endOfDay = values.getOrDefault("fix.end.of.day.utc", "").trim();
+        if (!endOfDay.isEmpty())
+        {
+            try
+            {
+                context.endOfDayUtc(LocalTime.parse(endOfDay));
+            }
+            catch (final DateTimeParseException ex)
+            {
+                throw new BourseConfig.ConfigException("configuration key 'fix.end.of.day.utc': expected a time of " +
+                    "day in UTC as HH:MM, got '" + endOfDay + "'");
+            }
+        }
         final FixSessionSpec.RateLimit rateLimit = rateLimit("fix.");
         if (rateLimit != null)
         {

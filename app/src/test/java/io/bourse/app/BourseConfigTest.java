@@ -145,6 +145,12 @@ class BourseConfigTest
             "the gateway's framer keeps reading its sockets between orders a millisecond apart");
         assertEquals(0, BourseConfig.load(null, Map.of("fix.yield.us", "0")).fixContext().agentYieldWindowNs());
         assertEquals(3_600_000, fix.archivePruneIntervalMs(), "the message archive is pruned hourly");
+        assertEquals(null, fix.endOfDayUtc(), "no end of day unless configured");
+        assertEquals(java.time.LocalTime.of(22, 0), BourseConfig.load(null, Map.of("fix.end.of.day.utc", "22:00"))
+            .fixContext().endOfDayUtc());
+        assertEquals("configuration key 'fix.end.of.day.utc': expected a time of day in UTC as HH:MM, got '25:00'",
+            assertThrows(BourseConfig.ConfigException.class, () -> BourseConfig.load(null,
+                Map.of("fix.end.of.day.utc", "25:00")).fixContext()).getMessage());
         assertEquals(0, BourseConfig.load(null, Map.of("fix.archive.prune.interval.ms", "0")).fixContext()
             .archivePruneIntervalMs());
         assertEquals(1000, fix.messageRatePerSecond(), "each session's messages are limited out of the box");

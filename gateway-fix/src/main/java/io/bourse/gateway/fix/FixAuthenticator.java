@@ -15,13 +15,17 @@ import java.util.function.LongSupplier;
  * Checks a Logon against the configured sessions: a known SenderCompID, the gateway's TargetCompID and the
  * session's password. A refused Logon is answered with a Logout whose Text says why, then the connection is closed.
  * After {@code maxFailures} refusals of one SenderCompID within {@code failureWindowMs} the CompID is locked out for
- * {@code lockoutMs}: every Logon in that time is refused, even with the right password.
+ * {@code lockoutMs}: every Logon in that time is refused, even with the right password. During the end of day every
+ * Logon is refused, so that the sessions' sequence numbers can be reset.
  * <p>
- * Runs on Artio's framer thread only (Logons are rare), so its state needs no synchronisation.
+ * Runs on Artio's framer thread only (Logons are rare), so its state needs no synchronisation, but for the end-of-day
+ * flag, set from the gateway's housekeeping thread.
  */
 final class FixAuthenticator implements AuthenticationStrategy
 {
     static final long REJECT_LINGER_MS = 200;
+    static final String END_OF_DAY_REFUSAL =
+        "End of day: sequence numbers are being reset to 1; log on again in a few seconds";
 
     private final String gatewayCompId;
     private final Map<String, FixSessionSpec> sessions;
@@ -30,6 +34,10 @@ final class FixAuthenticator implements AuthenticationStrategy
     private final long lockoutMs;
     private final LongSupplier clockMs;
     private final Map<String, Failures> failures = new HashMap<>();
+    /**
+     * Set while the end of day resets the sessions' sequence numbers: Artio cannot reset a session that is logged on.
+     */
+    private volatile boolean endOfDay;
 
     FixAuthenticator(
         final String gatewayCompId,
@@ -77,6 +85,10 @@ final class FixAuthenticator implements AuthenticationStrategy
         {
             return "Unknown SenderCompID " + senderCompId;
         }
+        if (endOfDay)
+        {
+            return END_OF_DAY_REFUSAL;
+        }
         final long nowMs = clockMs.getAsLong();
         final Failures record = failures.get(senderCompId);
         if (record != null && nowMs < record.lockedUntilMs)
@@ -105,6 +117,14 @@ final class FixAuthenticator implements AuthenticationStrategy
         }
         failures.remove(senderCompId);
         return null;
+    }
+
+    /**
+     * Refuse every Logon (without counting it as a failure) while {@code endOfDay}.
+     */
+    void endOfDay(final boolean endOfDay)
+    {
+        this.endOfDay = endOfDay;
     }
 
     private String fail(final String senderCompId, final long nowMs, final String reason)

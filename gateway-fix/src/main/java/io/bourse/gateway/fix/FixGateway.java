@@ -38,6 +38,10 @@ import uk.co.real_logic.artio.validation.SessionPersistenceStrategy;
 
 import java.io.File;
 import java.io.PrintStream;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -100,6 +104,7 @@ public final class FixGateway implements AutoCloseable
         private long agentDeepIdleNs = NodeIdleStrategy.DEFAULT_DEEP_IDLE_AFTER_NS;
         private FixRateLimit rateLimit = FixRateLimit.NONE;
         private long archivePruneIntervalMs = DEFAULT_ARCHIVE_PRUNE_INTERVAL_MS;
+        private LocalTime endOfDayUtc;
         private int messageLogTermBytes;
 
         /**
@@ -301,6 +306,24 @@ public final class FixGateway implements AutoCloseable
         }
 
         /**
+         * The end of the FIX day, in UTC: every session is logged out (Text "End of day: sequence numbers reset to
+         * 1"; its orders stay, whatever its cancel-on-disconnect), Logons are refused for the few seconds it takes,
+         * each session's sequence numbers are reset to 1, and the messages kept for resends are deleted. Clients log
+         * on again with MsgSeqNum 1 (a FIX engine on the same schedule, or one that sends ResetSeqNumFlag=Y, does so).
+         * Null, the default, for none: sequences then go on until a client resets its own.
+         */
+        public Context endOfDayUtc(final LocalTime endOfDayUtc)
+        {
+            this.endOfDayUtc = endOfDayUtc;
+            return this;
+        }
+
+        public LocalTime endOfDayUtc()
+        {
+            return endOfDayUtc;
+        }
+
+        /**
          * Test-only: the term length of the gateway's IPC streams and the segment length of its message archive
          * (a power of two, at least 64 KiB), so that a test fills segments with a few hundred orders. 0 for Aeron's
          * defaults (64 MiB terms, 128 MiB segments).
@@ -398,10 +421,12 @@ public final class FixGateway implements AutoCloseable
     private static final String ARTIO_ENGINE_INFO_FILE = "engine-info";
 
     private final AgentRunner runner;
+    private final FixAuthenticator authenticator;
     /**
-     * Prunes the message archive every {@link Context#archivePruneIntervalMs}; null when never.
+     * Prunes the message archive every {@link Context#archivePruneIntervalMs} and runs the end of day
+     * ({@link Context#endOfDayUtc}); null when neither is wanted.
      */
-    private final Thread archivePruner;
+    private final Thread housekeeping;
     private final AtomicCounter droppedMessages;
     private final AtomicCounter rateLimited;
 
@@ -423,6 +448,7 @@ public final class FixGateway implements AutoCloseable
         ArchivingMediaDriver launchedDriver = null;
         FixEngine launchedEngine = null;
         FixLibrary connectedLibrary = null;
+        FixAuthenticator logonChecks = null;
         ExchangeClient exchangeClient = null;
         try
         {
@@ -464,6 +490,8 @@ public final class FixGateway implements AutoCloseable
                     new FixEventPosition(new File(dataDir, FixSessionState.outboundFileName(spec.senderCompId())))));
             }
 
+            logonChecks = new FixAuthenticator(context.compId, context.sessions, context.maxLogonFailures,
+                context.logonFailureWindowMs, context.lockoutMs, System::currentTimeMillis);
             final EngineConfiguration engineConfiguration = new EngineConfiguration()
                 .bindTo(context.host, context.port)
                 .libraryAeronChannel("aeron:ipc")
@@ -471,9 +499,7 @@ public final class FixGateway implements AutoCloseable
                 .sessionPersistenceStrategy(context.sessionPersistence)
                 .acceptorfixDictionary(GatewayFixDictionary.class)
                 .initialAcceptedSessionOwner(SOLE_LIBRARY)
-                .authenticationStrategy(new FixAuthenticator(context.compId, context.sessions,
-                    context.maxLogonFailures, context.logonFailureWindowMs, context.lockoutMs,
-                    System::currentTimeMillis))
+                .authenticationStrategy(logonChecks)
                 .scheduler(new LowResourceEngineScheduler())
                 .framerIdleStrategy(new NodeIdleStrategy(context.agentYieldWindowNs, context.agentDeepIdleNs))
                 .archiverIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 1_000_000));
@@ -582,15 +608,16 @@ public final class FixGateway implements AutoCloseable
             new NodeIdleStrategy(context.agentYieldWindowNs, context.agentDeepIdleNs),
             threadErrors(context, "gateway", error -> error.printStackTrace(context.log)), null, agent);
         AgentRunner.startOnThread(runner);
-        if (context.archivePruneIntervalMs > 0)
+        this.authenticator = logonChecks;
+        if (context.archivePruneIntervalMs > 0 || context.endOfDayUtc != null)
         {
-            archivePruner = new Thread(this::pruneArchivePeriodically, "bourse-fix-archive-pruner");
-            archivePruner.setDaemon(true);
-            archivePruner.start();
+            housekeeping = new Thread(this::keepHouse, "bourse-fix-housekeeping");
+            housekeeping.setDaemon(true);
+            housekeeping.start();
         }
         else
         {
-            archivePruner = null;
+            housekeeping = null;
         }
         context.log.println("bourse: FIX gateway listening on " + context.host + ":" + context.port + " as " +
             context.compId + ", " + context.sessions.size() + " session(s), " + agent.openOrderCount() +
@@ -671,10 +698,10 @@ public final class FixGateway implements AutoCloseable
     }
 
     /**
-     * Test-only: start every known session again at sequence number 1 (the acceptance definitions' reference acceptor
-     * does so for every connection). Call only once no session is connected: it waits for the gateway to have seen the
-     * last one go, since a client's socket can be closed before the gateway has handled the disconnect, and Artio does
-     * not reset a session it still holds.
+     * Start every known session again at sequence number 1: the end of day's reset, and the acceptance definitions'
+     * (their reference acceptor does so for every connection). Call only once no session is connected: it waits for
+     * the gateway to have seen the last one go, since a client's socket can be closed before the gateway has handled
+     * the disconnect, and Artio does not reset a session it still holds.
      */
     void resetSequenceNumbers()
     {
@@ -727,8 +754,8 @@ public final class FixGateway implements AutoCloseable
             {
                 return;
             }
-            // Test-only, and rare: worth seeing in the test's output when it happens.
-            System.err.println("bourse fix: sequence number reset of session " + sessionId + ", attempt " +
+            // Rare: worth seeing in the log when it happens.
+            context.log.println("bourse: FIX gateway: sequence number reset of session " + sessionId + ", attempt " +
                 (attempt + 1) + ": " + reply.state() + "; asking again");
         }
         throw new IllegalStateException("sequence number reset of session " + sessionId + " did not complete in 5 " +
@@ -766,27 +793,35 @@ public final class FixGateway implements AutoCloseable
         return reply.resultIfPresent();
     }
 
-    private void pruneArchivePeriodically()
+    /**
+     * The housekeeping thread: the archive's prune every interval, and the end of day once a day.
+     */
+    private void keepHouse()
     {
+        long nextPruneMs = nextPruneMs(System.currentTimeMillis());
+        long nextEndOfDayMs = nextEndOfDayMs(System.currentTimeMillis());
         try
         {
             while (true)
             {
-                Thread.sleep(context.archivePruneIntervalMs);
-                try
+                final long nowMs = System.currentTimeMillis();
+                final long nextMs = Math.min(nextPruneMs, nextEndOfDayMs);
+                if (nextMs > nowMs)
                 {
-                    final Long2LongHashMap pruned = pruneArchive();
-                    if (!pruned.isEmpty())
-                    {
-                        context.log.println("bourse: FIX gateway: deleted the archived messages no session can ask " +
-                            "for any more (recording id=position pruned up to): " + pruned);
-                    }
+                    // In steps, so that a change of the wall clock is noticed within a minute.
+                    Thread.sleep(Math.min(nextMs - nowMs, TimeUnit.MINUTES.toMillis(1)));
+                    continue;
                 }
-                catch (final IllegalStateException ex)
+                if (nowMs >= nextEndOfDayMs)
                 {
-                    context.log.println("bourse: FIX gateway: " + ex.getMessage() + "; trying again in " +
-                        context.archivePruneIntervalMs + " ms");
+                    endOfDay();
+                    nextEndOfDayMs = nextEndOfDayMs(System.currentTimeMillis() + 1_000);
                 }
+                else
+                {
+                    prune();
+                }
+                nextPruneMs = nextPruneMs(System.currentTimeMillis());
             }
         }
         catch (final InterruptedException ex)
@@ -795,14 +830,89 @@ public final class FixGateway implements AutoCloseable
         }
     }
 
+    private long nextPruneMs(final long nowMs)
+    {
+        return context.archivePruneIntervalMs == 0 ? Long.MAX_VALUE : nowMs + context.archivePruneIntervalMs;
+    }
+
+    private long nextEndOfDayMs(final long nowMs)
+    {
+        if (context.endOfDayUtc == null)
+        {
+            return Long.MAX_VALUE;
+        }
+        final ZonedDateTime now = Instant.ofEpochMilli(nowMs).atZone(ZoneOffset.UTC);
+        ZonedDateTime next = now.with(context.endOfDayUtc);
+        if (!next.isAfter(now))
+        {
+            next = next.plusDays(1);
+        }
+        return next.toInstant().toEpochMilli();
+    }
+
+    private void prune() throws InterruptedException
+    {
+        try
+        {
+            final Long2LongHashMap pruned = pruneArchive();
+            if (!pruned.isEmpty())
+            {
+                context.log.println("bourse: FIX gateway: deleted the archived messages no session can ask for any " +
+                    "more (recording id=position pruned up to): " + pruned);
+            }
+        }
+        catch (final IllegalStateException ex)
+        {
+            context.log.println("bourse: FIX gateway: " + ex.getMessage() + "; trying again later");
+        }
+    }
+
+    /**
+     * The end of day ({@link Context#endOfDayUtc}): refuse Logons, log every session out (its orders stay), reset
+     * every session's sequence numbers to 1, accept Logons again, prune the archive. Logons are refused for at most
+     * about 30 s; a session not logged out by then keeps its sequence numbers until the next end of day.
+     */
+    void endOfDay() throws InterruptedException
+    {
+        authenticator.endOfDay(true);
+        try
+        {
+            final int loggedOn = agent.loggedOnSessions();
+            agent.requestEndOfDayLogout();
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (agent.loggedOnSessions() > 0)
+            {
+                if (System.nanoTime() > deadlineNs)
+                {
+                    context.log.println("bourse: FIX gateway: end of day: " + agent.loggedOnSessions() +
+                        " session(s) still logged on after 30 s; sequence numbers not reset today");
+                    return;
+                }
+                Thread.sleep(1);
+            }
+            resetSequenceNumbers();
+            context.log.println("bourse: FIX gateway: end of day: " + loggedOn + " session(s) logged out, every " +
+                "session's sequence numbers reset to 1");
+        }
+        catch (final IllegalStateException ex)
+        {
+            context.log.println("bourse: FIX gateway: end of day: " + ex.getMessage());
+        }
+        finally
+        {
+            authenticator.endOfDay(false);
+        }
+        prune();
+    }
+
     public void close()
     {
-        if (archivePruner != null)
+        if (housekeeping != null)
         {
-            archivePruner.interrupt();
+            housekeeping.interrupt();
             try
             {
-                archivePruner.join(TimeUnit.SECONDS.toMillis(15));
+                housekeeping.join(TimeUnit.SECONDS.toMillis(45));
             }
             catch (final InterruptedException ex)
             {

@@ -196,6 +196,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final Object2ObjectHashMap<String, FixInstrument> instrumentsBySymbol = new Object2ObjectHashMap<>();
     private final Int2ObjectHashMap<FixInstrument> instrumentsById = new Int2ObjectHashMap<>();
     private final Long2ObjectHashMap<FixSessionState> sessionsById = new Long2ObjectHashMap<>();
+    private static final byte[] END_OF_DAY_LOGOUT_TEXT =
+        "End of day: sequence numbers reset to 1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private final Long2ObjectHashMap<FixOrder> ordersByOrderId = new Long2ObjectHashMap<>();
     /**
      * New orders a previous run sent (or was about to send) without seeing the answer, by their engine client order
@@ -273,6 +275,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private int eventIndex;
     // Written by this agent's thread on logon and disconnect, read by monitoring threads.
     private volatile int loggedOnSessions;
+    /**
+     * Set by the end of day ({@link #requestEndOfDayLogout}) until every logged-on session has been sent its Logout.
+     */
+    private volatile boolean endOfDayLogoutRequested;
     // A release store (lazySet) per change: no fence on the order path, visible to monitoring soon after.
     private final AtomicInteger openOrders = new AtomicInteger();
     private boolean makerLeg;
@@ -406,6 +412,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         int work = library.poll(16);
         work += deferredDisconnects.poll();
+        if (endOfDayLogoutRequested)
+        {
+            work += logOutForEndOfDay();
+        }
         if (afterArchive.size() > 0)
         {
             work += afterArchive.keep(archivePosition.position(), keeper);
@@ -455,6 +465,39 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     // ------------------------------------------------------------------------------------------------ sessions
+
+    /**
+     * Log every session out, with a Logout saying it is the end of day, and disconnect it; its orders stay (no
+     * cancel-on-disconnect). Any thread; done on the gateway's thread.
+     */
+    void requestEndOfDayLogout()
+    {
+        endOfDayLogoutRequested = true;
+    }
+
+    private int logOutForEndOfDay()
+    {
+        int loggedOut = 0;
+        boolean all = true;
+        for (final FixSessionState state : sessionsById.values())
+        {
+            if (!state.loggedOutForEndOfDay)
+            {
+                state.loggedOutForEndOfDay = true;
+                if (state.session.logoutAndDisconnect(END_OF_DAY_LOGOUT_TEXT) < 0)
+                {
+                    state.loggedOutForEndOfDay = false;
+                    all = false;
+                }
+                else
+                {
+                    loggedOut++;
+                }
+            }
+        }
+        endOfDayLogoutRequested = !all;
+        return loggedOut;
+    }
 
     /**
      * @return sessions logged on now (acquired by this library and not yet disconnected); any thread.
@@ -591,7 +634,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null && state.session == session)
         {
             state.session = null;
-            if (state.spec.cancelOnDisconnect() != FixSessionSpec.CancelOnDisconnect.NONE)
+            if (state.loggedOutForEndOfDay)
+            {
+                // The venue logged it out, not the client: its orders stay.
+                state.loggedOutForEndOfDay = false;
+            }
+            else if (state.spec.cancelOnDisconnect() != FixSessionSpec.CancelOnDisconnect.NONE)
             {
                 state.cancelOnDisconnectDeadlineNs =
                     System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(state.spec.cancelOnDisconnectGraceMs());

@@ -84,6 +84,10 @@ final class FixSessionState
      */
     final ArrayDeque<FixOrder> ordersToCancelOnDisconnect = new ArrayDeque<>();
     boolean cancelingOnDisconnect;
+    /**
+     * Logged out by the gateway at the end of day: its disconnect does not cancel its orders.
+     */
+    boolean loggedOutForEndOfDay;
     Session session;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 
