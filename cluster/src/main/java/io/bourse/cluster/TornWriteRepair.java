@@ -22,7 +22,8 @@ import java.util.List;
 import static io.aeron.archive.client.AeronArchive.NULL_POSITION;
 
 /**
- * Cuts a journal write that a crash tore in two, so that the node can start again by itself.
+ * Cuts a journal write that a crash tore in two, so that the node (or a FIX gateway, whose message archive is an Aeron
+ * archive too) can start again by itself.
  * <p>
  * Linux may stop a process killed with {@code kill -9} in the middle of a {@code write}, between two pages of the
  * file. The archive then finds, at the end of a recording that was never stopped, a fragment that spans a page
@@ -32,8 +33,10 @@ import static io.aeron.archive.client.AeronArchive.NULL_POSITION;
  * written. Such a fragment was never counted in the recording's position, so it was never committed nor answered,
  * and cutting it loses nothing a client was told. A whole fragment (its checksum matches, or it is padding, which is
  * recorded as a header alone) is kept, and the recording then stops after it.
+ * <p>
+ * An archive it repairs must record with {@link RecordChecksum}.
  */
-final class TornWriteRepair
+public final class TornWriteRepair
 {
     private static final int READ_CHUNK = 1024 * 1024;
     private static final String CATALOG_FILE = "archive.catalog";
@@ -50,7 +53,7 @@ final class TornWriteRepair
      * @return whether the archive refused to start because of a fragment that may be torn. Aeron gives this refusal
      * no error code of its own, only its message.
      */
-    static boolean isTornWrite(final Throwable error)
+    public static boolean isTornWrite(final Throwable error)
     {
         return error instanceof ArchiveException && error.getMessage() != null &&
             error.getMessage().contains("incomplete last fragment straddling page boundary");
@@ -60,11 +63,12 @@ final class TornWriteRepair
      * Settle where every recording the crash left open (without a stop position) ends, cutting a torn last fragment.
      * The archive must not be running.
      *
-     * @param log where the node's log goes: each cut is named there.
+     * @param log where the process's log goes: each cut is named there.
+     * @param who  what the log lines begin with, e.g. "bourse node 0".
      * @throws IllegalStateException when a recording's last segment is damaged otherwise; the archive's verdict is
      *                               printed to the log first.
      */
-    static void cutTornWrites(final File archiveDir, final PrintStream log, final int memberId)
+    public static void cutTornWrites(final File archiveDir, final PrintStream log, final String who)
     {
         for (final OpenRecording recording : openRecordings(archiveDir))
         {
@@ -74,18 +78,18 @@ final class TornWriteRepair
                 EnumSet.noneOf(ArchiveTool.VerifyOption.class), null, segmentFile ->
                 {
                     final boolean torn = isLastFragmentTorn(segmentFile, recording.fromOffset(segmentFile));
-                    log.printf("bourse node %d: the last fragment of %s spans a page boundary with an empty page " +
-                        "after it: %s%n", memberId, segmentFile, torn ?
+                    log.printf("%s: the last fragment of %s spans a page boundary with an empty page " +
+                        "after it: %s%n", who, segmentFile, torn ?
                         "its checksum does not match, a write torn by the crash (never committed): cutting it" :
                         "it is whole (its checksum matches, or it is padding): keeping it");
                     return torn;
                 });
             if (!ok)
             {
-                throw new IllegalStateException("the journal's recording " + recording.recordingId() + " in " +
+                throw new IllegalStateException("the recording " + recording.recordingId() + " in " +
                     archiveDir +
                     " is damaged beyond a torn last write (see the archive's verdict above); restore the data " +
-                    "directory from a backup or, in a cluster, from another member");
+                    "directory from a backup (a cluster member can also take another member's)");
             }
         }
     }
@@ -100,9 +104,10 @@ final class TornWriteRepair
      * recovery although the order had been valid). A fragment recorded without a checksum (its session id field holds
      * the recording's session id) cannot be judged here and is left to the archive.
      *
-     * @param log where the node's log goes: each cut is named there.
+     * @param log where the process's log goes: each cut is named there.
+     * @param who  what the log lines begin with, e.g. "bourse node 0".
      */
-    static void cutTornLastFragments(final File archiveDir, final PrintStream log, final int memberId)
+    public static void cutTornLastFragments(final File archiveDir, final PrintStream log, final String who)
     {
         if (!new File(archiveDir, CATALOG_FILE).exists())
         {
@@ -119,8 +124,8 @@ final class TornWriteRepair
                 tornLastFragmentOffset(segmentFile, recording.fromOffset(segmentFile), recording.sessionId());
             if (tornOffset >= 0)
             {
-                log.printf("bourse node %d: the last fragment of %s (at offset %d) does not match its checksum, a " +
-                    "write torn by the crash (never committed): cutting it%n", memberId, segmentFile, tornOffset);
+                log.printf("%s: the last fragment of %s (at offset %d) does not match its checksum, a " +
+                    "write torn by the crash (never committed): cutting it%n", who, segmentFile, tornOffset);
                 cut(segmentFile, tornOffset, recording.segmentFileLength());
             }
         }

@@ -11,6 +11,8 @@ import io.bourse.cluster.DataDirectoryLock;
 import io.bourse.cluster.FatalErrors;
 import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.ProcessAeronDirectory;
+import io.bourse.cluster.RecordChecksum;
+import io.bourse.cluster.TornWriteRepair;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.gateway.fix.codecs.builder.LogonEncoder;
 import uk.co.real_logic.artio.builder.AbstractLogonEncoder;
@@ -410,6 +412,7 @@ public final class FixGateway implements AutoCloseable
      * Held while the gateway runs, in its data directory: two gateways on one directory would corrupt Artio's files.
      */
     private static final String LOCK_FILE_NAME = "gateway.lock";
+    private static final String LOG_PREFIX = "bourse: FIX gateway";
     /**
      * How often the archive is pruned by default: an hour.
      */
@@ -453,34 +456,26 @@ public final class FixGateway implements AutoCloseable
         try
         {
             removeStaleMarkFiles(dataDir, context.log);
-            final Archive.Context archiveContext = new Archive.Context()
-                .aeronDirectoryName(aeronDir)
-                .archiveDir(new File(dataDir, "archive"))
-                .controlChannelEnabled(false)
-                .replicationChannel("aeron:udp?endpoint=localhost:0")
-                .archiveClientContext(new AeronArchive.Context()
-                    .aeronDirectoryName(aeronDir)
-                    .controlResponseChannel("aeron:ipc"))
-                .recordingEventsEnabled(false)
-                .archiveId(Math.abs((long)dataDir.getAbsolutePath().hashCode()) + 1)
-                .threadingMode(ArchiveThreadingMode.SHARED)
-                .idleStrategySupplier(() -> new BackoffIdleStrategy(20, 10, 1_000, 1_000_000))
-                .errorHandler(threadErrors(context, "archive", Throwable::printStackTrace))
-                .deleteArchiveOnStart(false);
-            final MediaDriver.Context driverContext = new MediaDriver.Context();
-            if (context.messageLogTermBytes > 0)
+            // Artio's messages are recorded with a checksum in each fragment, so that a write torn by a kill -9 is
+            // found and cut at the next start (TornWriteRepair), as the node's journal is: before the archive's own
+            // check, which misses some, and again if the archive refuses to start because of one.
+            final File archiveDir = new File(dataDir, "archive");
+            TornWriteRepair.cutTornLastFragments(archiveDir, context.log, LOG_PREFIX);
+            try
             {
-                archiveContext.segmentFileLength(context.messageLogTermBytes);
-                driverContext.ipcTermBufferLength(context.messageLogTermBytes);
+                launchedDriver = launchDriverAndArchive(context, archiveDir, aeronDir);
             }
-            launchedDriver = ArchivingMediaDriver.launch(driverContext
-                .aeronDirectoryName(aeronDir)
-                .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(new NodeIdleStrategy(0, context.agentDeepIdleNs))
-                .termBufferSparseFile(true)
-                .errorHandler(threadErrors(context, "media driver", Throwable::printStackTrace))
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true), archiveContext);
+            catch (final RuntimeException ex)
+            {
+                if (!TornWriteRepair.isTornWrite(ex))
+                {
+                    throw ex;
+                }
+                context.log.println(LOG_PREFIX + ": " + ex.getMessage().lines().findFirst().orElse(""));
+                TornWriteRepair.cutTornWrites(archiveDir, context.log, LOG_PREFIX);
+                launchedDriver = launchDriverAndArchive(context, archiveDir, aeronDir);
+            }
+            final Archive.Context archiveContext = launchedDriver.archive().context();
 
             for (final FixSessionSpec spec : context.sessions.values())
             {
@@ -622,6 +617,44 @@ public final class FixGateway implements AutoCloseable
         context.log.println("bourse: FIX gateway listening on " + context.host + ":" + context.port + " as " +
             context.compId + ", " + context.sessions.size() + " session(s), " + agent.openOrderCount() +
             " open order(s) restored");
+    }
+
+    /**
+     * The gateway's own media driver, with the archive of Artio's messages. Fresh contexts each time: a launch that
+     * failed has concluded them.
+     */
+    private static ArchivingMediaDriver launchDriverAndArchive(
+        final Context context, final File archiveDir, final String aeronDir)
+    {
+        final Archive.Context archiveContext = new Archive.Context()
+            .aeronDirectoryName(aeronDir)
+            .archiveDir(archiveDir)
+            .controlChannelEnabled(false)
+            .replicationChannel("aeron:udp?endpoint=localhost:0")
+            .archiveClientContext(new AeronArchive.Context()
+                .aeronDirectoryName(aeronDir)
+                .controlResponseChannel("aeron:ipc"))
+            .recordingEventsEnabled(false)
+            .recordChecksum(new RecordChecksum())
+            .archiveId(Math.abs((long)archiveDir.getParentFile().getAbsolutePath().hashCode()) + 1)
+            .threadingMode(ArchiveThreadingMode.SHARED)
+            .idleStrategySupplier(() -> new BackoffIdleStrategy(20, 10, 1_000, 1_000_000))
+            .errorHandler(threadErrors(context, "archive", Throwable::printStackTrace))
+            .deleteArchiveOnStart(false);
+        final MediaDriver.Context driverContext = new MediaDriver.Context();
+        if (context.messageLogTermBytes > 0)
+        {
+            archiveContext.segmentFileLength(context.messageLogTermBytes);
+            driverContext.ipcTermBufferLength(context.messageLogTermBytes);
+        }
+        return ArchivingMediaDriver.launch(driverContext
+            .aeronDirectoryName(aeronDir)
+            .threadingMode(ThreadingMode.SHARED)
+            .sharedIdleStrategy(new NodeIdleStrategy(0, context.agentDeepIdleNs))
+            .termBufferSparseFile(true)
+            .errorHandler(threadErrors(context, "media driver", Throwable::printStackTrace))
+            .dirDeleteOnStart(true)
+            .dirDeleteOnShutdown(true), archiveContext);
     }
 
     private static ErrorHandler threadErrors(

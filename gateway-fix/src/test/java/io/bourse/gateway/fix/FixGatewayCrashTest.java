@@ -138,6 +138,121 @@ class FixGatewayCrashTest
     }
 
     /**
+     * A kill -9 can tear the archive's last write of Artio's messages (a fragment cut short at a page boundary); the
+     * archive then refused to start and the gateway with it, until someone ran Aeron's ArchiveTool. The archive
+     * records a checksum in every fragment, and the gateway cuts a fragment that does not match it before the archive
+     * starts. Here the last fragment of every recording the kill left open is damaged after the kill, as a torn write
+     * would leave it; the gateway starts, and the session trades on.
+     */
+    @Test
+    void aWriteTornByAKillInTheMessageArchiveIsCutAndTheGatewayStarts() throws Exception
+    {
+        JavaChildProcess child = null;
+        try (FixTestExchange exchange = new FixTestExchange(UnaryOperator.identity()).startWithoutGateway())
+        {
+            final File dataDir = new File(exchange.baseDir, "fix");
+            final String ingress = exchange.node().context().ingressEndpoints();
+            child = startGateway(dataDir, exchange.fixPort, ingress);
+            try (QfjClient trader = new QfjClient(exchange.fixPort, TRADER.senderCompId(), TRADER.password()))
+            {
+                trader.awaitLogon();
+                final SplittableRandom random = new SplittableRandom(1);
+                for (int n = 1; n <= 20; n++)
+                {
+                    send(trader, n, random);
+                    assertEquals(ExecType.NEW, trader.next("8").getChar(ExecType.FIELD));
+                }
+                child.kill();
+                final List<String> damaged = damageLastFragments(new File(dataDir, "archive"));
+                assertTrue(!damaged.isEmpty(), "a recording was left open by the kill");
+
+                child = startGateway(dataDir, exchange.fixPort, ingress);
+                assertTrue(child.hasPrinted("does not match its checksum"), "the gateway said what it cut");
+                trader.awaitLogon();
+                send(trader, 21, random);
+                final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+                boolean acknowledged = false;
+                while (!acknowledged)
+                {
+                    assertTrue(System.nanoTime() < deadlineNs, "an order acknowledged after the restart");
+                    final Message message = trader.poll(1_000);
+                    acknowledged = message != null && isNewOf(message, clOrdId(21));
+                }
+            }
+        }
+        finally
+        {
+            if (child != null)
+            {
+                child.kill();
+            }
+        }
+    }
+
+    private static boolean isNewOf(final Message message, final String clOrdId)
+    {
+        try
+        {
+            return clOrdId.equals(message.getString(ClOrdID.FIELD)) && message.getChar(ExecType.FIELD) == ExecType.NEW;
+        }
+        catch (final FieldNotFound ex)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * Flip a byte in the last fragment of each recording's first segment file that starts with a frame, when that
+     * fragment holds data (padding is recorded as a header alone): it no longer matches the checksum the archive
+     * recorded for it.
+     *
+     * @return the files damaged.
+     */
+    private static List<String> damageLastFragments(final File archiveDir) throws java.io.IOException
+    {
+        final List<String> damaged = new ArrayList<>();
+        final File[] segments = archiveDir.listFiles((dir, name) -> name.endsWith("-0.rec"));
+        for (final File segment : segments == null ? new File[0] : segments)
+        {
+            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(segment.toPath(),
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE))
+            {
+                final java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(32).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                long offset = 0;
+                long last = -1;
+                int lastLength = 0;
+                boolean lastIsData = false;
+                while (true)
+                {
+                    header.clear();
+                    if (channel.read(header, offset) < 32)
+                    {
+                        break;
+                    }
+                    final int length = header.getInt(0);
+                    if (length <= 0)
+                    {
+                        break;
+                    }
+                    last = offset;
+                    lastLength = length;
+                    lastIsData = header.getShort(6) == 1 && length > 32;
+                    offset += (length + 31) & ~31;
+                }
+                if (last >= 0 && lastIsData)
+                {
+                    final java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+                    channel.read(one, last + lastLength - 1);
+                    one.put(0, (byte)~one.get(0)).position(0);
+                    channel.write(one, last + lastLength - 1);
+                    damaged.add(segment.getName() + "@" + last);
+                }
+            }
+        }
+        return damaged;
+    }
+
+    /**
      * The gateway in a process of its own ({@link FixGatewayProcess}), on its data directory, once it is ready.
      */
     static JavaChildProcess startGateway(final File dataDir, final int fixPort, final String ingressEndpoints)
