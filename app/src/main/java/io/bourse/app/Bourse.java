@@ -11,7 +11,6 @@ import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.gateway.http.ApiKey;
 import io.bourse.gateway.http.DemoTraders;
 import io.bourse.gateway.http.HttpGateway;
-import io.bourse.gateway.http.SessionCounts;
 import io.bourse.gateway.fix.FixGateway;
 import org.agrona.CloseHelper;
 import sun.misc.Signal;
@@ -365,7 +364,8 @@ public final class Bourse
      * store runs, and the FIX gateway's sessions when it runs.
      */
     static HttpGateway.Context embeddedHttpContext(
-        final HttpConfig httpConfig, final ClusterNode node, final StoreHistory history, final SessionCounts fixSessions)
+        final HttpConfig httpConfig, final ClusterNode node, final StoreHistory history,
+        final FixSessionCounts fixSessions)
     {
         final HttpGateway.Context context = httpConfig.context()
             .clientContext(node.clientContext())
@@ -376,7 +376,7 @@ public final class Bourse
         }
         if (fixSessions != null)
         {
-            context.sessionCounts(fixSessions);
+            context.sessionCounts(fixSessions).monitorSection(fixSessions);
         }
         return context;
     }
@@ -385,7 +385,7 @@ public final class Bourse
      * The HTTP gateway in the node's JVM (over IPC), and the demo traders when asked for.
      */
     private AutoCloseable startHttp(
-        final BourseConfig config, final ClusterNode node, final Store store, final SessionCounts fixSessions,
+        final BourseConfig config, final ClusterNode node, final Store store, final FixSessionCounts fixSessions,
         final boolean demoTraders)
     {
         final HttpConfig httpConfig = new HttpConfig(config);

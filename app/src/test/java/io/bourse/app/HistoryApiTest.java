@@ -266,6 +266,9 @@ class HistoryApiTest
         assertTrue(text.contains("\nbourse_sessions_configured{gateway=\"fix\"} " + fixSessionsConfigured + "\n"), text);
         assertTrue(text.contains("\nbourse_session_messages_dropped_total{gateway=\"fix\"} 0\n"), text);
         assertTrue(text.contains("\nbourse_session_messages_rate_limited_total{gateway=\"fix\"} 0\n"), text);
+        assertTrue(text.contains("\nbourse_fix_gateway_archive_bytes "), text);
+        assertTrue(!text.contains("\nbourse_fix_gateway_archive_bytes 0.0\n"), "the archive has its segments: " + text);
+        assertTrue(text.contains("\nbourse_fix_gateway_open_order_record_bytes "), text);
 
         // No more load: the store's lag reaches zero, and the monitor shows it.
         final long deadlineNs = System.nanoTime() + TIMEOUT_NS;

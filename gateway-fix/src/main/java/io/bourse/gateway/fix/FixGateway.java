@@ -413,6 +413,8 @@ public final class FixGateway implements AutoCloseable
      */
     private static final String LOCK_FILE_NAME = "gateway.lock";
     private static final String LOG_PREFIX = "bourse: FIX gateway";
+    private static final String ARCHIVE_DIR = "archive";
+    private static final String OPEN_ORDERS_FILE = "open-orders.dat";
     /**
      * How often the archive is pruned by default: an hour.
      */
@@ -459,7 +461,7 @@ public final class FixGateway implements AutoCloseable
             // Artio's messages are recorded with a checksum in each fragment, so that a write torn by a kill -9 is
             // found and cut at the next start (TornWriteRepair), as the node's journal is: before the archive's own
             // check, which misses some, and again if the archive refuses to start because of one.
-            final File archiveDir = new File(dataDir, "archive");
+            final File archiveDir = new File(dataDir, ARCHIVE_DIR);
             TornWriteRepair.cutTornLastFragments(archiveDir, context.log, LOG_PREFIX);
             try
             {
@@ -521,7 +523,7 @@ public final class FixGateway implements AutoCloseable
                 .controlResponseChannel("aeron:ipc");
             launchedEngine = FixEngine.launch(engineConfiguration);
 
-            store = new FixOrderStore(new File(dataDir, "open-orders.dat"));
+            store = new FixOrderStore(new File(dataDir, OPEN_ORDERS_FILE));
             final List<FixOrderStore.Entry> restored = store.open();
             eventPosition = new FixEventPosition(new File(dataDir, "event-position.dat"));
             if (context.applicationMessageOverride == null)
@@ -693,6 +695,30 @@ public final class FixGateway implements AutoCloseable
     public int loggedOnSessions()
     {
         return agent.loggedOnSessions();
+    }
+
+    /**
+     * @return bytes of the files that hold the messages kept for resends: the archive's segment files, each of its full
+     * length from its first message on (they are allocated a segment at a time, sparsely). What the prune and the end
+     * of day bring down; any thread.
+     */
+    public long archiveBytes()
+    {
+        final File[] segments = new File(context.dataDir, ARCHIVE_DIR).listFiles((dir, name) -> name.endsWith(".rec"));
+        long bytes = 0;
+        for (final File segment : segments == null ? new File[0] : segments)
+        {
+            bytes += segment.length();
+        }
+        return bytes;
+    }
+
+    /**
+     * @return bytes of the open-order record ({@link FixOrderStore}); any thread.
+     */
+    public long openOrderRecordBytes()
+    {
+        return new File(context.dataDir, OPEN_ORDERS_FILE).length();
     }
 
     /**
@@ -966,7 +992,7 @@ public final class FixGateway implements AutoCloseable
      */
     private static void removeStaleMarkFiles(final File dataDir, final PrintStream log)
     {
-        final File archiveDir = new File(dataDir, "archive");
+        final File archiveDir = new File(dataDir, ARCHIVE_DIR);
         final File[] stale = {
             new File(archiveDir, ArchiveMarkFile.FILENAME),
             new File(archiveDir, ArchiveMarkFile.LINK_FILENAME),
