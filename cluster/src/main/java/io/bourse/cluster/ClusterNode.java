@@ -400,7 +400,8 @@ public final class ClusterNode implements AutoCloseable
         try
         {
             // Before the archive's own check on start, which misses some torn last writes.
-            TornWriteRepair.cutTornLastFragments(context.archiveDir(), context.log(), "bourse node " + context.memberId());
+            final String logPrefix = "bourse node " + context.memberId();
+            TornWriteRepair.cutTornLastFragments(context.archiveDir(), context.log(), logPrefix);
             startedDriver = launchDriver(context, idle);
             try
             {
@@ -418,7 +419,7 @@ public final class ClusterNode implements AutoCloseable
                 startedDriver = null;
                 context.log().printf("bourse node %d: %s%n", context.memberId(),
                     ex.getMessage().lines().findFirst().orElse(""));
-                TornWriteRepair.cutTornWrites(context.archiveDir(), context.log(), "bourse node " + context.memberId());
+                TornWriteRepair.cutTornWrites(context.archiveDir(), context.log(), logPrefix);
                 startedDriver = launchDriver(context, idle);
                 startedArchive = Archive.launch(archiveContext(context, idle));
             }

@@ -523,7 +523,7 @@ public final class FixGateway implements AutoCloseable
                 .controlResponseChannel("aeron:ipc");
             launchedEngine = FixEngine.launch(engineConfiguration);
 
-            store = new FixOrderStore(new File(dataDir, OPEN_ORDERS_FILE));
+            store = new FixOrderStore(new File(dataDir, OPEN_ORDERS_FILE), context.log);
             final List<FixOrderStore.Entry> restored = store.open();
             eventPosition = new FixEventPosition(new File(dataDir, "event-position.dat"));
             if (context.applicationMessageOverride == null)

@@ -8,6 +8,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -61,6 +63,8 @@ final class FixOrderStore implements AutoCloseable
 
     private final File file;
     private final long compactAtBytes;
+    private final PrintStream log;
+    private long nextCompactionBytes;
     private final ByteBuffer byteBuffer = ByteBuffer.allocateDirect(RECORD_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
     private final UnsafeBuffer buffer = new UnsafeBuffer(byteBuffer);
     private FileChannel channel;
@@ -82,18 +86,21 @@ final class FixOrderStore implements AutoCloseable
     private final LongLongConsumer rewriteSlot = (key, slot) -> rewrite((int)slot);
     private int compactions;
 
-    FixOrderStore(final File file)
+    FixOrderStore(final File file, final PrintStream log)
     {
-        this(file, DEFAULT_COMPACT_AT_BYTES);
+        this(file, DEFAULT_COMPACT_AT_BYTES, log);
     }
 
     /**
      * @param compactAtBytes the smallest file rewritten while the gateway runs.
+     * @param log            where a rewrite that failed is reported.
      */
-    FixOrderStore(final File file, final long compactAtBytes)
+    FixOrderStore(final File file, final long compactAtBytes, final PrintStream log)
     {
         this.file = file;
         this.compactAtBytes = compactAtBytes;
+        this.nextCompactionBytes = compactAtBytes;
+        this.log = log;
     }
 
     /**
@@ -275,10 +282,9 @@ final class FixOrderStore implements AutoCloseable
             }
             fileLength += RECORD_LENGTH;
             apply();
-            if (fileLength >= Math.max(compactAtBytes, 4L * liveRecords() * RECORD_LENGTH))
+            if (fileLength >= nextCompactionBytes && fileLength >= 4L * liveRecords() * RECORD_LENGTH)
             {
-                compact();
-                compactions++;
+                compactWhileRunning();
             }
         }
         catch (final IOException ex)
@@ -345,6 +351,27 @@ final class FixOrderStore implements AutoCloseable
     }
 
     /**
+     * A rewrite while the gateway runs is only housekeeping: when it fails (a full disk, say) the record just appended
+     * stays, the gateway goes on appending to the file it has, and the rewrite is tried again once as much more has
+     * been appended.
+     */
+    private void compactWhileRunning()
+    {
+        try
+        {
+            compact();
+            compactions++;
+            nextCompactionBytes = compactAtBytes;
+        }
+        catch (final IOException | UncheckedIOException ex)
+        {
+            log.println("bourse: FIX gateway: could not rewrite the open-order record " + file +
+                " to its open orders (" + ex + "); going on with it as it is");
+            nextCompactionBytes = fileLength + compactAtBytes;
+        }
+    }
+
+    /**
      * Rewrite the file with the live records only, and go on appending to the new file. The new file replaces the old
      * in one rename, so a crash at any point leaves one or the other whole.
      */
@@ -371,13 +398,17 @@ final class FixOrderStore implements AutoCloseable
                 out.force(true);
             }
         }
+        // The old file's channel stays open until the new file has replaced it, so that a failed rename leaves the
+        // store appending where it was.
+        Files.move(compacted.toPath(), file.toPath(), StandardCopyOption.REPLACE_EXISTING,
+            StandardCopyOption.ATOMIC_MOVE);
+        final FileChannel appending =
+            FileChannel.open(file.toPath(), StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         if (channel != null)
         {
             channel.close();
         }
-        Files.move(compacted.toPath(), file.toPath(), StandardCopyOption.REPLACE_EXISTING,
-            StandardCopyOption.ATOMIC_MOVE);
-        channel = FileChannel.open(file.toPath(), StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        channel = appending;
         fileLength = (long)liveRecords() * RECORD_LENGTH;
     }
 
@@ -404,7 +435,7 @@ final class FixOrderStore implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            LangUtil.rethrowUnchecked(ex);
+            throw new UncheckedIOException(ex);
         }
     }
 

@@ -19,6 +19,11 @@ import quickfix.field.Symbol;
 import quickfix.field.Text;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -208,16 +213,16 @@ class FixGatewayCrashTest
      *
      * @return the files damaged.
      */
-    private static List<String> damageLastFragments(final File archiveDir) throws java.io.IOException
+    private static List<String> damageLastFragments(final File archiveDir) throws IOException
     {
         final List<String> damaged = new ArrayList<>();
         final File[] segments = archiveDir.listFiles((dir, name) -> name.endsWith("-0.rec"));
         for (final File segment : segments == null ? new File[0] : segments)
         {
-            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(segment.toPath(),
-                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE))
+            try (FileChannel channel =
+                FileChannel.open(segment.toPath(), StandardOpenOption.READ, StandardOpenOption.WRITE))
             {
-                final java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(32).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                final ByteBuffer header = ByteBuffer.allocate(32).order(ByteOrder.LITTLE_ENDIAN);
                 long offset = 0;
                 long last = -1;
                 int lastLength = 0;
@@ -241,7 +246,7 @@ class FixGatewayCrashTest
                 }
                 if (last >= 0 && lastIsData)
                 {
-                    final java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+                    final ByteBuffer one = ByteBuffer.allocate(1);
                     channel.read(one, last + lastLength - 1);
                     one.put(0, (byte)~one.get(0)).position(0);
                     channel.write(one, last + lastLength - 1);

@@ -211,11 +211,13 @@ class FixGatewayRestartTest
 
             // What the stopped gateway had done: recorded three new orders and sent them, of which the exchange
             // accepted P1, refused P3 (quantity 0) and never received P2.
-            try (FixOrderStore store = new FixOrderStore(new File(exchange.baseDir, "fix/open-orders.dat"));
+            try (FixOrderStore store =
+                new FixOrderStore(new File(exchange.baseDir, "fix/open-orders.dat"), System.out);
                 FixEventPosition scratch = new FixEventPosition(new File(exchange.baseDir, "scratch.dat")))
             {
                 store.open();
-                final FixSessionState session = new FixSessionState(ALICE, FixRateLimit.NONE, scratch, scratch, scratch);
+                final FixSessionState session =
+                    new FixSessionState(ALICE, FixRateLimit.NONE, scratch, scratch, scratch);
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P1", 901, Side.SELL, 20_100, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P2", 902, Side.SELL, 20_200, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P3", 903, Side.SELL, 20_300, 0));

@@ -3,7 +3,9 @@ package io.bourse.gateway.fix;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -26,12 +28,13 @@ class FixOrderStoreTest
     void aPendingOrderIsReadBackUntilItsAcceptanceOrRefusalIsRecorded(@TempDir final File dir)
     {
         final File file = new File(dir, "open-orders.dat");
-        try (FixOrderStore store = new FixOrderStore(file);
+        try (FixOrderStore store = new FixOrderStore(file, System.out);
             FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
             store.open();
             final FixSessionState session = new FixSessionState(
-                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE, scratch, scratch, scratch);
+                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
+                scratch, scratch, scratch);
             final FixOrder accepted = recordedOrder(session, "A", 11, '1', 100, 1);
             final FixOrder refused = recordedOrder(session, "B", 12, '1', 100, 1);
             final FixOrder unanswered = recordedOrder(session, "C", 13, '1', 100, 1);
@@ -44,7 +47,7 @@ class FixOrderStoreTest
         }
         for (int start = 0; start < 2; start++)
         {
-            try (FixOrderStore store = new FixOrderStore(file))
+            try (FixOrderStore store = new FixOrderStore(file, System.out))
             {
                 final List<FixOrderStore.Entry> entries = store.open();
                 assertEquals(List.of("A:500", "C:0"),
@@ -68,7 +71,7 @@ class FixOrderStoreTest
         final TreeMap<Long, String> pending = new TreeMap<>();
         final Map<Long, FixOrder> pendingOrders = new HashMap<>();
         final Map<Long, FixOrder> openOrders = new HashMap<>();
-        try (FixOrderStore store = new FixOrderStore(file, compactAtBytes);
+        try (FixOrderStore store = new FixOrderStore(file, compactAtBytes, System.out);
             FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
             store.open();
@@ -125,7 +128,7 @@ class FixOrderStoreTest
         }
         for (int start = 0; start < 2; start++)
         {
-            try (FixOrderStore store = new FixOrderStore(file, compactAtBytes))
+            try (FixOrderStore store = new FixOrderStore(file, compactAtBytes, System.out))
             {
                 final List<String> expected = new ArrayList<>();
                 open.forEach((orderId, order) -> expected.add(order + ":" + orderId));
@@ -134,6 +137,53 @@ class FixOrderStoreTest
                     .map(entry -> entry.clOrdId() + (entry.orderId() == 0 ? "" : "@" + entry.price()) + ":" +
                         entry.orderId()).toList(), "seed " + seed + ", after " + start + " restarts");
             }
+        }
+    }
+
+    @Test
+    void aRewriteThatFailsLeavesTheStoreAppendingAndIsTriedAgainLater(@TempDir final File dir) throws Exception
+    {
+        final File file = new File(dir, "open-orders.dat");
+        final long compactAtBytes = 10L * RECORD_LENGTH;
+        final ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (FixOrderStore store = new FixOrderStore(file, compactAtBytes, new PrintStream(log, true));
+            FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
+        {
+            store.open();
+            final FixSessionState session = new FixSessionState(
+                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
+                scratch, scratch, scratch);
+            // A directory where the rewrite writes its new file: it cannot, as with a full disk.
+            final File blocker = new File(dir, "open-orders.dat.tmp");
+            assertTrue(blocker.mkdir());
+            long nextOrderId = 1;
+            for (int i = 0; i < 12; i++)
+            {
+                final FixOrder order = recordedOrder(session, "B" + i, i + 1, '1', 100, 1);
+                store.writePending(order);
+                order.orderId = nextOrderId++;
+                store.writeOpen(order);
+                store.writeClosed(order.orderId);
+            }
+            assertEquals(0, store.compactions());
+            assertEquals(36L * RECORD_LENGTH, store.fileLength(), "every record still appended");
+            assertTrue(log.toString().contains("could not rewrite the open-order record"), log.toString());
+
+            assertTrue(blocker.delete());
+            final FixOrder open = recordedOrder(session, "K", 100, '1', 100, 1);
+            store.writePending(open);
+            open.orderId = 1_000;
+            for (int i = 0; i < 10; i++)
+            {
+                store.writeOpen(open);
+            }
+            assertEquals(1, store.compactions(), "tried again once as much more was appended, and done");
+            assertEquals(1, store.liveRecords());
+        }
+        try (FixOrderStore store = new FixOrderStore(file, compactAtBytes, System.out))
+        {
+            assertEquals(List.of("K:1000"),
+                store.open().stream().map(entry -> entry.clOrdId() + ":" + entry.orderId()).toList());
         }
     }
 
