@@ -60,6 +60,7 @@ import uk.co.real_logic.artio.session.SessionWriter;
 import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,6 +90,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     static final int MAX_HELD_MESSAGES_PER_SESSION = 10_000;
     private static final int MAX_SPARE_REPORT_ENCODERS = 1024;
+    private static final byte[] END_OF_DAY_LOGOUT_TEXT =
+        "End of day: sequence numbers reset to 1".getBytes(StandardCharsets.US_ASCII);
 
     private static final int PENDING_NEW = 1;
     private static final int PENDING_CANCEL = 2;
@@ -196,8 +199,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final Object2ObjectHashMap<String, FixInstrument> instrumentsBySymbol = new Object2ObjectHashMap<>();
     private final Int2ObjectHashMap<FixInstrument> instrumentsById = new Int2ObjectHashMap<>();
     private final Long2ObjectHashMap<FixSessionState> sessionsById = new Long2ObjectHashMap<>();
-    private static final byte[] END_OF_DAY_LOGOUT_TEXT =
-        "End of day: sequence numbers reset to 1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private final Long2ObjectHashMap<FixOrder> ordersByOrderId = new Long2ObjectHashMap<>();
     /**
      * New orders a previous run sent (or was about to send) without seeing the answer, by their engine client order
