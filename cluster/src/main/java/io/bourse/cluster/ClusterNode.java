@@ -399,30 +399,12 @@ public final class ClusterNode implements AutoCloseable
         AgentRunner startedMaintenance = null;
         try
         {
-            // Before the archive's own check on start, which misses some torn last writes.
-            final String logPrefix = "bourse node " + context.memberId();
-            TornWriteRepair.cutTornLastFragments(context.archiveDir(), context.log(), logPrefix);
-            startedDriver = launchDriver(context, idle);
-            try
-            {
-                startedArchive = Archive.launch(archiveContext(context, idle));
-            }
-            catch (final RuntimeException ex)
-            {
-                if (!TornWriteRepair.isTornWrite(ex))
-                {
-                    throw ex;
-                }
-                // The refused start left its client's counters in the driver, which would refuse the next one: the
-                // driver starts afresh too, once the journal is repaired.
-                startedDriver.close();
-                startedDriver = null;
-                context.log().printf("bourse node %d: %s%n", context.memberId(),
-                    ex.getMessage().lines().findFirst().orElse(""));
-                TornWriteRepair.cutTornWrites(context.archiveDir(), context.log(), logPrefix);
-                startedDriver = launchDriver(context, idle);
-                startedArchive = Archive.launch(archiveContext(context, idle));
-            }
+            // A crash may have torn the journal's last write: repaired before the archive's own check on start,
+            // which misses some, and again if the archive refuses to start because of one.
+            final DriverAndArchive started = TornWriteRepair.launch(context.archiveDir(), context.log(),
+                "bourse node " + context.memberId(), () -> launchDriverAndArchive(context, idle));
+            startedDriver = started.driver();
+            startedArchive = started.archive();
 
             final SnapshotPreflight.Checked checkedSnapshot;
             try (AeronArchive preflightArchive = AeronArchive.connect(archiveClient.clone()))
@@ -637,6 +619,27 @@ public final class ClusterNode implements AutoCloseable
                     context.log().printf("bourse node %d: %s error: %s%n", context.memberId(), component, error);
                 }
             });
+    }
+
+    private record DriverAndArchive(MediaDriver driver, Archive archive)
+    {
+    }
+
+    /**
+     * The node's media driver and archive; when the archive does not start, the driver is closed again.
+     */
+    private static DriverAndArchive launchDriverAndArchive(final Context context, final Supplier<IdleStrategy> idle)
+    {
+        final MediaDriver driver = launchDriver(context, idle);
+        try
+        {
+            return new DriverAndArchive(driver, Archive.launch(archiveContext(context, idle)));
+        }
+        catch (final RuntimeException ex)
+        {
+            driver.close();
+            throw ex;
+        }
     }
 
     private static MediaDriver launchDriver(final Context context, final Supplier<IdleStrategy> idle)

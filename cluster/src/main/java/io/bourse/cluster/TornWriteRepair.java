@@ -18,6 +18,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.function.Supplier;
 
 import static io.aeron.archive.client.AeronArchive.NULL_POSITION;
 
@@ -47,6 +48,36 @@ public final class TornWriteRepair
 
     private TornWriteRepair()
     {
+    }
+
+    /**
+     * Start an archive on a directory a crash may have left with a torn last write: cut the last fragments whose
+     * checksums show them torn ({@link #cutTornLastFragments}), launch, and if the archive still refuses to start
+     * because of a fragment that may be torn, cut by the checksums where the archive points ({@link #cutTornWrites})
+     * and launch again.
+     *
+     * @param launch starts the archive with what it runs on (its media driver), all afresh each time: a refused start
+     *               leaves its client's counters in the driver, which would refuse the next one, so a launch that
+     *               fails must close what it started.
+     * @param who    what the log lines begin with, e.g. "bourse node 0".
+     */
+    public static <T> T launch(final File archiveDir, final PrintStream log, final String who, final Supplier<T> launch)
+    {
+        cutTornLastFragments(archiveDir, log, who);
+        try
+        {
+            return launch.get();
+        }
+        catch (final RuntimeException ex)
+        {
+            if (!isTornWrite(ex))
+            {
+                throw ex;
+            }
+            log.printf("%s: %s%n", who, ex.getMessage().lines().findFirst().orElse(""));
+            cutTornWrites(archiveDir, log, who);
+            return launch.get();
+        }
     }
 
     /**

@@ -459,24 +459,10 @@ public final class FixGateway implements AutoCloseable
         {
             removeStaleMarkFiles(dataDir, context.log);
             // Artio's messages are recorded with a checksum in each fragment, so that a write torn by a kill -9 is
-            // found and cut at the next start (TornWriteRepair), as the node's journal is: before the archive's own
-            // check, which misses some, and again if the archive refuses to start because of one.
+            // found and cut at the next start, as the node's journal is.
             final File archiveDir = new File(dataDir, ARCHIVE_DIR);
-            TornWriteRepair.cutTornLastFragments(archiveDir, context.log, LOG_PREFIX);
-            try
-            {
-                launchedDriver = launchDriverAndArchive(context, archiveDir, aeronDir);
-            }
-            catch (final RuntimeException ex)
-            {
-                if (!TornWriteRepair.isTornWrite(ex))
-                {
-                    throw ex;
-                }
-                context.log.println(LOG_PREFIX + ": " + ex.getMessage().lines().findFirst().orElse(""));
-                TornWriteRepair.cutTornWrites(archiveDir, context.log, LOG_PREFIX);
-                launchedDriver = launchDriverAndArchive(context, archiveDir, aeronDir);
-            }
+            launchedDriver = TornWriteRepair.launch(archiveDir, context.log, LOG_PREFIX,
+                () -> launchDriverAndArchive(context, archiveDir, aeronDir));
             final Archive.Context archiveContext = launchedDriver.archive().context();
 
             for (final FixSessionSpec spec : context.sessions.values())
@@ -623,7 +609,7 @@ public final class FixGateway implements AutoCloseable
 
     /**
      * The gateway's own media driver, with the archive of Artio's messages. Fresh contexts each time: a launch that
-     * failed has concluded them.
+     * failed has concluded them (and closed its driver).
      */
     private static ArchivingMediaDriver launchDriverAndArchive(
         final Context context, final File archiveDir, final String aeronDir)
