@@ -99,6 +99,7 @@ final class HttpConfig
             .agentDeepIdleNs(agentDeepIdleNs)
             .apiKeys(keys)
             .authWindowMs(longValue("http.auth.window.ms", 5_000, 1, 3_600_000))
+            .idleTimeoutSeconds((int)longValue("http.idle.timeout.seconds", 120, 0, 86_400))
             .rejectReplays(rejectReplays)
             .rateLimit(longValue("http.rate.limit.per.second", 50, 1, 10_000_000),
                 longValue("http.rate.limit.burst", 100, 1, 10_000_000));

@@ -21,6 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * (anything but GET and HEAD, and a WebSocket's authentication) is accepted once: its signature is remembered until its
  * timestamp leaves the window, and the same signed request again is refused. Reads may repeat: a client polling the
  * same resource twice in a millisecond signs the same bytes, and reading again changes nothing.
+ * <p>
+ * A request whose signature holds takes a token of its key's rate limit before its signature is remembered: a request
+ * refused for the rate is not remembered (the client may send it again as it is), and the signatures remembered are
+ * bounded by the keys' rates.
  */
 final class Authenticator
 {
@@ -32,10 +36,11 @@ final class Authenticator
     private final Map<String, ApiKey> keys = new HashMap<>();
     private final long windowMs;
     private final boolean rejectReplays;
+    private final RateLimiter rateLimiter;
     private final ThreadLocal<Map<String, Mac>> macs = ThreadLocal.withInitial(HashMap::new);
     /**
      * Signatures of accepted single-use requests, each with the time after which its timestamp is stale anyway. Bounded
-     * by the rate limit: at most the keys' requests of two windows.
+     * by the rate limit: at most the keys' requests of two windows and a sweep interval.
      */
     private final ConcurrentHashMap<ByteBuffer, Long> accepted = new ConcurrentHashMap<>();
     private final AtomicLong nextSweepMs = new AtomicLong();
@@ -43,8 +48,10 @@ final class Authenticator
     /**
      * @param rejectReplays whether a single-use request is refused when it comes again within the window; off only
      *                      for load generators that replay pre-signed requests.
+     * @param rateLimiter   the requests' rate limit per key.
      */
-    Authenticator(final List<ApiKey> keys, final long windowMs, final boolean rejectReplays)
+    Authenticator(
+        final List<ApiKey> keys, final long windowMs, final boolean rejectReplays, final RateLimiter rateLimiter)
     {
         for (final ApiKey key : keys)
         {
@@ -52,12 +59,14 @@ final class Authenticator
         }
         this.windowMs = windowMs;
         this.rejectReplays = rejectReplays;
+        this.rateLimiter = rateLimiter;
     }
 
     /**
      * @param singleUse whether the request acts (is accepted once) rather than reads.
+     * @param nowMs     the server's time, Unix milliseconds; also the rate limit's clock.
      * @return the key that signed the request.
-     * @throws ApiException 401 naming what is wrong.
+     * @throws ApiException 401 naming what is wrong, or 429 when the key is over its rate.
      */
     ApiKey authenticate(
         final String key, final String timestamp, final String signature, final String method,
@@ -103,17 +112,29 @@ final class Authenticator
             throw new ApiException(401, "INVALID_SIGNATURE",
                 "signature does not match HMAC-SHA256(secret, timestamp + method + path + body)", null);
         }
-        if (singleUse && rejectReplays)
+        final boolean remember = singleUse && rejectReplays;
+        final ByteBuffer signed = ByteBuffer.wrap(expected);
+        if (remember)
         {
             sweepAt(nowMs);
-            if (accepted.putIfAbsent(ByteBuffer.wrap(expected), timestampMs + windowMs) != null)
+            if (accepted.containsKey(signed))
             {
-                throw new ApiException(401, "REPLAYED_REQUEST", "the same signed request was already accepted " +
-                    "within the auth window: a new request needs a new timestamp or another body (its own clientOrderId)",
-                    null);
+                throw replayed();
             }
         }
+        rateLimiter.acquire(key, nowMs * 1_000_000L);
+        // Looked up again: the same request may have come on two connections at once.
+        if (remember && accepted.putIfAbsent(signed, timestampMs + windowMs) != null)
+        {
+            throw replayed();
+        }
         return apiKey;
+    }
+
+    private static ApiException replayed()
+    {
+        return new ApiException(401, "REPLAYED_REQUEST", "the same signed request was already accepted within the " +
+            "auth window: a new request needs a new timestamp or another body (its own clientOrderId)", null);
     }
 
     /**

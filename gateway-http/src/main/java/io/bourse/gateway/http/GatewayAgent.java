@@ -49,6 +49,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final ServerWebSocket socket;
         long accountId;
         boolean closed;
+        /**
+         * Set by the connection's event loop when it closes. The close is also handed to the gateway thread as a task,
+         * but the task queue may be full then; the heartbeat removes what such a lost task would have.
+         */
+        volatile boolean disconnected;
 
         WsSession(final ServerWebSocket socket)
         {
@@ -84,7 +89,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private final Long2ObjectHashMap<Set<WsSession>> orderSubscribers = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Set<WsSession>> fillSubscribers = new Long2ObjectHashMap<>();
     private final IntHashSet touchedInstruments = new IntHashSet();
-    private final List<OrderView> sentOrders = new ArrayList<>();
+    private final List<WsSession> disconnectedSessions = new ArrayList<>();
 
     private volatile boolean live;
     private volatile int leaderMemberId = -1;
@@ -100,6 +105,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private int stateLength;
     private int keptBatchesLength;
     private long lastHeartbeatNs;
+    private long publications;
 
     GatewayAgent(final ExchangeClient.Context clientContext, final GatewayMetrics metrics, final int queueCapacity,
         final long heartbeatIntervalNs)
@@ -423,6 +429,24 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         wsSessionCount = sessions.size();
     }
 
+    private void removeDisconnected()
+    {
+        final List<WsSession> gone = disconnectedSessions;
+        gone.clear();
+        for (final WsSession session : sessions)
+        {
+            if (session.disconnected)
+            {
+                gone.add(session);
+            }
+        }
+        for (int i = 0; i < gone.size(); i++)
+        {
+            onWsClose(gone.get(i));
+        }
+        gone.clear();
+    }
+
     void onWsClose(final WsSession session)
     {
         session.closed = true;
@@ -563,6 +587,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             return;
         }
+        removeDisconnected();
         final String text = "{\"type\":\"heartbeat\",\"time\":" + System.currentTimeMillis() + "}";
         for (final WsSession session : sessions)
         {
@@ -629,15 +654,16 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         if (!orderSubscribers.isEmpty())
         {
-            final List<OrderView> sent = sentOrders;
-            sent.clear();
+            // An order changed by several events of the batch is listed once for each; it is sent once, as it ends.
+            final long publication = ++publications;
             for (final OrderView order : changes.orders)
             {
                 final Set<WsSession> subscribers = orderSubscribers.get(order.accountId);
                 final InstrumentView instrument = model.instrument(order.instrumentId);
-                if (instrument != null && subscribers != null && !subscribers.isEmpty() && !sent.contains(order))
+                if (instrument != null && subscribers != null && !subscribers.isEmpty() &&
+                    order.publication != publication)
                 {
-                    sent.add(order);
+                    order.publication = publication;
                     final ObjectNode node = Views.order(order, instrument);
                     node.put("type", "order");
                     sendAll(subscribers, node.toString());

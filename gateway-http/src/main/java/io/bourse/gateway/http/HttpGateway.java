@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
@@ -64,6 +65,7 @@ public final class HttpGateway implements AutoCloseable
         private double rateLimitPerSecond = 50;
         private double rateLimitBurst = 100;
         private int maxBodyBytes = 16 * 1024;
+        private int idleTimeoutSeconds = 120;
         private long heartbeatIntervalMs = 5_000;
         private long agentYieldWindowNs;
         private long agentDeepIdleNs = NodeIdleStrategy.DEFAULT_DEEP_IDLE_AFTER_NS;
@@ -129,6 +131,16 @@ public final class HttpGateway implements AutoCloseable
         {
             this.rateLimitPerSecond = perSecond;
             this.rateLimitBurst = burst;
+            return this;
+        }
+
+        /**
+         * A connection on which nothing is read or written for this long is closed; 0 keeps idle connections open. A
+         * WebSocket stays open through the gateway's heartbeats while its client reads them.
+         */
+        public Context idleTimeoutSeconds(final int idleTimeoutSeconds)
+        {
+            this.idleTimeoutSeconds = idleTimeoutSeconds;
             return this;
         }
 
@@ -240,6 +252,10 @@ public final class HttpGateway implements AutoCloseable
     /** Latest time a history filter takes, in epoch milliseconds: the store keeps epoch nanoseconds in a long. */
     private static final long MAX_TIME_MS = Long.MAX_VALUE / 1_000_000 - 1;
     private static final long MAX_CURSOR = 999_999_999_999_999_999L;
+    /**
+     * History queries waiting for or at the database, beyond which another is answered 503 BUSY.
+     */
+    static final int MAX_WAITING_HISTORY_QUERIES = 64;
     private static final Pattern SMALL_INTEGER = Pattern.compile("[0-9]{1,9}");
     private static final Map<String, String> CONTENT_TYPES = Map.of(
         "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8",
@@ -256,6 +272,11 @@ public final class HttpGateway implements AutoCloseable
     private final GatewayMetrics metrics = new GatewayMetrics();
     private final Authenticator authenticator;
     private final RateLimiter rateLimiter;
+    private final AtomicInteger historyQueries = new AtomicInteger();
+    /**
+     * The answer to a WebSocket message over its connection's rate, which is a key's.
+     */
+    private final String wsRateLimited;
     private final GatewayAgent agent;
     private final AgentRunner agentRunner;
     private final Vertx vertx;
@@ -267,8 +288,10 @@ public final class HttpGateway implements AutoCloseable
     private HttpGateway(final Context context)
     {
         this.context = context;
-        this.authenticator = new Authenticator(context.apiKeys, context.authWindowMs, context.rejectReplays);
         this.rateLimiter = new RateLimiter(context.rateLimitPerSecond, context.rateLimitBurst);
+        this.wsRateLimited = "{\"type\":\"error\",\"code\":\"RATE_LIMITED\",\"detail\":\"more than " +
+            rateLimiter.describe() + " on this connection: the message was not acted on\"}";
+        this.authenticator = new Authenticator(context.apiKeys, context.authWindowMs, context.rejectReplays, rateLimiter);
         this.agent = new GatewayAgent(context.clientContext, metrics, context.queueCapacity,
             TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs));
         this.openApi = resource("openapi.json");
@@ -292,6 +315,10 @@ public final class HttpGateway implements AutoCloseable
             .setPort(context.port)
             .setMaxWebSocketFrameSize(64 * 1024)
             .setHandle100ContinueAutomatically(true)
+            // A client that vanished without a FIN (a crash, a NAT that forgot it) would hold its socket for ever.
+            .setIdleTimeout(context.idleTimeoutSeconds)
+            .setIdleTimeoutUnit(TimeUnit.SECONDS)
+            .setTcpKeepAlive(true)
             .setTcpNoDelay(true));
         server.webSocketHandler(this::onWebSocket);
         server.requestHandler(this::onRequest);
@@ -653,11 +680,24 @@ public final class HttpGateway implements AutoCloseable
         }
         final long fromNs = fromMs * 1_000_000;
         final long toNs = toMs < 0 ? Long.MAX_VALUE : toMs * 1_000_000;
-        vertx.<Object>executeBlocking(() -> trades ?
+        // The database answers one query at a time; beyond a bound, waiting queries would only pile up.
+        if (historyQueries.incrementAndGet() > MAX_WAITING_HISTORY_QUERIES)
+        {
+            historyQueries.decrementAndGet();
+            throw new ApiException(503, "BUSY", "more than " + MAX_WAITING_HISTORY_QUERIES +
+                " history queries are waiting for the database: try again shortly", null, 1);
+        }
+        // A query whose client has gone by the time its turn comes is not run (its answer is null).
+        vertx.<Object>executeBlocking(() -> ex.request.response().closed() ? null : trades ?
             historyTrades(source.trades(accountId, fromNs, toNs, cursor, limit)) :
             historyOrders(source.orders(accountId, fromNs, toNs, cursor, limit)))
             .onComplete(result ->
             {
+                historyQueries.decrementAndGet();
+                if (result.succeeded() && result.result() == null)
+                {
+                    return;
+                }
                 if (result.succeeded())
                 {
                     json(ex, 200, result.result());
@@ -1344,17 +1384,22 @@ public final class HttpGateway implements AutoCloseable
         }
         catch (final ApiException failure)
         {
-            metrics.authFailures.increment();
+            countRefusal(failure);
             throw failure;
         }
-        final long retryAfterS = rateLimiter.tryAcquire(ex.key.key(), System.nanoTime());
-        if (retryAfterS > 0)
+        return ex.key;
+    }
+
+    private void countRefusal(final ApiException failure)
+    {
+        if (failure.status == 429)
         {
             metrics.rateLimited.increment();
-            throw new ApiException(429, "RATE_LIMITED", "more than " + context.rateLimitPerSecond +
-                " requests a second (burst " + context.rateLimitBurst + ") for this API key", null, retryAfterS);
         }
-        return ex.key;
+        else
+        {
+            metrics.authFailures.increment();
+        }
     }
 
     private InstrumentView instrument(final String symbol, final String field)
@@ -1623,13 +1668,47 @@ public final class HttpGateway implements AutoCloseable
             return;
         }
         final GatewayAgent.WsSession session = new GatewayAgent.WsSession(socket);
-        agent.submit(a -> a.onWsOpen(session));
-        socket.closeHandler(ignored -> submitOrDrop(a -> a.onWsClose(session)));
+        if (!agent.submit(a -> a.onWsOpen(session)))
+        {
+            metrics.wsDropped.increment();
+            socket.close((short)1013, "the gateway is busy: connect again later");
+            return;
+        }
+        socket.closeHandler(ignored ->
+        {
+            session.disconnected = true;
+            submitOrDrop(a -> a.onWsClose(session));
+        });
         socket.exceptionHandler(ignored ->
         {
             // A broken connection: its close handler removes the session.
         });
-        socket.textMessageHandler(text -> onWsMessage(session, text));
+        final RateLimiter.Bucket messages = rateLimiter.newBucket(System.nanoTime());
+        socket.textMessageHandler(text ->
+        {
+            if (messages.tryTake(System.nanoTime()) == 0)
+            {
+                onWsMessage(session, text);
+            }
+            else
+            {
+                // Answered here, not on the gateway thread: a flood must not fill the gateway's task queue.
+                metrics.rateLimited.increment();
+                writeIfRoom(socket, wsRateLimited);
+            }
+        });
+    }
+
+    private void writeIfRoom(final ServerWebSocket socket, final String text)
+    {
+        if (socket.writeQueueFull())
+        {
+            metrics.wsDropped.increment();
+        }
+        else
+        {
+            socket.writeTextMessage(text);
+        }
     }
 
     private void submitOrDrop(final Consumer<GatewayAgent> task)
@@ -1648,7 +1727,7 @@ public final class HttpGateway implements AutoCloseable
             final String op = Requests.string(message, "op", true);
             switch (op)
             {
-                case "ping" -> session.socket.writeTextMessage("{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
+                case "ping" -> writeIfRoom(session.socket, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
                 case "auth" ->
                 {
                     final ApiKey key = authenticator.authenticate(Requests.string(message, "key", true),
@@ -1660,6 +1739,14 @@ public final class HttpGateway implements AutoCloseable
                     }
                     submitOrDrop(a ->
                     {
+                        if (session.accountId != 0 && session.accountId != key.accountId())
+                        {
+                            // Its private subscriptions are the first account's: one connection, one account.
+                            wsError(a, session, new ApiException(409, "ALREADY_AUTHENTICATED", "this connection is " +
+                                "authenticated for account " + session.accountId + ": use another connection for " +
+                                "another account", null));
+                            return;
+                        }
                         session.accountId = key.accountId();
                         final ObjectNode node = Views.MAPPER.createObjectNode();
                         node.put("type", "authenticated");

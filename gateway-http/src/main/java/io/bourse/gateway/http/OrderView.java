@@ -21,6 +21,10 @@ final class OrderView
     String cancelReason;
     long createdNs;
     long updatedNs;
+    /**
+     * The gateway's last publication of event batches that sent this order to its subscribers.
+     */
+    long publication;
 
     boolean isOpen()
     {

@@ -7,15 +7,37 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class RateLimiter
 {
-    private static final class Bucket
+    /**
+     * One token bucket; safe to share between threads.
+     */
+    static final class Bucket
     {
+        private final double ratePerSecond;
+        private final double burst;
         private double tokens;
         private long lastNs;
 
-        Bucket(final double tokens, final long nowNs)
+        Bucket(final double ratePerSecond, final double burst, final long nowNs)
         {
-            this.tokens = tokens;
+            this.ratePerSecond = ratePerSecond;
+            this.burst = burst;
+            this.tokens = burst;
             this.lastNs = nowNs;
+        }
+
+        /**
+         * @return 0 when a token was taken, else the whole seconds to wait before the next one.
+         */
+        synchronized long tryTake(final long nowNs)
+        {
+            tokens = Math.min(burst, tokens + Math.max(0, nowNs - lastNs) * ratePerSecond / 1e9);
+            lastNs = nowNs;
+            if (tokens >= 1)
+            {
+                tokens -= 1;
+                return 0;
+            }
+            return Math.max(1, (long)Math.ceil((1 - tokens) / ratePerSecond));
         }
     }
 
@@ -30,21 +52,33 @@ final class RateLimiter
     }
 
     /**
-     * @return 0 when the request may go ahead, else the whole seconds to wait before the next token.
+     * @return a bucket of this limiter's rate and burst, for something other than an API key.
      */
-    long tryAcquire(final String key, final long nowNs)
+    Bucket newBucket(final long nowNs)
     {
-        final Bucket bucket = buckets.computeIfAbsent(key, ignored -> new Bucket(burst, nowNs));
-        synchronized (bucket)
+        return new Bucket(ratePerSecond, burst, nowNs);
+    }
+
+    /**
+     * Take a token of the key's bucket.
+     *
+     * @throws ApiException 429 with Retry-After when the key has none left.
+     */
+    void acquire(final String key, final long nowNs)
+    {
+        final long retryAfterS = buckets.computeIfAbsent(key, ignored -> newBucket(nowNs)).tryTake(nowNs);
+        if (retryAfterS > 0)
         {
-            bucket.tokens = Math.min(burst, bucket.tokens + (nowNs - bucket.lastNs) * ratePerSecond / 1e9);
-            bucket.lastNs = nowNs;
-            if (bucket.tokens >= 1)
-            {
-                bucket.tokens -= 1;
-                return 0;
-            }
-            return Math.max(1, (long)Math.ceil((1 - bucket.tokens) / ratePerSecond));
+            throw new ApiException(429, "RATE_LIMITED", "more than " + describe() + " for this API key", null,
+                retryAfterS);
         }
+    }
+
+    /**
+     * @return the limit in words, for error messages.
+     */
+    String describe()
+    {
+        return (long)ratePerSecond + " requests a second (burst " + (long)burst + ")";
     }
 }

@@ -225,6 +225,29 @@ class WebSocketTest
     }
 
     @Test
+    void aConnectionIsAuthenticatedForOneAccount()
+    {
+        try (Client client = new Client(harness.baseUrl()))
+        {
+            client.send(auth(ALICE, System.currentTimeMillis()));
+            assertEquals("1", client.next("authenticated").get("accountId").asText());
+            client.send(auth(BOB, System.currentTimeMillis()));
+            final JsonNode refused = client.next("error");
+            assertEquals("ALREADY_AUTHENTICATED", refused.get("code").asText());
+            assertTrue(refused.get("detail").asText().contains("account 1"), refused.toString());
+            client.send(auth(ALICE, System.currentTimeMillis() + 1));
+            assertEquals("1", client.next("authenticated").get("accountId").asText(), "the same account again");
+        }
+    }
+
+    private static String auth(final ApiKey key, final long timeMs)
+    {
+        final String timestamp = Long.toString(timeMs);
+        return "{\"op\":\"auth\",\"key\":\"" + key.key() + "\",\"timestamp\":\"" + timestamp +
+            "\",\"signature\":\"" + Authenticator.signature(key.secret(), timestamp, "GET", "/ws", new byte[0]) + "\"}";
+    }
+
+    @Test
     void tradesTickerAndPrivateChannels()
     {
         try (Client alice = new Client(harness.baseUrl()); Client watcher = new Client(harness.baseUrl()))
