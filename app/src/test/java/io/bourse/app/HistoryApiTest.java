@@ -238,6 +238,10 @@ class HistoryApiTest
         assertProblem(400, "INVALID_PARAMETER", "to", call(SELLER, "GET", trades + "?to=0", null));
         assertProblem(400, "INVALID_PARAMETER", "cursor", call(SELLER, "GET", trades + "?cursor=0", null));
         assertProblem(400, "INVALID_PARAMETER", "cursor", call(SELLER, "GET", trades + "?cursor=1e3", null));
+        assertProblem(400, "INVALID_PARAMETER", "cursor", call(SELLER, "GET", trades + "?cursor=17", null));
+        assertProblem(400, "INVALID_PARAMETER", "cursor", call(SELLER, "GET", trades + "?cursor=5-0", null));
+        assertProblem(400, "INVALID_PARAMETER", "cursor",
+            call(SELLER, "GET", trades + "?cursor=9223372036854775808-1", null));
         assertProblem(404, "NOT_FOUND", null, call(SELLER, "GET", "/api/v1/history/fills", null));
         assertProblem(405, "METHOD_NOT_ALLOWED", null, call(SELLER, "DELETE", trades, null));
         assertProblem(403, "FORBIDDEN", null, call(ADMIN, "GET", trades, null));

@@ -9,9 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Read-only history for the HTTP API and reports: an account's trades and orders, newest first, filtered by time and
- * paged with a cursor (the id of the last row of the previous page). Opens its own connection, so it may be used
- * from a request thread while the store writes; methods are synchronized on this object.
+ * Read-only history for the HTTP API and reports: an account's trades and orders, newest first (by time, then id),
+ * filtered by time and paged with a cursor (the time and id of the last row of the previous page). A page costs a seek
+ * and its own rows in the per-account time indexes, however old the window and however deep the page. Opens its own
+ * connection, so it may be used from a request thread while the store writes; methods are synchronized on this
+ * object.
  */
 public final class HistoryQueries implements AutoCloseable
 {
@@ -44,11 +46,18 @@ public final class HistoryQueries implements AutoCloseable
     }
 
     /**
+     * Where a page ended: the time and id of its last (oldest) row. The next page holds the rows after it.
+     */
+    public record Cursor(long timeNs, long id)
+    {
+    }
+
+    /**
      * A page of rows, newest first.
      *
-     * @param nextCursor pass as {@code beforeId} for the next (older) page; 0 when this is the last page.
+     * @param nextCursor pass as {@code after} for the next (older) page; null when this is the last page.
      */
-    public record Page<T>(List<T> rows, long nextCursor)
+    public record Page<T>(List<T> rows, Cursor nextCursor)
     {
     }
 
@@ -60,24 +69,28 @@ public final class HistoryQueries implements AutoCloseable
     {
         this.database = database;
         final Connection connection = database.connection();
-        // Each side by its own index, merged: an OR over two columns would scan on SQLite.
+        // Each side its own page from its own index, then the two merged: a union sorted as a whole would read and sort
+        // all of the account's trades first. An account never trades with itself (self-trade prevention always
+        // applies), so a trade is one row of its history.
         tradesQuery = connection.prepareStatement(
             "SELECT trade_id, instrument_id, order_id, side, liquidity, price, quantity, fee, timestamp_ns, log_position " +
             "FROM (" +
-            "SELECT trade_id, instrument_id, maker_order_id AS order_id, " +
+            "SELECT * FROM (SELECT trade_id, instrument_id, maker_order_id AS order_id, " +
             "CASE WHEN taker_side = 'BUY' THEN 'SELL' ELSE 'BUY' END AS side, 'MAKER' AS liquidity, price, quantity, " +
             "maker_fee AS fee, timestamp_ns, log_position FROM trades " +
-            "WHERE maker_account_id = ? AND trade_id < ? AND timestamp_ns >= ? AND timestamp_ns < ? " +
+            "WHERE maker_account_id = ? AND timestamp_ns >= ? AND timestamp_ns < ? AND (timestamp_ns < ? OR trade_id < ?) " +
+            "ORDER BY timestamp_ns DESC, trade_id DESC LIMIT ?) maker_side " +
             "UNION ALL " +
-            "SELECT trade_id, instrument_id, taker_order_id, taker_side, 'TAKER', price, quantity, taker_fee, " +
-            "timestamp_ns, log_position FROM trades " +
-            "WHERE taker_account_id = ? AND trade_id < ? AND timestamp_ns >= ? AND timestamp_ns < ?" +
-            ") account_trades ORDER BY trade_id DESC, liquidity LIMIT ?");
+            "SELECT * FROM (SELECT trade_id, instrument_id, taker_order_id AS order_id, taker_side AS side, " +
+            "'TAKER' AS liquidity, price, quantity, taker_fee AS fee, timestamp_ns, log_position FROM trades " +
+            "WHERE taker_account_id = ? AND timestamp_ns >= ? AND timestamp_ns < ? AND (timestamp_ns < ? OR trade_id < ?) " +
+            "ORDER BY timestamp_ns DESC, trade_id DESC LIMIT ?) taker_side" +
+            ") account_trades ORDER BY timestamp_ns DESC, trade_id DESC LIMIT ?");
         ordersQuery = connection.prepareStatement(
             "SELECT order_id, account_id, client_order_id, instrument_id, side, order_type, time_in_force, price, " +
             "quantity, filled_quantity, remaining_quantity, executed_notional, status, created_ns, updated_ns " +
-            "FROM orders WHERE account_id = ? AND order_id < ? AND created_ns >= ? AND created_ns < ? " +
-            "ORDER BY order_id DESC LIMIT ?");
+            "FROM orders WHERE account_id = ? AND created_ns >= ? AND created_ns < ? AND (created_ns < ? OR order_id < ?) " +
+            "ORDER BY created_ns DESC, order_id DESC LIMIT ?");
     }
 
     /**
@@ -98,31 +111,28 @@ public final class HistoryQueries implements AutoCloseable
     }
 
     /**
-     * An account's trades, newest first. A self-trade appears twice, once per side.
+     * An account's trades, newest first.
      *
      * @param accountId the account.
      * @param fromNs    earliest trade time, inclusive (0 for no bound).
      * @param toNs      latest trade time, exclusive ({@link Long#MAX_VALUE} for no bound).
-     * @param beforeId  only trades with a smaller trade id: the previous page's cursor, or 0 for the first page.
+     * @param after     the previous page's cursor, or null for the first page.
      * @param limit     rows at most, 1 to {@link #MAX_PAGE_SIZE}.
-     * @throws IllegalArgumentException for a bad limit or time range.
+     * @throws IllegalArgumentException for a bad limit, time range or cursor.
      */
     public synchronized Page<Trade> trades(
-        final long accountId, final long fromNs, final long toNs, final long beforeId, final int limit)
+        final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
-        checkPage(fromNs, toNs, beforeId, limit);
-        final long before = beforeId == 0 ? Long.MAX_VALUE : beforeId;
+        checkPage(fromNs, toNs, after, limit);
         try
         {
             int i = 1;
             for (int side = 0; side < 2; side++)
             {
-                tradesQuery.setLong(i++, accountId);
-                tradesQuery.setLong(i++, before);
-                tradesQuery.setLong(i++, fromNs);
-                tradesQuery.setLong(i++, toNs);
+                i = bindRange(tradesQuery, i, accountId, fromNs, toNs, after);
+                // One more than asked: tells whether there is a next page.
+                tradesQuery.setInt(i++, limit + 1);
             }
-            // One more than asked: tells whether there is a next page.
             tradesQuery.setInt(i, limit + 1);
             final List<Trade> trades = new ArrayList<>();
             try (ResultSet rows = tradesQuery.executeQuery())
@@ -135,7 +145,8 @@ public final class HistoryQueries implements AutoCloseable
                 }
             }
             database.connection().commit();
-            return page(trades, limit, trades.size() > limit ? trades.get(limit - 1).tradeId() : 0);
+            final Trade last = trades.size() > limit ? trades.get(limit - 1) : null;
+            return page(trades, limit, last == null ? null : new Cursor(last.timestampNs(), last.tradeId()));
         }
         catch (final SQLException ex)
         {
@@ -146,22 +157,20 @@ public final class HistoryQueries implements AutoCloseable
     /**
      * An account's orders, newest first, in their current or final state.
      *
-     * @param fromNs   earliest creation time, inclusive (0 for no bound).
-     * @param toNs     latest creation time, exclusive ({@link Long#MAX_VALUE} for no bound).
-     * @param beforeId only orders with a smaller order id: the previous page's cursor, or 0 for the first page.
-     * @param limit    rows at most, 1 to {@link #MAX_PAGE_SIZE}.
+     * @param fromNs earliest creation time, inclusive (0 for no bound).
+     * @param toNs   latest creation time, exclusive ({@link Long#MAX_VALUE} for no bound).
+     * @param after  the previous page's cursor, or null for the first page.
+     * @param limit  rows at most, 1 to {@link #MAX_PAGE_SIZE}.
+     * @throws IllegalArgumentException for a bad limit, time range or cursor.
      */
     public synchronized Page<Order> orders(
-        final long accountId, final long fromNs, final long toNs, final long beforeId, final int limit)
+        final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
-        checkPage(fromNs, toNs, beforeId, limit);
+        checkPage(fromNs, toNs, after, limit);
         try
         {
-            ordersQuery.setLong(1, accountId);
-            ordersQuery.setLong(2, beforeId == 0 ? Long.MAX_VALUE : beforeId);
-            ordersQuery.setLong(3, fromNs);
-            ordersQuery.setLong(4, toNs);
-            ordersQuery.setInt(5, limit + 1);
+            final int i = bindRange(ordersQuery, 1, accountId, fromNs, toNs, after);
+            ordersQuery.setInt(i, limit + 1);
             final List<Order> orders = new ArrayList<>();
             try (ResultSet rows = ordersQuery.executeQuery())
             {
@@ -174,7 +183,8 @@ public final class HistoryQueries implements AutoCloseable
                 }
             }
             database.connection().commit();
-            return page(orders, limit, orders.size() > limit ? orders.get(limit - 1).orderId() : 0);
+            final Order last = orders.size() > limit ? orders.get(limit - 1) : null;
+            return page(orders, limit, last == null ? null : new Cursor(last.createdNs(), last.orderId()));
         }
         catch (final SQLException ex)
         {
@@ -182,12 +192,31 @@ public final class HistoryQueries implements AutoCloseable
         }
     }
 
-    private static <T> Page<T> page(final List<T> rows, final int limit, final long nextCursor)
+    /**
+     * Bind the account, the time range and the cursor: the range's upper bound is brought down to the cursor's time,
+     * so that the index seek starts at the cursor rather than at the newest row.
+     *
+     * @return the next parameter index.
+     */
+    private static int bindRange(
+        final PreparedStatement query, final int first, final long accountId, final long fromNs, final long toNs,
+        final Cursor after) throws SQLException
+    {
+        int i = first;
+        query.setLong(i++, accountId);
+        query.setLong(i++, fromNs);
+        query.setLong(i++, after == null ? toNs : Math.min(toNs, after.timeNs() + 1));
+        query.setLong(i++, after == null ? Long.MAX_VALUE : after.timeNs());
+        query.setLong(i++, after == null ? Long.MAX_VALUE : after.id());
+        return i;
+    }
+
+    private static <T> Page<T> page(final List<T> rows, final int limit, final Cursor nextCursor)
     {
         return new Page<>(List.copyOf(rows.size() > limit ? rows.subList(0, limit) : rows), nextCursor);
     }
 
-    private static void checkPage(final long fromNs, final long toNs, final long beforeId, final int limit)
+    private static void checkPage(final long fromNs, final long toNs, final Cursor after, final int limit)
     {
         if (limit < 1 || limit > MAX_PAGE_SIZE)
         {
@@ -197,9 +226,9 @@ public final class HistoryQueries implements AutoCloseable
         {
             throw new IllegalArgumentException("time range [" + fromNs + ", " + toNs + ") is empty or negative");
         }
-        if (beforeId < 0)
+        if (after != null && (after.timeNs() < 0 || after.timeNs() == Long.MAX_VALUE || after.id() < 1))
         {
-            throw new IllegalArgumentException("cursor must not be negative: " + beforeId);
+            throw new IllegalArgumentException("cursor is not a row's time and id: " + after);
         }
     }
 

@@ -113,31 +113,55 @@ abstract class StoreTestBase
                 final long expected = StoreChecks.count(database,
                     "SELECT COUNT(*) FROM trades WHERE maker_account_id = 1") +
                     StoreChecks.count(database, "SELECT COUNT(*) FROM trades WHERE taker_account_id = 1");
-                final Set<String> seen = new HashSet<>();
-                long cursor = 0;
-                long previousId = Long.MAX_VALUE;
+                final Set<Long> seen = new HashSet<>();
+                HistoryQueries.Cursor cursor = null;
+                HistoryQueries.Trade previous = null;
                 do
                 {
                     final HistoryQueries.Page<HistoryQueries.Trade> page = queries.trades(1, 0, Long.MAX_VALUE, cursor, 7);
                     for (final HistoryQueries.Trade trade : page.rows())
                     {
-                        assertTrue(trade.tradeId() <= previousId, "newest first");
-                        previousId = trade.tradeId();
-                        assertTrue(seen.add(trade.tradeId() + trade.liquidity()), "no row twice across pages");
+                        assertTrue(previous == null || trade.timestampNs() < previous.timestampNs() ||
+                            trade.timestampNs() == previous.timestampNs() && trade.tradeId() < previous.tradeId(),
+                            "newest first, by time then id");
+                        previous = trade;
+                        assertTrue(seen.add(trade.tradeId()), "no row twice across pages");
                     }
                     cursor = page.nextCursor();
                 }
-                while (cursor != 0);
+                while (cursor != null);
                 assertEquals(expected, seen.size(), "all of account 1's trades, page by page");
 
-                final HistoryQueries.Page<HistoryQueries.Order> orders = queries.orders(1, 0, Long.MAX_VALUE, 0, 1000);
+                final long middleNs = previous.timestampNs() +
+                    (queries.trades(1, 0, Long.MAX_VALUE, null, 1).rows().getFirst().timestampNs() -
+                        previous.timestampNs()) / 2;
+                final long inWindow = StoreChecks.count(database, "SELECT COUNT(*) FROM trades WHERE " +
+                    "(maker_account_id = 1 OR taker_account_id = 1) AND timestamp_ns < " + middleNs);
+                long paged = 0;
+                cursor = null;
+                do
+                {
+                    final HistoryQueries.Page<HistoryQueries.Trade> page = queries.trades(1, 0, middleNs, cursor, 5);
+                    for (final HistoryQueries.Trade trade : page.rows())
+                    {
+                        assertTrue(trade.timestampNs() < middleNs, "before the window's end");
+                        paged++;
+                    }
+                    cursor = page.nextCursor();
+                }
+                while (cursor != null);
+                assertEquals(inWindow, paged, "the older half of account 1's trades, page by page");
+
+                final HistoryQueries.Page<HistoryQueries.Order> orders = queries.orders(1, 0, Long.MAX_VALUE, null, 1000);
                 assertEquals(StoreChecks.count(database, "SELECT COUNT(*) FROM orders WHERE account_id = 1"),
                     orders.rows().size());
                 final long middle = orders.rows().get(orders.rows().size() / 2).createdNs();
-                assertTrue(queries.orders(1, middle, Long.MAX_VALUE, 0, 1000).rows().stream()
+                assertTrue(queries.orders(1, middle, Long.MAX_VALUE, null, 1000).rows().stream()
                     .allMatch(order -> order.createdNs() >= middle), "time filter");
-                assertThrows(IllegalArgumentException.class, () -> queries.trades(1, 0, Long.MAX_VALUE, 0, 0));
-                assertThrows(IllegalArgumentException.class, () -> queries.orders(1, 10, 5, 0, 10));
+                assertThrows(IllegalArgumentException.class, () -> queries.trades(1, 0, Long.MAX_VALUE, null, 0));
+                assertThrows(IllegalArgumentException.class, () -> queries.orders(1, 10, 5, null, 10));
+                assertThrows(IllegalArgumentException.class,
+                    () -> queries.orders(1, 0, 10, new HistoryQueries.Cursor(5, 0), 10));
             }
         }
     }

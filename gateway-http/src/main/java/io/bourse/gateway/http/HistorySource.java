@@ -7,8 +7,8 @@ import java.util.List;
  * past trades and orders: the post-trade store's database, adapted by whoever starts the gateway. The gateway calls
  * it from a worker thread (never an event loop or the gateway thread), because a database query blocks.
  * <p>
- * Rows come newest first. Paging is by cursor: the id of the last row of the previous page, 0 for the first page.
- * Times are the cluster's timestamps in epoch nanoseconds; the range is [fromNs, toNs).
+ * Rows come newest first, by time and then id. Paging is by cursor: the time and id of the last row of the previous
+ * page, null for the first page. Times are the cluster's timestamps in epoch nanoseconds; the range is [fromNs, toNs).
  */
 public interface HistorySource
 {
@@ -39,25 +39,32 @@ public interface HistorySource
     }
 
     /**
-     * A page of rows, newest first.
-     *
-     * @param nextCursor the cursor of the next (older) page, or 0 when this is the last one.
+     * Where a page ended: the time and id of its last (oldest) row.
      */
-    record Page<T>(List<T> rows, long nextCursor)
+    record Cursor(long timeNs, long id)
     {
     }
 
     /**
-     * An account's trades with a time in [fromNs, toNs) and a trade id below the cursor (any when 0).
+     * A page of rows, newest first.
      *
-     * @param limit 1 to {@link #MAX_LIMIT}.
+     * @param nextCursor the cursor of the next (older) page, or null when this is the last one.
      */
-    Page<Trade> trades(long accountId, long fromNs, long toNs, long cursor, int limit);
+    record Page<T>(List<T> rows, Cursor nextCursor)
+    {
+    }
 
     /**
-     * An account's orders created in [fromNs, toNs) with an order id below the cursor (any when 0).
+     * An account's trades with a time in [fromNs, toNs), after the cursor (from the newest when null).
      *
      * @param limit 1 to {@link #MAX_LIMIT}.
      */
-    Page<Order> orders(long accountId, long fromNs, long toNs, long cursor, int limit);
+    Page<Trade> trades(long accountId, long fromNs, long toNs, Cursor after, int limit);
+
+    /**
+     * An account's orders created in [fromNs, toNs), after the cursor (from the newest when null).
+     *
+     * @param limit 1 to {@link #MAX_LIMIT}.
+     */
+    Page<Order> orders(long accountId, long fromNs, long toNs, Cursor after, int limit);
 }

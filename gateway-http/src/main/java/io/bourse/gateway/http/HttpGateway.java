@@ -39,6 +39,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -251,7 +252,10 @@ public final class HttpGateway implements AutoCloseable
     private static final Pattern ID = Pattern.compile("[0-9]{1,18}");
     /** Latest time a history filter takes, in epoch milliseconds: the store keeps epoch nanoseconds in a long. */
     private static final long MAX_TIME_MS = Long.MAX_VALUE / 1_000_000 - 1;
-    private static final long MAX_CURSOR = 999_999_999_999_999_999L;
+    /**
+     * A history cursor as the API shows it: the time (epoch nanoseconds) and id of a page's last row.
+     */
+    private static final Pattern CURSOR = Pattern.compile("([0-9]{1,18}|[1-8][0-9]{18})-([1-9][0-9]{0,17})");
     /**
      * History queries waiting for or at the database, beyond which another is answered 503 BUSY.
      */
@@ -669,7 +673,7 @@ public final class HttpGateway implements AutoCloseable
         {
             throw ApiException.badRequest("INVALID_PARAMETER", "to: must be after from (the range is [from, to))", "to");
         }
-        final long cursor = queryLong(ex, "cursor", 0, 1, MAX_CURSOR);
+        final HistorySource.Cursor cursor = cursor(ex);
         final int limit = (int)queryInt(ex, "limit", 100, 1, HistorySource.MAX_LIMIT);
         final HistorySource source = context.history;
         if (source == null)
@@ -734,7 +738,7 @@ public final class HttpGateway implements AutoCloseable
             row.put("time", trade.timestampNs() / 1_000_000);
             row.put("timeNs", Long.toString(trade.timestampNs()));
         }
-        node.put("nextCursor", page.nextCursor() == 0 ? null : Long.toString(page.nextCursor()));
+        node.put("nextCursor", cursorText(page.nextCursor()));
         return node;
     }
 
@@ -761,7 +765,7 @@ public final class HttpGateway implements AutoCloseable
             row.put("createdTime", order.createdNs() / 1_000_000);
             row.put("updatedTime", order.updatedNs() / 1_000_000);
         }
-        node.put("nextCursor", page.nextCursor() == 0 ? null : Long.toString(page.nextCursor()));
+        node.put("nextCursor", cursorText(page.nextCursor()));
         return node;
     }
 
@@ -1488,6 +1492,27 @@ public final class HttpGateway implements AutoCloseable
                 name);
         }
         return Long.parseLong(text);
+    }
+
+    private static HistorySource.Cursor cursor(final Exchange ex)
+    {
+        final String text = ex.request.getParam("cursor");
+        if (text == null)
+        {
+            return null;
+        }
+        final Matcher matcher = CURSOR.matcher(text);
+        if (matcher.matches())
+        {
+            return new HistorySource.Cursor(Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2)));
+        }
+        throw ApiException.badRequest("INVALID_PARAMETER", "cursor: expected the nextCursor of the previous page " +
+            "(<time ns>-<id>)", "cursor");
+    }
+
+    private static String cursorText(final HistorySource.Cursor cursor)
+    {
+        return cursor == null ? null : cursor.timeNs() + "-" + cursor.id();
     }
 
     private static long queryInt(final Exchange ex, final String name, final long defaultValue, final long min, final long max)

@@ -105,7 +105,7 @@ class ConnectionLimitsTest
         final AtomicInteger queries = new AtomicInteger();
         final HistorySource slowDatabase = new HistorySource()
         {
-            public Page<Trade> trades(final long accountId, final long fromNs, final long toNs, final long cursor,
+            public Page<Trade> trades(final long accountId, final long fromNs, final long toNs, final Cursor after,
                 final int limit)
             {
                 queries.incrementAndGet();
@@ -117,10 +117,10 @@ class ConnectionLimitsTest
                 {
                     Thread.currentThread().interrupt();
                 }
-                return new Page<>(List.of(), 0);
+                return new Page<>(List.of(), null);
             }
 
-            public Page<Order> orders(final long accountId, final long fromNs, final long toNs, final long cursor,
+            public Page<Order> orders(final long accountId, final long fromNs, final long toNs, final Cursor after,
                 final int limit)
             {
                 throw new UnsupportedOperationException("not asked");
