@@ -51,8 +51,8 @@ public final class BourseConfig
         "store.defer.max.ms", "store.restart.delay.ms", "store.restart.max.delay.ms");
     private static final Pattern HTTP_KEY = Pattern.compile(
         "http\\.(host|port|event\\.loops|auth\\.window\\.ms|auth\\.reject\\.replays|rate\\.limit\\.per\\.second|" +
-            "rate\\.limit\\.burst|idle\\.timeout\\.seconds|demo\\.traders\\.per\\.second|" +
-            "key\\.[^.]+\\.(secret|account|admin))");
+            "rate\\.limit\\.burst|idle\\.timeout\\.seconds|recent\\.closed\\.orders|recent\\.fills|" +
+            "demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
     private static final List<String> INSTRUMENT_FIELDS = List.of(
         "id", "base", "quote", "price.scale", "tick", "quantity.scale", "lot", "min.quantity", "max.quantity",
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");

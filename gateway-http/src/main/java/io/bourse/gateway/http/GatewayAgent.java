@@ -70,7 +70,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private final long heartbeatIntervalNs;
     private final ManyToOneConcurrentArrayQueue<Consumer<GatewayAgent>> tasks;
     private final Consumer<Consumer<GatewayAgent>> runTask = task -> task.accept(this);
-    private final ReadModel model = new ReadModel();
+    private final ReadModel model;
     private final ReadModel.Changes changes = new ReadModel.Changes();
     private final Answer answer = new Answer();
     private final EpochNanoClock epochClock = new OffsetEpochNanoClock();
@@ -108,9 +108,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private long publications;
 
     GatewayAgent(final ExchangeClient.Context clientContext, final GatewayMetrics metrics, final int queueCapacity,
-        final long heartbeatIntervalNs)
+        final long heartbeatIntervalNs, final ReadModel model)
     {
         this.metrics = metrics;
+        this.model = model;
         this.heartbeatIntervalNs = heartbeatIntervalNs;
         this.tasks = new ManyToOneConcurrentArrayQueue<>(queueCapacity);
         this.client = new ExchangeClient(clientContext.listener(this));

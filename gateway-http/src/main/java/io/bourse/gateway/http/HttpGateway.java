@@ -67,6 +67,8 @@ public final class HttpGateway implements AutoCloseable
         private double rateLimitBurst = 100;
         private int maxBodyBytes = 16 * 1024;
         private int idleTimeoutSeconds = 120;
+        private int recentClosedOrders = ReadModel.DEFAULT_RECENT_CLOSED_ORDERS_ALL_ACCOUNTS;
+        private int recentFills = ReadModel.DEFAULT_RECENT_FILLS_ALL_ACCOUNTS;
         private long heartbeatIntervalMs = 5_000;
         private long agentYieldWindowNs;
         private long agentDeepIdleNs = NodeIdleStrategy.DEFAULT_DEEP_IDLE_AFTER_NS;
@@ -132,6 +134,17 @@ public final class HttpGateway implements AutoCloseable
         {
             this.rateLimitPerSecond = perSecond;
             this.rateLimitBurst = burst;
+            return this;
+        }
+
+        /**
+         * The closed orders and the fills the gateway keeps for all accounts together (each account its most recent,
+         * up to 1,000 of each); beyond them the oldest go. Older ones are the post-trade store's history.
+         */
+        public Context recentRows(final int closedOrders, final int fills)
+        {
+            this.recentClosedOrders = closedOrders;
+            this.recentFills = fills;
             return this;
         }
 
@@ -297,7 +310,8 @@ public final class HttpGateway implements AutoCloseable
             rateLimiter.describe() + " on this connection: the message was not acted on\"}";
         this.authenticator = new Authenticator(context.apiKeys, context.authWindowMs, context.rejectReplays, rateLimiter);
         this.agent = new GatewayAgent(context.clientContext, metrics, context.queueCapacity,
-            TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs));
+            TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs),
+            new ReadModel(context.recentClosedOrders, context.recentFills));
         this.openApi = resource("openapi.json");
         this.operations = new Operations(context.nodeStatus, context.monitorSections, context.storeStatus,
             context.sessionCounts, metrics, agent, this::isReady);

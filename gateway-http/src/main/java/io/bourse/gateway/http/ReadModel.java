@@ -46,6 +46,14 @@ final class ReadModel
     static final int RECENT_TRADES = 200;
     static final int RECENT_FILLS = 1000;
     static final int RECENT_CLOSED_ORDERS = 1000;
+    /**
+     * Default bounds of the closed orders and of the fills kept for all accounts together. An account keeps its most
+     * recent ones up to the per-account bounds above, but the oldest kept go first once all accounts' together pass
+     * these: with per-account bounds alone the gateway's memory would grow with the number of accounts that ever
+     * traded (about 350 KB each). Older history is the post-trade store's.
+     */
+    static final int DEFAULT_RECENT_CLOSED_ORDERS_ALL_ACCOUNTS = 100_000;
+    static final int DEFAULT_RECENT_FILLS_ALL_ACCOUNTS = 100_000;
 
     /**
      * One executed trade.
@@ -58,8 +66,8 @@ final class ReadModel
      * One side of a trade, as the account that traded sees it.
      */
     record FillView(
-        long tradeId, long orderId, long clientOrderId, int instrumentId, String side, String liquidity, long price,
-        long quantity, long fee, long timestampNs)
+        long accountId, long tradeId, long orderId, long clientOrderId, int instrumentId, String side, String liquidity,
+        long price, long quantity, long fee, long timestampNs)
     {
     }
 
@@ -159,7 +167,24 @@ final class ReadModel
     private final ConcurrentHashMap<String, InstrumentView> instrumentsBySymbol = new ConcurrentHashMap<>();
     private final Int2ObjectHashMap<Market> markets = new Int2ObjectHashMap<>();
     private final Long2ObjectHashMap<AccountState> accounts = new Long2ObjectHashMap<>();
+    private final int closedOrdersAllAccounts;
+    private final int fillsAllAccounts;
+    /**
+     * Every account's kept closed orders and fills (and some already dropped by an account's own bound), oldest first.
+     */
+    private final ArrayDeque<OrderView> closedOrdersOldestFirst = new ArrayDeque<>();
+    private final ArrayDeque<FillView> fillsOldestFirst = new ArrayDeque<>();
     private long lastTimestampNs;
+
+    /**
+     * @param closedOrdersAllAccounts closed orders kept for all accounts together.
+     * @param fillsAllAccounts        fills kept for all accounts together.
+     */
+    ReadModel(final int closedOrdersAllAccounts, final int fillsAllAccounts)
+    {
+        this.closedOrdersAllAccounts = closedOrdersAllAccounts;
+        this.fillsAllAccounts = fillsAllAccounts;
+    }
 
     Map<String, InstrumentView> instrumentsBySymbol()
     {
@@ -232,6 +257,8 @@ final class ReadModel
         instruments.clear();
         instrumentsBySymbol.clear();
         accounts.clear();
+        closedOrdersOldestFirst.clear();
+        fillsOldestFirst.clear();
         for (final Market market : markets.values())
         {
             market.bids.clear();
@@ -478,13 +505,13 @@ final class ReadModel
         changes.trades.add(view);
 
         fill(e.makerAccountId(), e.makerOrderId(), e.makerClientOrderId(), e.makerFilledQuantity(),
-            e.makerRemainingQuantity(), e.makerExecutedNotional(), new FillView(e.tradeId(), e.makerOrderId(),
-                e.makerClientOrderId(), e.instrumentId(), makerSide, "MAKER", e.price(), e.quantity(), e.makerFee(),
-                timestampNs), changes);
+            e.makerRemainingQuantity(), e.makerExecutedNotional(), new FillView(e.makerAccountId(), e.tradeId(),
+                e.makerOrderId(), e.makerClientOrderId(), e.instrumentId(), makerSide, "MAKER", e.price(), e.quantity(),
+                e.makerFee(), timestampNs), changes);
         fill(e.takerAccountId(), e.takerOrderId(), e.takerClientOrderId(), e.takerFilledQuantity(),
-            e.takerRemainingQuantity(), e.takerExecutedNotional(), new FillView(e.tradeId(), e.takerOrderId(),
-                e.takerClientOrderId(), e.instrumentId(), takerSide, "TAKER", e.price(), e.quantity(), e.takerFee(),
-                timestampNs), changes);
+            e.takerRemainingQuantity(), e.takerExecutedNotional(), new FillView(e.takerAccountId(), e.tradeId(),
+                e.takerOrderId(), e.takerClientOrderId(), e.instrumentId(), takerSide, "TAKER", e.price(), e.quantity(),
+                e.takerFee(), timestampNs), changes);
     }
 
     private void fill(
@@ -496,6 +523,17 @@ final class ReadModel
         if (account.fills.size() > RECENT_FILLS)
         {
             account.fills.removeLast();
+        }
+        fillsOldestFirst.addLast(fill);
+        while (fillsOldestFirst.size() > fillsAllAccounts)
+        {
+            // An account's fills are in time order too: the oldest of all, if its account still keeps it, is its last.
+            final FillView oldest = fillsOldestFirst.removeFirst();
+            final AccountState owner = accounts.get(oldest.accountId());
+            if (owner != null && owner.fills.peekLast() == oldest)
+            {
+                owner.fills.removeLast();
+            }
         }
         changes.fills.add(fill);
         changes.fillAccounts.add(accountId);
@@ -527,6 +565,16 @@ final class ReadModel
         if (account.openOrders.remove(order.orderId) != null || !account.closedOrders.containsKey(order.orderId))
         {
             account.closedOrders.put(order.orderId, order);
+            closedOrdersOldestFirst.addLast(order);
+            while (closedOrdersOldestFirst.size() > closedOrdersAllAccounts)
+            {
+                final OrderView oldest = closedOrdersOldestFirst.removeFirst();
+                final AccountState owner = accounts.get(oldest.accountId);
+                if (owner != null && owner.closedOrders.get(oldest.orderId) == oldest)
+                {
+                    owner.closedOrders.remove(oldest.orderId);
+                }
+            }
         }
         changes.orders.add(order);
     }
