@@ -10,17 +10,22 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Simulated traders for a live-looking market in the UI: through the public REST API (signed like any client),
- * they rest orders around a drifting mid price, cancel some, and now and then cross the spread. For demos only.
+ * they rest orders around a drifting mid price (at most {@link #RESTING_ORDERS_PER_TRADER} each), cancel some, and now
+ * and then cross the spread. For demos only.
  */
 public final class DemoTraders implements AutoCloseable
 {
+    /**
+     * Orders a trader keeps resting at most: a book of a few hundred orders around the mid.
+     */
+    static final int RESTING_ORDERS_PER_TRADER = 100;
+
     private final String baseUrl;
     private final List<ApiKey> keys;
     private final String symbol;
@@ -118,16 +123,17 @@ public final class DemoTraders implements AutoCloseable
         final ApiKey trader = keys.get(random.nextInt(keys.size()));
         mid = mid.add(tick.multiply(BigDecimal.valueOf(random.nextInt(11) - 5))).max(tick.multiply(BigDecimal.valueOf(100)));
         final int action = random.nextInt(100);
-        if (action < 20)
+        final JsonNode open = call(trader, "GET", "/api/v1/orders?symbol=" + symbol, null);
+        final int resting = open == null ? 0 : open.size();
+        if (resting > 0 && (action < 20 || resting >= RESTING_ORDERS_PER_TRADER))
         {
-            final JsonNode open = call(trader, "GET", "/api/v1/orders?symbol=" + symbol, null);
-            if (open != null && open.size() > 0)
-            {
-                final List<String> ids = new ArrayList<>();
-                open.forEach(order -> ids.add(order.get("orderId").asText()));
-                call(trader, "DELETE", "/api/v1/orders/" + ids.get(random.nextInt(ids.size())), null);
-                return;
-            }
+            // The mid wanders away from old orders, which would then rest for ever: at its depth, a trader cancels the
+            // one farthest from the mid instead of placing another (and would otherwise reach its account's limit of
+            // open orders, after which every placement is refused).
+            final JsonNode cancel = resting >= RESTING_ORDERS_PER_TRADER ? farthestFromMid(open) :
+                open.get(random.nextInt(resting));
+            call(trader, "DELETE", "/api/v1/orders/" + cancel.get("orderId").asText(), null);
+            return;
         }
         final boolean buy = random.nextBoolean();
         final BigDecimal quantity = lot.multiply(BigDecimal.valueOf(10 + random.nextInt(500)));
@@ -149,6 +155,22 @@ public final class DemoTraders implements AutoCloseable
             price.toPlainString() + "\",\"quantity\":\"" + quantity.toPlainString() + "\",\"timeInForce\":\"" +
             timeInForce + "\"}";
         call(trader, "POST", "/api/v1/orders", body);
+    }
+
+    private JsonNode farthestFromMid(final JsonNode orders)
+    {
+        JsonNode farthest = orders.get(0);
+        BigDecimal distance = BigDecimal.ZERO;
+        for (final JsonNode order : orders)
+        {
+            final BigDecimal away = new BigDecimal(order.get("price").asText()).subtract(mid).abs();
+            if (away.compareTo(distance) > 0)
+            {
+                farthest = order;
+                distance = away;
+            }
+        }
+        return farthest;
     }
 
     private JsonNode call(final ApiKey key, final String method, final String path, final String body)
