@@ -28,6 +28,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -381,6 +382,7 @@ public final class ClusterNode implements AutoCloseable
         final String aeronDir = context.aeronDirectoryName();
         final Supplier<IdleStrategy> idle =
             () -> new NodeIdleStrategy(context.agentYieldWindowNs(), context.agentDeepIdleNs());
+        final ThreadFactory threads = componentThreads(context);
         // Every Aeron client of the node reports to the node's log: Aeron's default handler exits the JVM when the
         // media driver has not answered for its timeout, which would bypass the node's own fatal-error action.
         final AeronArchive.Context archiveClient = new AeronArchive.Context()
@@ -402,7 +404,7 @@ public final class ClusterNode implements AutoCloseable
             // A crash may have torn the journal's last write: repaired before the archive's own check on start,
             // which misses some, and again if the archive refuses to start because of one.
             final DriverAndArchive started = TornWriteRepair.launch(context.archiveDir(), context.log(),
-                "bourse node " + context.memberId(), () -> launchDriverAndArchive(context, idle));
+                "bourse node " + context.memberId(), () -> launchDriverAndArchive(context, idle, threads));
             startedDriver = started.driver();
             startedArchive = started.archive();
 
@@ -427,6 +429,7 @@ public final class ClusterNode implements AutoCloseable
                 .archiveContext(archiveClient.clone())
                 .idleStrategySupplier(idle)
                 .errorHandler(componentErrors(context, "consensus module"))
+                .threadFactory(threads)
                 .terminationHook(() -> onTerminated("consensus module")));
 
             service = new ExchangeService(context.historyCapacityBytes(), new NodeServiceListener());
@@ -438,6 +441,7 @@ public final class ClusterNode implements AutoCloseable
                 .archiveContext(archiveClient.clone())
                 .idleStrategySupplier(idle)
                 .errorHandler(componentErrors(context, "service"))
+                .threadFactory(threads)
                 .terminationHook(() -> onTerminated("service")));
 
             startedAeron = Aeron.connect(new Aeron.Context()
@@ -446,7 +450,7 @@ public final class ClusterNode implements AutoCloseable
             maintenance = new JournalMaintenance(context, startedAeron, archiveClient.clone(), this);
             startedMaintenance = new AgentRunner(
                 new SleepingMillisIdleStrategy(50), componentErrors(context, "journal maintenance"), null, maintenance);
-            AgentRunner.startOnThread(startedMaintenance);
+            AgentRunner.startOnThread(startedMaintenance, threads);
         }
         catch (final RuntimeException | Error ex)
         {
@@ -621,6 +625,15 @@ public final class ClusterNode implements AutoCloseable
             });
     }
 
+    /**
+     * Threads for the node's components: one that dies, however, is the node's fatal error.
+     */
+    static ThreadFactory componentThreads(final Context context)
+    {
+        return FatalErrors.threadFactory(context.log(), "bourse node " + context.memberId(),
+            "it recovers from its journal", context.onFatalError());
+    }
+
     private record DriverAndArchive(MediaDriver driver, Archive archive)
     {
     }
@@ -628,12 +641,13 @@ public final class ClusterNode implements AutoCloseable
     /**
      * The node's media driver and archive; when the archive does not start, the driver is closed again.
      */
-    private static DriverAndArchive launchDriverAndArchive(final Context context, final Supplier<IdleStrategy> idle)
+    private static DriverAndArchive launchDriverAndArchive(
+        final Context context, final Supplier<IdleStrategy> idle, final ThreadFactory threads)
     {
-        final MediaDriver driver = launchDriver(context, idle);
+        final MediaDriver driver = launchDriver(context, idle, threads);
         try
         {
-            return new DriverAndArchive(driver, Archive.launch(archiveContext(context, idle)));
+            return new DriverAndArchive(driver, Archive.launch(archiveContext(context, idle).threadFactory(threads)));
         }
         catch (final RuntimeException ex)
         {
@@ -642,11 +656,13 @@ public final class ClusterNode implements AutoCloseable
         }
     }
 
-    private static MediaDriver launchDriver(final Context context, final Supplier<IdleStrategy> idle)
+    private static MediaDriver launchDriver(
+        final Context context, final Supplier<IdleStrategy> idle, final ThreadFactory threads)
     {
         return MediaDriver.launch(new MediaDriver.Context()
             .aeronDirectoryName(context.aeronDirectoryName())
             .threadingMode(ThreadingMode.SHARED)
+            .sharedThreadFactory(threads)
             .sharedIdleStrategy(idle.get())
             .termBufferSparseFile(true)
             .publicationTermBufferLength(4 * 1024 * 1024)

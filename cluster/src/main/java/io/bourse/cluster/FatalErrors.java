@@ -6,6 +6,7 @@ import io.aeron.exceptions.DriverTimeoutException;
 import org.agrona.ErrorHandler;
 
 import java.io.PrintStream;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
 
 /**
@@ -16,6 +17,11 @@ import java.util.function.Consumer;
  * Aeron's timeouts: a process paused that long): Aeron closes that client, and the component using it can do no more.
  * Such an error is logged and handed to the process's fatal-error action instead, by default {@link #HALT}. Anything
  * else goes to the handler for errors the thread survives.
+ * <p>
+ * An error handler is not always reached: Aeron first records an error in its component's memory-mapped mark file, and
+ * when that write fails (the file's disk is full) the thread dies of the failure before any handler of ours runs. So
+ * the components' threads come from {@link #threadFactory}, whose uncaught-exception handler takes the same action
+ * for a thread that dies of anything.
  */
 public final class FatalErrors
 {
@@ -29,6 +35,12 @@ public final class FatalErrors
      * the dead thread), so that a supervisor restarts the process and its recovery runs.
      */
     public static final Consumer<Throwable> HALT = error -> Runtime.getRuntime().halt(EXIT_CODE);
+
+    /**
+     * The fatal error the handler has taken action on, for the thread it ends: its uncaught-exception handler then
+     * leaves it alone.
+     */
+    private static final ThreadLocal<Throwable> HANDLED = new ThreadLocal<>();
 
     private FatalErrors()
     {
@@ -57,8 +69,9 @@ public final class FatalErrors
             {
                 final String what = error instanceof Error ?
                     component + " thread died of " + error : "Aeron closed the " + component + "'s client: " + error;
-                log.printf("%s: %s; it stops (restarted, %s)%n", process, what, restart);
+                log.printf("%s: %s%s; it stops (restarted, %s)%n", process, what, hint(error), restart);
                 log.flush();
+                HANDLED.set(error);
                 onFatal.accept(error);
             }
             else
@@ -66,6 +79,46 @@ public final class FatalErrors
                 otherErrors.onError(error);
             }
         };
+    }
+
+    /**
+     * Threads for a process's components whose death, of whatever escapes them, is fatal to the process: logged and
+     * handed to its fatal-error action unless a {@link #handler} already did so.
+     *
+     * @param log     where the death is said, flushed before the action runs.
+     * @param process how the log names the process, e.g. {@code bourse node 1}.
+     * @param restart what a restart does about it, for the operator reading the log.
+     * @param onFatal the process's fatal-error action.
+     */
+    public static ThreadFactory threadFactory(
+        final PrintStream log, final String process, final String restart, final Consumer<Throwable> onFatal)
+    {
+        return runnable ->
+        {
+            final Thread thread = new Thread(runnable);
+            thread.setUncaughtExceptionHandler((dying, error) ->
+            {
+                if (HANDLED.get() == error)
+                {
+                    return;
+                }
+                log.printf("%s: thread %s died of %s%s; it stops (restarted, %s)%n",
+                    process, dying.getName(), error, hint(error), restart);
+                log.flush();
+                onFatal.accept(error);
+            });
+            return thread;
+        };
+    }
+
+    /**
+     * @return what the error most likely means, for an operator, or nothing.
+     */
+    private static String hint(final Throwable error)
+    {
+        // The JVM's word for a SIGBUS in a memory-mapped file, which a full disk causes when a page is first written.
+        return error instanceof InternalError && String.valueOf(error.getMessage()).contains("unsafe memory access") ?
+            " (a write to a memory-mapped file failed: is its disk full?)" : "";
     }
 
     private static boolean closesTheAeronClient(final Throwable error)

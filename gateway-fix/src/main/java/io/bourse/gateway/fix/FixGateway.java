@@ -51,6 +51,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -424,6 +425,10 @@ public final class FixGateway implements AutoCloseable
      * Artio's own liveness file in its log directory (its {@code DuplicateEngineChecker}'s, package-private there).
      */
     private static final String ARTIO_ENGINE_INFO_FILE = "engine-info";
+    /**
+     * What a restart of the gateway does after a fatal error, for the operator reading the log.
+     */
+    private static final String RESTART = "it takes its sessions and reports up where they were";
 
     private final AgentRunner runner;
     private final FixAuthenticator authenticator;
@@ -487,6 +492,7 @@ public final class FixGateway implements AutoCloseable
                 .framerIdleStrategy(new NodeIdleStrategy(context.agentYieldWindowNs, context.agentDeepIdleNs))
                 .archiverIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 1_000_000));
             engineConfiguration.errorHandlerFactory(artioErrors(context, "Artio engine"));
+            engineConfiguration.threadFactory(componentThreads(context));
             engineConfiguration.monitoringFile(new File(dataDir, "artio-engine-monitoring").getPath());
             engineConfiguration.epochNanoClock(context.epochNanoClock);
             engineConfiguration.sendingTimeWindowInMs(context.sendingTimeWindowMs);
@@ -590,7 +596,7 @@ public final class FixGateway implements AutoCloseable
         this.runner = new AgentRunner(
             new NodeIdleStrategy(context.agentYieldWindowNs, context.agentDeepIdleNs),
             threadErrors(context, "gateway", error -> error.printStackTrace(context.log)), null, agent);
-        AgentRunner.startOnThread(runner);
+        AgentRunner.startOnThread(runner, componentThreads(context));
         this.authenticator = logonChecks;
         if (context.archivePruneIntervalMs > 0 || context.endOfDayUtc != null)
         {
@@ -626,6 +632,7 @@ public final class FixGateway implements AutoCloseable
             .recordChecksum(new RecordChecksum())
             .archiveId(Math.abs((long)archiveDir.getParentFile().getAbsolutePath().hashCode()) + 1)
             .threadingMode(ArchiveThreadingMode.SHARED)
+            .threadFactory(componentThreads(context))
             .idleStrategySupplier(() -> new BackoffIdleStrategy(20, 10, 1_000, 1_000_000))
             .errorHandler(threadErrors(context, "archive", Throwable::printStackTrace))
             .deleteArchiveOnStart(false);
@@ -638,6 +645,7 @@ public final class FixGateway implements AutoCloseable
         return ArchivingMediaDriver.launch(driverContext
             .aeronDirectoryName(aeronDir)
             .threadingMode(ThreadingMode.SHARED)
+            .sharedThreadFactory(componentThreads(context))
             .sharedIdleStrategy(new NodeIdleStrategy(0, context.agentDeepIdleNs))
             .termBufferSparseFile(true)
             .errorHandler(threadErrors(context, "media driver", Throwable::printStackTrace))
@@ -648,8 +656,16 @@ public final class FixGateway implements AutoCloseable
     private static ErrorHandler threadErrors(
         final Context context, final String component, final ErrorHandler otherErrors)
     {
-        return FatalErrors.handler(context.log, "bourse FIX gateway", component,
-            "it takes its sessions and reports up where they were", context.onFatalError, otherErrors);
+        return FatalErrors.handler(context.log, "bourse FIX gateway", component, RESTART, context.onFatalError,
+            otherErrors);
+    }
+
+    /**
+     * Threads for the gateway's components: one that dies, however, is the gateway's fatal error.
+     */
+    private static ThreadFactory componentThreads(final Context context)
+    {
+        return FatalErrors.threadFactory(context.log, "bourse FIX gateway", RESTART, context.onFatalError);
     }
 
     /**

@@ -261,6 +261,10 @@ public final class HttpGateway implements AutoCloseable
         }
     }
 
+    /**
+     * What a restart of the gateway does after a fatal error, for the operator reading the log.
+     */
+    private static final String RESTART = "clients reconnect and resubscribe";
     private static final Pattern SYMBOL = Pattern.compile("[A-Za-z0-9._-]{1,16}");
     private static final Pattern ID = Pattern.compile("[0-9]{1,18}");
     /** Latest time a history filter takes, in epoch milliseconds: the store keeps epoch nanoseconds in a long. */
@@ -323,9 +327,10 @@ public final class HttpGateway implements AutoCloseable
         // shares two cores with the node and the event loops.
         this.agentRunner = new AgentRunner(
             new NodeIdleStrategy(context.agentYieldWindowNs, context.agentDeepIdleNs),
-            FatalErrors.handler(System.err, "bourse HTTP gateway", "gateway", "clients reconnect and resubscribe",
-                context.onFatalError, Throwable::printStackTrace), null, agent);
-        AgentRunner.startOnThread(agentRunner);
+            FatalErrors.handler(System.err, "bourse HTTP gateway", "gateway", RESTART, context.onFatalError,
+                Throwable::printStackTrace), null, agent);
+        AgentRunner.startOnThread(agentRunner,
+            FatalErrors.threadFactory(System.err, "bourse HTTP gateway", RESTART, context.onFatalError));
         this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(context.eventLoops).setWorkerPoolSize(1)
             .setInternalBlockingPoolSize(1));
         this.server = vertx.createHttpServer(new HttpServerOptions()
