@@ -190,19 +190,35 @@ final class BatchCommitter implements AutoCloseable
         }
         catch (final SQLException ex)
         {
-            connection.rollback();
-            throw ex;
+            throw rolledBack(ex);
         }
         finally
         {
             newOrderRows.clear();
-            if (durable)
-            {
-                sqliteSynchronous("NORMAL");
-            }
+        }
+        if (durable)
+        {
+            sqliteSynchronous("NORMAL");
         }
         rowsWritten += batch.rows;
         tradesWritten += batch.tradeCount;
+    }
+
+    /**
+     * Roll the failed batch back, and say why it failed. SQLite rolls a transaction back itself on some errors (a full
+     * disk, an I/O error), and the rollback then fails too: the first error is the one that says what happened.
+     */
+    private SQLException rolledBack(final SQLException failure)
+    {
+        try
+        {
+            connection.rollback();
+        }
+        catch (final SQLException rollbackFailed)
+        {
+            failure.addSuppressed(rollbackFailed);
+        }
+        return failure;
     }
 
     /**

@@ -312,16 +312,29 @@ public final class StoreDatabase implements AutoCloseable
         {
             if (!connection.isClosed())
             {
-                if (!connection.getAutoCommit())
-                {
-                    connection.rollback();
-                }
+                rollbackBeforeClose();
                 connection.close();
             }
         }
         catch (final SQLException ex)
         {
             throw new IllegalStateException("closing store database " + description + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private void rollbackBeforeClose()
+    {
+        try
+        {
+            if (!connection.getAutoCommit())
+            {
+                connection.rollback();
+            }
+        }
+        catch (final SQLException ex)
+        {
+            // After a failed commit SQLite may have rolled back already (a full disk, an I/O error), and the rollback
+            // fails; closing discards what the transaction held either way, and must still release the file.
         }
     }
 }
