@@ -34,17 +34,21 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
             context.password()), metrics);
     }
 
-    public Page<Trade> trades(final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
+    public Page<Trade> trades(
+        final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
-        final HistoryQueries.Page<HistoryQueries.Trade> page = queries.trades(accountId, fromNs, toNs, cursor(after), limit);
+        final HistoryQueries.Page<HistoryQueries.Trade> page =
+            queries.trades(accountId, fromNs, toNs, cursor(after), limit);
         final List<Trade> rows = page.rows().stream().map(t -> new Trade(t.tradeId(), t.instrumentId(), t.orderId(),
             t.side(), t.liquidity(), t.price(), t.quantity(), t.fee(), t.timestampNs())).toList();
         return new Page<>(rows, cursor(page.nextCursor()));
     }
 
-    public Page<Order> orders(final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
+    public Page<Order> orders(
+        final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
-        final HistoryQueries.Page<HistoryQueries.Order> page = queries.orders(accountId, fromNs, toNs, cursor(after), limit);
+        final HistoryQueries.Page<HistoryQueries.Order> page =
+            queries.orders(accountId, fromNs, toNs, cursor(after), limit);
         final List<Order> rows = page.rows().stream().map(o -> new Order(o.orderId(), o.clientOrderId(),
             o.instrumentId(), o.side(), o.orderType(), o.timeInForce(), o.price(), o.quantity(), o.filledQuantity(),
             o.remainingQuantity(), o.executedNotional(), o.status(), o.createdNs(), o.updatedNs())).toList();

@@ -78,18 +78,21 @@ public final class HistoryQueries implements AutoCloseable
             "SELECT * FROM (SELECT trade_id, instrument_id, maker_order_id AS order_id, " +
             "CASE WHEN taker_side = 'BUY' THEN 'SELL' ELSE 'BUY' END AS side, 'MAKER' AS liquidity, price, quantity, " +
             "maker_fee AS fee, timestamp_ns, log_position FROM trades " +
-            "WHERE maker_account_id = ? AND timestamp_ns >= ? AND timestamp_ns < ? AND (timestamp_ns < ? OR trade_id < ?) " +
+            "WHERE maker_account_id = ? AND timestamp_ns >= ? AND timestamp_ns < ? " +
+            "AND (timestamp_ns < ? OR trade_id < ?) " +
             "ORDER BY timestamp_ns DESC, trade_id DESC LIMIT ?) maker_side " +
             "UNION ALL " +
             "SELECT * FROM (SELECT trade_id, instrument_id, taker_order_id AS order_id, taker_side AS side, " +
             "'TAKER' AS liquidity, price, quantity, taker_fee AS fee, timestamp_ns, log_position FROM trades " +
-            "WHERE taker_account_id = ? AND timestamp_ns >= ? AND timestamp_ns < ? AND (timestamp_ns < ? OR trade_id < ?) " +
+            "WHERE taker_account_id = ? AND timestamp_ns >= ? AND timestamp_ns < ? " +
+            "AND (timestamp_ns < ? OR trade_id < ?) " +
             "ORDER BY timestamp_ns DESC, trade_id DESC LIMIT ?) taker_side" +
             ") account_trades ORDER BY timestamp_ns DESC, trade_id DESC LIMIT ?");
         ordersQuery = connection.prepareStatement(
             "SELECT order_id, account_id, client_order_id, instrument_id, side, order_type, time_in_force, price, " +
             "quantity, filled_quantity, remaining_quantity, executed_notional, status, created_ns, updated_ns " +
-            "FROM orders WHERE account_id = ? AND created_ns >= ? AND created_ns < ? AND (created_ns < ? OR order_id < ?) " +
+            "FROM orders WHERE account_id = ? AND created_ns >= ? AND created_ns < ? " +
+            "AND (created_ns < ? OR order_id < ?) " +
             "ORDER BY created_ns DESC, order_id DESC LIMIT ?");
     }
 

@@ -152,7 +152,8 @@ abstract class StoreTestBase
                 while (cursor != null);
                 assertEquals(inWindow, paged, "the older half of account 1's trades, page by page");
 
-                final HistoryQueries.Page<HistoryQueries.Order> orders = queries.orders(1, 0, Long.MAX_VALUE, null, 1000);
+                final HistoryQueries.Page<HistoryQueries.Order> orders =
+                    queries.orders(1, 0, Long.MAX_VALUE, null, 1000);
                 assertEquals(StoreChecks.count(database, "SELECT COUNT(*) FROM orders WHERE account_id = 1"),
                     orders.rows().size());
                 final long middle = orders.rows().get(orders.rows().size() / 2).createdNs();

@@ -39,7 +39,9 @@ import uk.co.real_logic.artio.library.LibraryConfiguration;
 import uk.co.real_logic.artio.validation.SessionPersistenceStrategy;
 
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
@@ -595,7 +597,7 @@ public final class FixGateway implements AutoCloseable
         this.sessionStates = sessionsByCompId;
         this.runner = new AgentRunner(
             new NodeIdleStrategy(context.agentYieldWindowNs, context.agentDeepIdleNs),
-            threadErrors(context, "gateway", error -> error.printStackTrace(context.log)), null, agent);
+            threadErrors(context, "gateway", agentErrors(context)), null, agent);
         AgentRunner.startOnThread(runner, componentThreads(context));
         this.authenticator = logonChecks;
         if (context.archivePruneIntervalMs > 0 || context.endOfDayUtc != null)
@@ -658,6 +660,29 @@ public final class FixGateway implements AutoCloseable
     {
         return FatalErrors.handler(context.log, "bourse FIX gateway", component, RESTART, context.onFatalError,
             otherErrors);
+    }
+
+    /**
+     * Errors the gateway's thread survives, but for a failed write of the gateway's own records (its open orders,
+     * where its reports stopped), which its restarts rely on: after one (a full disk) it could acknowledge what it no
+     * longer keeps, so it stops as for a fatal error.
+     */
+    static ErrorHandler agentErrors(final Context context)
+    {
+        return error ->
+        {
+            if (error instanceof IOException || error instanceof UncheckedIOException)
+            {
+                context.log.printf("%s cannot write its records: %s; it stops (restarted, %s)%n",
+                    LOG_PREFIX, error, RESTART);
+                context.log.flush();
+                context.onFatalError.accept(error);
+            }
+            else
+            {
+                error.printStackTrace(context.log);
+            }
+        };
     }
 
     /**

@@ -5,8 +5,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -16,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A gateway whose duty-cycle thread dies of an {@link Error} does not stay up without it: the error goes to its
- * fatal-error action (by default a halt with exit code 70, for a supervisor to restart it) and the log says why.
+ * fatal-error action (by default a halt with exit code 70, for a supervisor to restart it) and the log says why. So does
+ * one that cannot write its own records.
  */
 class FixGatewayFatalErrorTest
 {
@@ -24,6 +29,36 @@ class FixGatewayFatalErrorTest
     void anErrorThatEndsTheGatewayThreadStopsTheGateway(@TempDir final File dataDir) throws Exception
     {
         final StackOverflowError error = new StackOverflowError("deep recursion");
+        assertTrue(fatalLogOf(error, dataDir).contains("bourse FIX gateway: gateway thread died of " +
+            "java.lang.StackOverflowError: deep recursion; it stops (restarted, it takes its sessions and reports up " +
+            "where they were)"));
+    }
+
+    @Test
+    void aRecordTheGatewayCannotWriteStopsTheGateway(@TempDir final File dataDir) throws Exception
+    {
+        // What the open-order record's append throws on a full disk, from where the gateway handles a message.
+        final UncheckedIOException full = new UncheckedIOException(new IOException("No space left on device"));
+        assertTrue(fatalLogOf(full, dataDir).contains("bourse: FIX gateway cannot write its records: " +
+            "java.io.UncheckedIOException: java.io.IOException: No space left on device; it stops"));
+    }
+
+    @Test
+    void anyOtherExceptionTheGatewayThreadSurvives()
+    {
+        final List<Throwable> fatal = new ArrayList<>();
+        final FixGateway.Context context = new FixGateway.Context()
+            .log(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
+            .onFatalError(fatal::add);
+        FixGateway.agentErrors(context).onError(new IllegalStateException("a message it could not handle"));
+        assertEquals(List.of(), fatal);
+    }
+
+    /**
+     * @return the log of a gateway whose handling of a NewOrderSingle throws, once it has taken its fatal action.
+     */
+    private static String fatalLogOf(final Throwable thrown, final File dataDir) throws Exception
+    {
         final CompletableFuture<Throwable> fatal = new CompletableFuture<>();
         final ByteArrayOutputStream log = new ByteArrayOutputStream();
         try (FixGateway gateway = FixGateway.launch(new FixGateway.Context()
@@ -33,7 +68,7 @@ class FixGatewayFatalErrorTest
             .transientSequenceNumbers()
             .applicationMessageOverride((session, messageType, header, buffer, offset, length) ->
             {
-                throw error;
+                throw sneaky(thrown);
             })
             .log(new PrintStream(log, true, StandardCharsets.UTF_8))
             .onFatalError(fatal::complete));
@@ -42,10 +77,20 @@ class FixGatewayFatalErrorTest
             assertEquals("A", client.logon("secret").get("35"));
             client.sendApp("D", "11=1|21=1|55=BTC-USD|54=1|60=" + RawFixClient.now() + "|38=0.1|40=2|44=10.00|");
 
-            assertSame(error, fatal.get(10, TimeUnit.SECONDS));
-            final String said = log.toString(StandardCharsets.UTF_8);
-            assertTrue(said.contains("bourse FIX gateway: gateway thread died of java.lang.StackOverflowError: deep " +
-                "recursion; it stops (restarted, it takes its sessions and reports up where they were)"), said);
+            assertSame(thrown, fatal.get(10, TimeUnit.SECONDS));
+            return log.toString(StandardCharsets.UTF_8);
         }
+    }
+
+    /**
+     * The override may throw what is unchecked only: an {@link Error} or a {@link RuntimeException}.
+     */
+    private static RuntimeException sneaky(final Throwable thrown)
+    {
+        if (thrown instanceof Error error)
+        {
+            throw error;
+        }
+        return (RuntimeException)thrown;
     }
 }

@@ -312,7 +312,8 @@ public final class HttpGateway implements AutoCloseable
         this.rateLimiter = new RateLimiter(context.rateLimitPerSecond, context.rateLimitBurst);
         this.wsRateLimited = "{\"type\":\"error\",\"code\":\"RATE_LIMITED\",\"detail\":\"more than " +
             rateLimiter.describe() + " on this connection: the message was not acted on\"}";
-        this.authenticator = new Authenticator(context.apiKeys, context.authWindowMs, context.rejectReplays, rateLimiter);
+        this.authenticator =
+            new Authenticator(context.apiKeys, context.authWindowMs, context.rejectReplays, rateLimiter);
         this.agent = new GatewayAgent(context.clientContext, metrics, context.queueCapacity,
             TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs),
             new ReadModel(context.recentClosedOrders, context.recentFills));
@@ -1771,7 +1772,8 @@ public final class HttpGateway implements AutoCloseable
             final String op = Requests.string(message, "op", true);
             switch (op)
             {
-                case "ping" -> writeIfRoom(session.socket, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
+                case "ping" ->
+                    writeIfRoom(session.socket, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
                 case "auth" ->
                 {
                     final ApiKey key = authenticator.authenticate(Requests.string(message, "key", true),

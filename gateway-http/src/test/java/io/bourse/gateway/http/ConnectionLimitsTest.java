@@ -35,7 +35,8 @@ class ConnectionLimitsTest
     @BeforeAll
     static void start()
     {
-        harness = new GatewayHarness(context -> context.rateLimit(1, 5).idleTimeoutSeconds(IDLE_TIMEOUT_S).heartbeatIntervalMs(200));
+        harness = new GatewayHarness(
+            context -> context.rateLimit(1, 5).idleTimeoutSeconds(IDLE_TIMEOUT_S).heartbeatIntervalMs(200));
     }
 
     @AfterAll
@@ -132,7 +133,8 @@ class ConnectionLimitsTest
             final List<CompletableFuture<GatewayHarness.Response>> answers = new ArrayList<>();
             for (int i = 0; i < HttpGateway.MAX_WAITING_HISTORY_QUERIES + extra; i++)
             {
-                answers.add(slow.callAsync(GatewayHarness.ALICE, "GET", "/api/v1/history/trades?limit=" + (i + 1), null));
+                answers.add(
+                    slow.callAsync(GatewayHarness.ALICE, "GET", "/api/v1/history/trades?limit=" + (i + 1), null));
             }
             final List<GatewayHarness.Response> busy = new ArrayList<>();
             final long deadlineNs = System.nanoTime() + GatewayHarness.TIMEOUT_NS;

@@ -38,7 +38,8 @@ class RecentRowsTest
                 harness.call(ALICE, "GET", "/api/v1/orders/" + sells.get(0), null));
             for (final String kept : List.of(sells.get(1), sells.get(2)))
             {
-                assertEquals("FILLED", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + kept, null)).str("status"));
+                assertEquals("FILLED",
+                    expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + kept, null)).str("status"));
             }
             assertEquals("FILLED", expect(200, harness.call(BOB, "GET", "/api/v1/orders/" + buy, null)).str("status"));
         }
