@@ -1,7 +1,6 @@
 package io.bourse.store;
 
 import java.io.PrintStream;
-import java.sql.SQLException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -24,7 +23,7 @@ final class CommitThread
     private final ArrayBlockingQueue<HistoryBatch> committed = new ArrayBlockingQueue<>(1);
     private final Thread thread;
     private volatile boolean running = true;
-    private volatile Exception failure;
+    private volatile Throwable failure;
 
     /**
      * @param nice Linux nice value for the thread, as the store's own (0 to leave it).
@@ -56,7 +55,7 @@ final class CommitThread
     HistoryBatch poll()
     {
         final HistoryBatch batch = committed.poll();
-        final Exception failed = failure;
+        final Throwable failed = failure;
         if (failed != null)
         {
             throw failed instanceof StoreException storeException ? storeException :
@@ -90,8 +89,10 @@ final class CommitThread
             {
                 committer.commit(batch);
             }
-            catch (final SQLException | RuntimeException ex)
+            catch (final Throwable ex)
             {
+                // An Error too (out of memory building a large batch): left to end this thread, it would leave the
+                // store waiting for the batch for ever, following in name only; failed, the store starts again.
                 failure = ex;
                 return;
             }
