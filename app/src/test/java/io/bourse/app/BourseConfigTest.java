@@ -97,6 +97,23 @@ class BourseConfigTest
     }
 
     @Test
+    void httpConnectionAndReadModelBoundsAreRefusedOutOfRange()
+    {
+        for (final Map.Entry<String, String> bad : Map.of(
+            "http.idle.timeout.seconds", "-1",
+            "http.recent.closed.orders", "0",
+            "http.recent.fills", "many").entrySet())
+        {
+            final BourseConfig.ConfigException ex = assertThrows(BourseConfig.ConfigException.class,
+                () -> new HttpConfig(BourseConfig.load(null, Map.of(bad.getKey(), bad.getValue()))).context());
+            assertTrue(ex.getMessage().startsWith("configuration key '" + bad.getKey() + "': expected an integer " +
+                "from "), ex.getMessage());
+            assertTrue(ex.getMessage().endsWith(", got '" + bad.getValue() + "'"), ex.getMessage());
+        }
+        new HttpConfig(BourseConfig.load(null, Map.of("http.idle.timeout.seconds", "0"))).context();
+    }
+
+    @Test
     void storeKeysConfigureThePostTradeStore()
     {
         final BourseConfig defaults = BourseConfig.load(null, Map.of());
