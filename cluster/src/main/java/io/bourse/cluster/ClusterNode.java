@@ -482,10 +482,9 @@ public final class ClusterNode implements AutoCloseable
         terminated.countDown();
         if (started && !closed && terminatedOnItsOwn.compareAndSet(false, true))
         {
-            context.log().printf("bourse node %d: %s terminated while the node was not closing; the node stops " +
-                "(restarted, it recovers from its journal)%n", context.memberId(), component);
-            context.log().flush();
-            context.onFatalError().accept(
+            FatalErrors.stop(context.log(), "bourse node " + context.memberId() + ": " + component +
+                " terminated while the node was not closing; the node stops (restarted, it recovers from its journal)",
+                context.onFatalError(),
                 new IllegalStateException(component + " terminated while the node was not closing"));
         }
     }

@@ -69,10 +69,9 @@ public final class FatalErrors
             {
                 final String what = error instanceof Error ?
                     component + " thread died of " + error : "Aeron closed the " + component + "'s client: " + error;
-                log.printf("%s: %s%s; it stops (restarted, %s)%n", process, what, hint(error), restart);
-                log.flush();
                 HANDLED.set(error);
-                onFatal.accept(error);
+                stop(log, process + ": " + what + hint(error) + "; it stops (restarted, " + restart + ")", onFatal,
+                    error);
             }
             else
             {
@@ -102,13 +101,27 @@ public final class FatalErrors
                 {
                     return;
                 }
-                log.printf("%s: thread %s died of %s%s; it stops (restarted, %s)%n",
-                    process, dying.getName(), error, hint(error), restart);
-                log.flush();
-                onFatal.accept(error);
+                stop(log, process + ": thread " + dying.getName() + " died of " + error + hint(error) +
+                    "; it stops (restarted, " + restart + ")", onFatal, error);
             });
             return thread;
         };
+    }
+
+    /**
+     * Say why the process stops, flushed so that the line is out before the action (by default a halt), then act.
+     *
+     * @param log     where the line goes.
+     * @param line    the whole line, for the operator: what happened and what a restart does about it.
+     * @param onFatal the process's fatal-error action.
+     * @param error   what it is handed.
+     */
+    public static void stop(
+        final PrintStream log, final String line, final Consumer<Throwable> onFatal, final Throwable error)
+    {
+        log.println(line);
+        log.flush();
+        onFatal.accept(error);
     }
 
     /**

@@ -196,6 +196,8 @@ final class BatchCommitter implements AutoCloseable
         {
             newOrderRows.clear();
         }
+        // Not after a failure: the connection may then refuse it too, hiding the first error, and the store starts
+        // again on a new connection anyway.
         if (durable)
         {
             sqliteSynchronous("NORMAL");

@@ -673,10 +673,8 @@ public final class FixGateway implements AutoCloseable
         {
             if (error instanceof IOException || error instanceof UncheckedIOException)
             {
-                context.log.printf("%s cannot write its records: %s; it stops (restarted, %s)%n",
-                    LOG_PREFIX, error, RESTART);
-                context.log.flush();
-                context.onFatalError.accept(error);
+                FatalErrors.stop(context.log, LOG_PREFIX + " cannot write its records: " + error +
+                    "; it stops (restarted, " + RESTART + ")", context.onFatalError, error);
             }
             else
             {

@@ -112,19 +112,20 @@ final class Authenticator
             throw new ApiException(401, "INVALID_SIGNATURE",
                 "signature does not match HMAC-SHA256(secret, timestamp + method + path + body)", null);
         }
-        final boolean remember = singleUse && rejectReplays;
-        final ByteBuffer signed = ByteBuffer.wrap(expected);
-        if (remember)
+        if (!singleUse || !rejectReplays)
         {
-            sweepAt(nowMs);
-            if (accepted.containsKey(signed))
-            {
-                throw replayed();
-            }
+            rateLimiter.acquire(key, nowMs * 1_000_000L);
+            return apiKey;
+        }
+        final ByteBuffer signed = ByteBuffer.wrap(expected);
+        sweepAt(nowMs);
+        if (accepted.containsKey(signed))
+        {
+            throw replayed();
         }
         rateLimiter.acquire(key, nowMs * 1_000_000L);
         // Looked up again: the same request may have come on two connections at once.
-        if (remember && accepted.putIfAbsent(signed, timestampMs + windowMs) != null)
+        if (accepted.putIfAbsent(signed, timestampMs + windowMs) != null)
         {
             throw replayed();
         }
