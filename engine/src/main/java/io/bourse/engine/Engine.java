@@ -15,7 +15,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.collections.LongHashSet;
 
 import java.util.Arrays;
 import java.util.function.Supplier;
@@ -83,7 +82,7 @@ public final class Engine
     final Int2ObjectHashMap<Instrument> instruments = new Int2ObjectHashMap<>();
     final Long2ObjectHashMap<Account> accounts = new Long2ObjectHashMap<>();
     Long2ObjectHashMap<Order> ordersById;
-    final LongHashSet transactionIds = new LongHashSet();
+    final TransactionIds transactionIds = new TransactionIds();
     final ExpiryQueue expiryQueue = new ExpiryQueue();
     private final OrderPool orderPool;
     private final SnapshotCodec snapshotCodec = new SnapshotCodec();

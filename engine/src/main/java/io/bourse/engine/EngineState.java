@@ -56,13 +56,17 @@ final class EngineState
         }
         hash = mix(hash, accounts);
 
-        long transactions = 0;
-        final var iterator = engine.transactionIds.iterator();
-        while (iterator.hasNext())
+        // Summed id by id, not block by block, so that the hash of a state does not depend on how the ids are kept
+        // and snapshots of format 1 (ids one by one) still verify.
+        final long[] transactions = new long[1];
+        engine.transactionIds.forEachBlock((block, bits) ->
         {
-            transactions += mix(0x7478L, iterator.nextValue());
-        }
-        return mix(hash, transactions);
+            for (long remaining = bits; remaining != 0; remaining &= remaining - 1)
+            {
+                transactions[0] += mix(0x7478L, (block << 6) | Long.numberOfTrailingZeros(remaining));
+            }
+        });
+        return mix(hash, transactions[0]);
     }
 
     private static long instrumentHash(final Instrument instrument)

@@ -17,11 +17,11 @@ import io.bourse.protocol.codec.SnapshotBeginEncoder;
 import io.bourse.protocol.codec.SnapshotEndDecoder;
 import io.bourse.protocol.codec.SnapshotEndEncoder;
 import io.bourse.protocol.codec.TimeInForce;
+import io.bourse.protocol.codec.TransactionIdBlocksRecordDecoder;
+import io.bourse.protocol.codec.TransactionIdBlocksRecordEncoder;
 import io.bourse.protocol.codec.TransactionIdsRecordDecoder;
-import io.bourse.protocol.codec.TransactionIdsRecordEncoder;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.collections.LongHashSet;
 
 import java.util.Arrays;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -30,13 +30,17 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Writes an engine's whole state as a sequence of SBE snapshot records and loads it back.
  * <p>
  * Records are written in a canonical order (assets by definition, instruments and accounts by id, orders in book
- * priority, transaction ids sorted), so two engines in the same state write the same bytes. Loading checks the
+ * priority, transaction id blocks sorted), so two engines in the same state write the same bytes. Loading checks the
  * state hash recorded at the end against the hash of what was loaded.
  */
 final class SnapshotCodec
 {
-    static final int FORMAT_VERSION = 1;
-    private static final int TRANSACTION_IDS_PER_RECORD = 8192;
+    static final int FORMAT_VERSION = 2;
+    /**
+     * Format 1 recorded transaction ids one by one (TransactionIdsRecord); such snapshots still load.
+     */
+    private static final int FORMAT_VERSION_IDS_ONE_BY_ONE = 1;
+    private static final int TRANSACTION_ID_BLOCKS_PER_RECORD = 4096;
 
     /**
      * What the flyweight fields are left wrapping after a snapshot is written or read: a field still wrapping the
@@ -160,25 +164,21 @@ final class SnapshotCodec
             }
         }
 
-        final long[] transactionIds = new long[engine.transactionIds.size()];
-        int idCount = 0;
-        final LongHashSet.LongIterator iterator = engine.transactionIds.iterator();
-        while (iterator.hasNext())
+        final long[] blocks = new long[engine.transactionIds.blockCount()];
+        final int[] blockCount = new int[1];
+        engine.transactionIds.forEachBlock((block, bits) -> blocks[blockCount[0]++] = block);
+        Arrays.sort(blocks);
+        final TransactionIdBlocksRecordEncoder blocksEncoder = new TransactionIdBlocksRecordEncoder();
+        for (int start = 0; start < blocks.length; start += TRANSACTION_ID_BLOCKS_PER_RECORD)
         {
-            transactionIds[idCount++] = iterator.nextValue();
-        }
-        Arrays.sort(transactionIds);
-        final TransactionIdsRecordEncoder transactionEncoder = new TransactionIdsRecordEncoder();
-        for (int start = 0; start < transactionIds.length; start += TRANSACTION_IDS_PER_RECORD)
-        {
-            final int count = Math.min(TRANSACTION_IDS_PER_RECORD, transactionIds.length - start);
-            transactionEncoder.wrapAndApplyHeader(buffer, position, headerEncoder);
-            final TransactionIdsRecordEncoder.TransactionIdsEncoder ids = transactionEncoder.transactionIdsCount(count);
+            final int count = Math.min(TRANSACTION_ID_BLOCKS_PER_RECORD, blocks.length - start);
+            blocksEncoder.wrapAndApplyHeader(buffer, position, headerEncoder);
+            final TransactionIdBlocksRecordEncoder.BlocksEncoder entries = blocksEncoder.blocksCount(count);
             for (int i = start; i < start + count; i++)
             {
-                ids.next().transactionId(transactionIds[i]);
+                entries.next().block(blocks[i]).bits(engine.transactionIds.bits(blocks[i]));
             }
-            position += MessageHeaderEncoder.ENCODED_LENGTH + transactionEncoder.encodedLength();
+            position += MessageHeaderEncoder.ENCODED_LENGTH + blocksEncoder.encodedLength();
             records++;
         }
 
@@ -252,9 +252,10 @@ final class SnapshotCodec
                 case SnapshotBeginDecoder.TEMPLATE_ID ->
                 {
                     final SnapshotBeginDecoder decoder = new SnapshotBeginDecoder().wrap(buffer, body, blockLength, version);
-                    if (decoder.formatVersion() != FORMAT_VERSION)
+                    final int format = decoder.formatVersion();
+                    if (format != FORMAT_VERSION && format != FORMAT_VERSION_IDS_ONE_BY_ONE)
                     {
-                        throw new IllegalStateException("unsupported snapshot format " + decoder.formatVersion());
+                        throw new IllegalStateException("unsupported snapshot format " + format);
                     }
                     engine.nextOrderId = decoder.nextOrderId();
                     engine.nextTradeId = decoder.nextTradeId();
@@ -282,6 +283,16 @@ final class SnapshotCodec
                     for (final TransactionIdsRecordDecoder.TransactionIdsDecoder id : decoder.transactionIds())
                     {
                         engine.transactionIds.add(id.transactionId());
+                    }
+                    position = decoder.limit();
+                }
+                case TransactionIdBlocksRecordDecoder.TEMPLATE_ID ->
+                {
+                    final TransactionIdBlocksRecordDecoder decoder =
+                        new TransactionIdBlocksRecordDecoder().wrap(buffer, body, blockLength, version);
+                    for (final TransactionIdBlocksRecordDecoder.BlocksDecoder entry : decoder.blocks())
+                    {
+                        engine.transactionIds.addBlock(entry.block(), entry.bits());
                     }
                     position = decoder.limit();
                 }

@@ -14,7 +14,7 @@ import io.bourse.protocol.codec.SnapshotBeginDecoder;
 import io.bourse.protocol.codec.SnapshotEndDecoder;
 import io.bourse.protocol.codec.TimeInForce;
 import io.bourse.protocol.codec.TradingState;
-import io.bourse.protocol.codec.TransactionIdsRecordDecoder;
+import io.bourse.protocol.codec.TransactionIdBlocksRecordDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -273,7 +273,7 @@ class SnapshotTest
         throw new AssertionError("no record with template " + templateId);
     }
 
-    private static int bodyLength(final DirectBuffer buffer, final int position, final MessageHeaderDecoder header)
+    static int bodyLength(final DirectBuffer buffer, final int position, final MessageHeaderDecoder header)
     {
         final int body = position + MessageHeaderDecoder.ENCODED_LENGTH;
         final int blockLength = header.blockLength();
@@ -290,8 +290,8 @@ class SnapshotTest
                 new AccountRecordDecoder().wrap(buffer, body, blockLength, version).sbeDecodedLength();
             case OrderRecordDecoder.TEMPLATE_ID ->
                 new OrderRecordDecoder().wrap(buffer, body, blockLength, version).sbeDecodedLength();
-            case TransactionIdsRecordDecoder.TEMPLATE_ID ->
-                new TransactionIdsRecordDecoder().wrap(buffer, body, blockLength, version).sbeDecodedLength();
+            case TransactionIdBlocksRecordDecoder.TEMPLATE_ID ->
+                new TransactionIdBlocksRecordDecoder().wrap(buffer, body, blockLength, version).sbeDecodedLength();
             case SnapshotEndDecoder.TEMPLATE_ID ->
                 new SnapshotEndDecoder().wrap(buffer, body, blockLength, version).sbeDecodedLength();
             default -> throw new AssertionError("unknown template " + header.templateId());
@@ -339,11 +339,14 @@ class SnapshotTest
                         new InstrumentRecordDecoder().wrap(buffer, body, header.blockLength(), header.version());
                     notOpen += instrument.tradingState() != TradingState.OPEN ? 1 : 0;
                 }
-                case TransactionIdsRecordDecoder.TEMPLATE_ID ->
+                case TransactionIdBlocksRecordDecoder.TEMPLATE_ID ->
                 {
-                    final TransactionIdsRecordDecoder ids =
-                        new TransactionIdsRecordDecoder().wrap(buffer, body, header.blockLength(), header.version());
-                    transactionIds += ids.transactionIds().count();
+                    final TransactionIdBlocksRecordDecoder ids = new TransactionIdBlocksRecordDecoder();
+                    ids.wrap(buffer, body, header.blockLength(), header.version());
+                    for (final TransactionIdBlocksRecordDecoder.BlocksDecoder block : ids.blocks())
+                    {
+                        transactionIds += Long.bitCount(block.bits());
+                    }
                 }
                 default ->
                 {

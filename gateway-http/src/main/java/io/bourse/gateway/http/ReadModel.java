@@ -19,6 +19,7 @@ import io.bourse.protocol.codec.SnapshotBeginDecoder;
 import io.bourse.protocol.codec.SnapshotEndDecoder;
 import io.bourse.protocol.codec.TradeDecoder;
 import io.bourse.protocol.codec.TradingStateChangedDecoder;
+import io.bourse.protocol.codec.TransactionIdBlocksRecordDecoder;
 import io.bourse.protocol.codec.TransactionIdsRecordDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -160,6 +161,7 @@ final class ReadModel
     private final AccountRecordDecoder accountRecord = new AccountRecordDecoder();
     private final OrderRecordDecoder orderRecord = new OrderRecordDecoder();
     private final TransactionIdsRecordDecoder transactionIdsRecord = new TransactionIdsRecordDecoder();
+    private final TransactionIdBlocksRecordDecoder transactionIdBlocksRecord = new TransactionIdBlocksRecordDecoder();
 
     private final Int2ObjectHashMap<String> assetSymbols = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<Integer> assetScales = new Int2ObjectHashMap<>();
@@ -328,10 +330,19 @@ final class ReadModel
                 }
                 case TransactionIdsRecordDecoder.TEMPLATE_ID ->
                 {
+                    // From a node of an earlier version (snapshot format 1).
                     transactionIdsRecord.wrap(buffer, bodyOffset, blockLength, version);
                     final TransactionIdsRecordDecoder.TransactionIdsDecoder ids = transactionIdsRecord.transactionIds();
                     position = bodyOffset + blockLength + TransactionIdsRecordDecoder.TransactionIdsDecoder.sbeHeaderSize() +
                         ids.count() * ids.actingBlockLength();
+                }
+                case TransactionIdBlocksRecordDecoder.TEMPLATE_ID ->
+                {
+                    transactionIdBlocksRecord.wrap(buffer, bodyOffset, blockLength, version);
+                    final TransactionIdBlocksRecordDecoder.BlocksDecoder blocks = transactionIdBlocksRecord.blocks();
+                    position = bodyOffset + blockLength +
+                        TransactionIdBlocksRecordDecoder.BlocksDecoder.sbeHeaderSize() +
+                        blocks.count() * blocks.actingBlockLength();
                 }
                 default -> throw new IllegalStateException("unexpected record " + templateId + " in the engine state");
             }
