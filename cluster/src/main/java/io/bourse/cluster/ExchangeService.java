@@ -233,7 +233,10 @@ public final class ExchangeService implements ClusteredService
         headerDecoder.wrap(buffer, offset);
         final int templateId = headerDecoder.templateId();
         final int bodyOffset = offset + MessageHeaderDecoder.ENCODED_LENGTH;
+        // A block of another length is from another version of the schema: decoding a shorter one would read the
+        // bytes after the message, which a replay need not have the same.
         if (headerDecoder.schemaId() != MessageHeaderDecoder.SCHEMA_ID ||
+            headerDecoder.blockLength() != blockLength(templateId) ||
             length - MessageHeaderDecoder.ENCODED_LENGTH < headerDecoder.blockLength())
         {
             ignore(session, 0, 0, IgnoredReason.MALFORMED);
@@ -279,6 +282,23 @@ public final class ExchangeService implements ClusteredService
             ignore(session, 0, 0, IgnoredReason.MALFORMED);
         }
         appliedLogPosition = cluster.logPosition();
+    }
+
+    /**
+     * @return the block length of the client message with the template id, or -1 when it is not one.
+     */
+    private static int blockLength(final int templateId)
+    {
+        return switch (templateId)
+        {
+            case RequestDecoder.TEMPLATE_ID -> RequestDecoder.BLOCK_LENGTH;
+            case ReplayRequestDecoder.TEMPLATE_ID -> ReplayRequestDecoder.BLOCK_LENGTH;
+            case SnapshotRequestDecoder.TEMPLATE_ID -> SnapshotRequestDecoder.BLOCK_LENGTH;
+            case StateRequestDecoder.TEMPLATE_ID -> StateRequestDecoder.BLOCK_LENGTH;
+            case BatchContinueDecoder.TEMPLATE_ID -> BatchContinueDecoder.BLOCK_LENGTH;
+            case StateContinueDecoder.TEMPLATE_ID -> StateContinueDecoder.BLOCK_LENGTH;
+            default -> -1;
+        };
     }
 
     public void onTimerEvent(final long correlationId, final long timestamp)

@@ -81,7 +81,10 @@ public final class CommandAdapter
         final int blockLength = header.blockLength();
         final int version = header.version();
         final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
-        if (header.schemaId() != MessageHeaderDecoder.SCHEMA_ID || length - MessageHeaderDecoder.ENCODED_LENGTH < blockLength)
+        // A block of another length is from another version of the schema: decoding a shorter one would read the
+        // bytes after the message, which a replay need not have the same.
+        if (header.schemaId() != MessageHeaderDecoder.SCHEMA_ID || blockLength != blockLength(header.templateId()) ||
+            length - MessageHeaderDecoder.ENCODED_LENGTH < blockLength)
         {
             return unknown(nowNs);
         }
@@ -115,7 +118,15 @@ public final class CommandAdapter
             case MassCancelDecoder.TEMPLATE_ID ->
             {
                 final MassCancelDecoder d = massCancel.wrap(buffer, body, blockLength, version);
-                engine.massCancel(d.accountId(), d.instrumentId(), SIDES[d.sideRaw()], nowNs);
+                final short side = d.sideRaw();
+                // Null means both sides here, so a value outside the schema must not become null.
+                if (side != Side.NULL_VAL.value() && SIDES[side] == Side.NULL_VAL)
+                {
+                    engine.listener.onCommandRejected(
+                        CommandType.MASS_CANCEL, RejectReason.INVALID_SIDE, d.accountId(), 0, 0, d.instrumentId(), nowNs);
+                    return true;
+                }
+                engine.massCancel(d.accountId(), d.instrumentId(), SIDES[side], nowNs);
             }
             case QueryOrderDecoder.TEMPLATE_ID ->
             {
@@ -177,6 +188,30 @@ public final class CommandAdapter
             }
         }
         return true;
+    }
+
+    /**
+     * @return the block length of the command with the template id, or -1 when it is not a command.
+     */
+    private static int blockLength(final int templateId)
+    {
+        return switch (templateId)
+        {
+            case NewOrderDecoder.TEMPLATE_ID -> NewOrderDecoder.BLOCK_LENGTH;
+            case CancelOrderDecoder.TEMPLATE_ID -> CancelOrderDecoder.BLOCK_LENGTH;
+            case ReplaceOrderDecoder.TEMPLATE_ID -> ReplaceOrderDecoder.BLOCK_LENGTH;
+            case MassCancelDecoder.TEMPLATE_ID -> MassCancelDecoder.BLOCK_LENGTH;
+            case QueryOrderDecoder.TEMPLATE_ID -> QueryOrderDecoder.BLOCK_LENGTH;
+            case ExpireOrdersDecoder.TEMPLATE_ID -> ExpireOrdersDecoder.BLOCK_LENGTH;
+            case DefineAssetDecoder.TEMPLATE_ID -> DefineAssetDecoder.BLOCK_LENGTH;
+            case DefineInstrumentDecoder.TEMPLATE_ID -> DefineInstrumentDecoder.BLOCK_LENGTH;
+            case SetTradingStateDecoder.TEMPLATE_ID -> SetTradingStateDecoder.BLOCK_LENGTH;
+            case DepositDecoder.TEMPLATE_ID -> DepositDecoder.BLOCK_LENGTH;
+            case WithdrawDecoder.TEMPLATE_ID -> WithdrawDecoder.BLOCK_LENGTH;
+            case SetAccountLimitsDecoder.TEMPLATE_ID -> SetAccountLimitsDecoder.BLOCK_LENGTH;
+            case SetKillSwitchDecoder.TEMPLATE_ID -> SetKillSwitchDecoder.BLOCK_LENGTH;
+            default -> -1;
+        };
     }
 
     private static <E extends Enum<E>> E[] lookup(final E[] values, final E nullValue)

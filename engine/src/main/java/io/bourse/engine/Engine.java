@@ -180,7 +180,7 @@ public final class Engine
         order.filledQuantity = 0;
         order.executedNotional = 0;
         order.expiryTimeNs = expiryTimeNs;
-        order.feeReservePpm = instrument.maxFeePpm();
+        order.feeReservePpm = side == Side.BUY ? instrument.maxFeePpm() : 0;
 
         listener.onOrderAccepted(
             order.orderId, clientOrderId, accountId, instrumentId, side, orderType, timeInForce, price, quantity,
@@ -263,8 +263,8 @@ public final class Engine
     {
         lastTimestampNs = nowNs;
         final Account account = accounts.get(accountId);
-        final Order order = account == null ? null : findOrder(account, orderId, origClientOrderId);
-        final RejectReason reason = checkReplace(account, order, newClientOrderId, price, quantity);
+        final Order order = account == null ? null : findUnexpiredOrder(account, orderId, origClientOrderId, nowNs);
+        final RejectReason reason = checkReplace(account, order, newClientOrderId, price, quantity, nowNs);
         if (reason != null)
         {
             listener.onCommandRejected(
@@ -444,7 +444,8 @@ public final class Engine
 
     /**
      * Add an instrument, or change one. Its assets, scales, tick and lot can only change while its book is empty;
-     * limits, band, fees and trading state can change at any time.
+     * limits, band, fees and trading state can change at any time. The price band follows the last trade; a new
+     * reference price, or a new price scale or tick, centres it on the reference price again until the next trade.
      */
     public void defineInstrument(
         final int instrumentId,
@@ -518,6 +519,13 @@ public final class Engine
         {
             instrument = new Instrument(instrumentId, context.orderBookFactory().get());
             instruments.put(instrumentId, instrument);
+        }
+        else if (existing.referencePrice != referencePrice || existing.priceScale != priceScale ||
+            existing.tickSize != tickSize)
+        {
+            // A last trade on another price grid means nothing on this one, and a new reference is how an operator
+            // moves a band that the last trade holds where the market no longer is.
+            instrument.lastTradePrice = 0;
         }
         instrument.symbol = symbol;
         instrument.baseAsset = base;
@@ -906,7 +914,7 @@ public final class Engine
         {
             return RejectReason.DUPLICATE_CLIENT_ORDER_ID;
         }
-        if ((postOnly || state == TradingState.POST_ONLY) && wouldTake(instrument, side, price))
+        if ((postOnly || state == TradingState.POST_ONLY) && wouldTake(instrument, side, price, nowNs))
         {
             return postOnly ? RejectReason.POST_ONLY_WOULD_TAKE : RejectReason.INSTRUMENT_POST_ONLY;
         }
@@ -986,7 +994,8 @@ public final class Engine
     }
 
     private RejectReason checkReplace(
-        final Account account, final Order order, final long newClientOrderId, final long price, final long quantity)
+        final Account account, final Order order, final long newClientOrderId, final long price, final long quantity,
+        final long nowNs)
     {
         if (account == null)
         {
@@ -1043,7 +1052,8 @@ public final class Engine
         {
             return RejectReason.DUPLICATE_CLIENT_ORDER_ID;
         }
-        if (priceChanged && (order.postOnly || state == TradingState.POST_ONLY) && wouldTake(instrument, order.side, price))
+        if (priceChanged && (order.postOnly || state == TradingState.POST_ONLY) &&
+            wouldTake(instrument, order.side, price, nowNs))
         {
             return order.postOnly ? RejectReason.POST_ONLY_WOULD_TAKE : RejectReason.INSTRUMENT_POST_ONLY;
         }
@@ -1092,9 +1102,15 @@ public final class Engine
         return numerator / denominator;
     }
 
-    private static boolean wouldTake(final Instrument instrument, final Side side, final long price)
+    private static boolean wouldTake(final Instrument instrument, final Side side, final long price, final long nowNs)
     {
-        final Order best = instrument.book.best(opposite(side));
+        final OrderBook book = instrument.book;
+        Order best = book.best(opposite(side));
+        // Matching would expire, not take, the orders that are due.
+        while (best != null && best.isDue(nowNs))
+        {
+            best = book.next(best);
+        }
         return best != null && (side == Side.BUY ? best.price <= price : best.price >= price);
     }
 
@@ -1120,15 +1136,17 @@ public final class Engine
         final boolean banded = market && instrument.hasBand();
         final long bandLowPrice = instrument.bandLowPrice;
         final long bandHighPrice = instrument.bandHighPrice;
-        final int takerFeePpm = Math.min(instrument.takerFeePpm, taker.feeReservePpm);
+        final int takerFeePpm = feePpm(taker, instrument.takerFeePpm);
+        // A buy by quote amount names no quantity, so the quantity limits it was not checked against bound its fills.
+        final long quantityCap = byQuoteAmount ? quantityCap(instrument, taker.account) : 0;
 
         Order maker = book.best(opposite(taker.side));
         while (maker != null)
         {
-            final long remaining = byQuoteAmount ? Long.MAX_VALUE : taker.remainingQuantity();
+            final long remaining = byQuoteAmount ? quantityCap - taker.filledQuantity : taker.remainingQuantity();
             if (remaining == 0)
             {
-                return null;
+                return byQuoteAmount ? CancelReason.QUANTITY_LIMIT : null;
             }
             final long makerPrice = maker.price;
             if (market)
@@ -1144,7 +1162,7 @@ public final class Engine
             }
 
             final Order nextMaker = book.next(maker);
-            if (maker.timeInForce == TimeInForce.GTD && maker.expiryTimeNs <= nowNs)
+            if (maker.isDue(nowNs))
             {
                 expire(maker, nowNs);
                 maker = nextMaker;
@@ -1164,6 +1182,11 @@ public final class Engine
             final long lotSize = instrument.lotSize;
             final long notionalPerLot = (makerPrice / instrument.tickSize) * instrument.quotePerTickLot;
             long lots = Math.min(remaining, maker.remainingQuantity()) / lotSize;
+            if (lots == 0)
+            {
+                // Only a buy by quote amount within a lot of its quantity cap: a remaining quantity is whole lots.
+                return CancelReason.QUANTITY_LIMIT;
+            }
             if (market)
             {
                 final long cappedLots = notionalCapRemaining / notionalPerLot;
@@ -1190,6 +1213,16 @@ public final class Engine
             }
         }
         return null;
+    }
+
+    /**
+     * @return the most a market buy by quote amount may fill: the lower of the instrument's and the account's maximum
+     * order quantity, or {@link Long#MAX_VALUE} when neither is set.
+     */
+    private static long quantityCap(final Instrument instrument, final Account account)
+    {
+        final long instrumentCap = instrument.maxQuantity > 0 ? instrument.maxQuantity : Long.MAX_VALUE;
+        return Math.min(instrumentCap, account.maxOrderQuantity > 0 ? account.maxOrderQuantity : Long.MAX_VALUE);
     }
 
     /**
@@ -1222,7 +1255,9 @@ public final class Engine
     private static long cost(final long lots, final long notionalPerLot, final int feePpm)
     {
         final long notional = Amounts.multiply(lots, notionalPerLot);
-        return notional == Amounts.OVERFLOW ? Long.MAX_VALUE : Instrument.buyReservation(notional, feePpm);
+        final long cost = notional == Amounts.OVERFLOW ? Amounts.OVERFLOW : Instrument.buyReservation(notional, feePpm);
+        // A fee raised since the maker rested can take notional plus fee past a long: more than any budget.
+        return cost == Amounts.OVERFLOW ? Long.MAX_VALUE : cost;
     }
 
     /**
@@ -1303,7 +1338,7 @@ public final class Engine
     {
         final Instrument instrument = taker.instrument;
         final boolean buy = taker.isBuy();
-        final int takerFeePpm = Math.min(instrument.takerFeePpm, taker.feeReservePpm);
+        final int takerFeePpm = feePpm(taker, instrument.takerFeePpm);
         long needed = taker.remainingQuantity();
         long budget = marketBudget;
         long notionalCap = notionalCapRemaining;
@@ -1314,7 +1349,7 @@ public final class Engine
             {
                 return false;
             }
-            if (maker.timeInForce == TimeInForce.GTD && maker.expiryTimeNs <= nowNs)
+            if (maker.isDue(nowNs))
             {
                 continue;
             }
@@ -1338,7 +1373,7 @@ public final class Engine
                 if (buy)
                 {
                     final long cost = Instrument.buyReservation(notional, takerFeePpm);
-                    if (cost > budget)
+                    if (cost == Amounts.OVERFLOW || cost > budget)
                     {
                         return false;
                     }
@@ -1355,6 +1390,14 @@ public final class Engine
     }
 
     /**
+     * @return the fee rate an order pays now: the rate in force, but for a buy no more than its reservation holds.
+     */
+    private static int feePpm(final Order order, final int feePpmInForce)
+    {
+        return order.isBuy() ? Math.min(feePpmInForce, order.feeReservePpm) : feePpmInForce;
+    }
+
+    /**
      * One fill between taker and maker at the maker's price: update both orders, settle balances and fees, publish
      * the trade, the four balance changes and the maker's level, and retire the maker if it is filled.
      */
@@ -1364,8 +1407,8 @@ public final class Engine
     {
         final Instrument instrument = taker.instrument;
         final long price = maker.price;
-        final long makerFee = Amounts.fee(notional, Math.min(instrument.makerFeePpm, maker.feeReservePpm));
-        final long takerFee = Amounts.fee(notional, Math.min(instrument.takerFeePpm, taker.feeReservePpm));
+        final long makerFee = Amounts.fee(notional, feePpm(maker, instrument.makerFeePpm));
+        final long takerFee = Amounts.fee(notional, feePpm(taker, instrument.takerFeePpm));
         final long baseAmount = instrument.baseAmount(quantity);
         final int baseIndex = instrument.baseAsset.index;
         final int quoteIndex = instrument.quoteAsset.index;
@@ -1715,12 +1758,28 @@ public final class Engine
         final long nowNs)
     {
         final Account account = accounts.get(accountId);
-        final Order order = account == null ? null : findOrder(account, orderId, clientOrderId);
+        final Order order = account == null ? null : findUnexpiredOrder(account, orderId, clientOrderId, nowNs);
         if (order == null)
         {
             listener.onCommandRejected(
                 commandType, account == null ? RejectReason.UNKNOWN_ACCOUNT : RejectReason.UNKNOWN_ORDER,
                 accountId, orderId, clientOrderId, 0, nowNs);
+        }
+        return order;
+    }
+
+    /**
+     * Find an open order; one whose expiry has come before the expiry sweep retired it is expired now, and not found,
+     * so that a replace cannot trade it and a cancel or query does not report it open.
+     */
+    private Order findUnexpiredOrder(
+        final Account account, final long orderId, final long clientOrderId, final long nowNs)
+    {
+        final Order order = findOrder(account, orderId, clientOrderId);
+        if (order != null && order.isDue(nowNs))
+        {
+            expire(order, nowNs);
+            return null;
         }
         return order;
     }

@@ -112,6 +112,21 @@ final class EngineState
     }
 
     /**
+     * A sum that must not wrap: a balance that did could otherwise be conserved modulo 2^64.
+     */
+    private static long sum(final long a, final long b, final String what, final long id)
+    {
+        try
+        {
+            return Math.addExact(a, b);
+        }
+        catch (final ArithmeticException ex)
+        {
+            throw new IllegalStateException(what + " " + id + " overflows a long: " + a + " + " + b);
+        }
+    }
+
+    /**
      * One step of a 64-bit hash: combine then scramble with the murmur3 finaliser.
      */
     static long mix(final long hash, final long value)
@@ -168,7 +183,9 @@ final class EngineState
                         Instrument.buyReservation(instrument.notional(order.price, remaining), order.feeReservePpm) :
                         instrument.baseAmount(remaining);
                     final int assetIndex = order.isBuy() ? instrument.quoteAsset.index : instrument.baseAsset.index;
-                    expectedReserved[(int)accountSlot.get(order.account.accountId)][assetIndex] += required;
+                    final long[] reserved = expectedReserved[(int)accountSlot.get(order.account.accountId)];
+                    reserved[assetIndex] = sum(reserved[assetIndex], required, "reservations of account",
+                        order.account.accountId);
                 }
             }
         }
@@ -198,7 +215,9 @@ final class EngineState
                     throw new IllegalStateException("account " + account.accountId + " has a negative balance of asset " +
                         engine.assetsByIndex[i].assetId);
                 }
-                totals[i] += account.available[i] + account.reserved[i];
+                final long balance = sum(account.available[i], account.reserved[i], "balance of account",
+                    account.accountId);
+                totals[i] = sum(totals[i], balance, "balances of asset", engine.assetsByIndex[i].assetId);
             }
             openByClientOrderId += account.openOrdersByClientOrderId.size();
         }
@@ -209,7 +228,7 @@ final class EngineState
         for (int i = 0; i < engine.assetCount; i++)
         {
             final Asset asset = engine.assetsByIndex[i];
-            if (totals[i] + asset.feesCollected != asset.totalSupply)
+            if (sum(totals[i], asset.feesCollected, "balances and fees of asset", asset.assetId) != asset.totalSupply)
             {
                 throw new IllegalStateException("asset " + asset.assetId + " not conserved: balances " + totals[i] +
                     " + fees " + asset.feesCollected + " != deposits - withdrawals " + asset.totalSupply);

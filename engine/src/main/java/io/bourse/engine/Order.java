@@ -27,7 +27,10 @@ final class Order
     TimeInForce timeInForce;
     /** Resolved mode: never {@link SelfTradePrevention#ACCOUNT_DEFAULT}. */
     SelfTradePrevention selfTradePrevention;
-    /** The fee rate the buy reservation was computed with; fees charged never exceed it. */
+    /**
+     * A buy's: the fee rate its reservation was computed with, which its fees never exceed. 0 for a sell, which pays the
+     * rate in force from its proceeds.
+     */
     int feeReservePpm;
     int expiryIndex = -1;
     boolean postOnly;
@@ -44,6 +47,14 @@ final class Order
     boolean isBuy()
     {
         return side == Side.BUY;
+    }
+
+    /**
+     * @return whether a GTD order's expiry has come, whether or not the expiry sweep has retired it yet.
+     */
+    boolean isDue(final long nowNs)
+    {
+        return timeInForce == TimeInForce.GTD && expiryTimeNs <= nowNs;
     }
 
     void clear()

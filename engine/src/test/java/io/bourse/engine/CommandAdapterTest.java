@@ -1,6 +1,7 @@
 package io.bourse.engine;
 
 import io.bourse.protocol.CommandEncoder;
+import io.bourse.protocol.codec.MassCancelEncoder;
 import io.bourse.protocol.codec.MessageHeaderEncoder;
 import io.bourse.protocol.codec.NewOrderEncoder;
 import io.bourse.protocol.codec.OrderType;
@@ -157,6 +158,14 @@ class CommandAdapterTest
         hugeBlock.putShort(MessageHeaderEncoder.blockLengthEncodingOffset(), (short)4_000);
         assertNotACommand(hugeBlock, length, "block length beyond the message");
 
+        final ExpandableArrayBuffer shortBlock = copy(length);
+        shortBlock.putShort(MessageHeaderEncoder.blockLengthEncodingOffset(), (short)0);
+        assertNotACommand(shortBlock, MessageHeaderEncoder.ENCODED_LENGTH, "a block shorter than the command's");
+        final ExpandableArrayBuffer longBlock = copy(length + 8);
+        longBlock.putShort(
+            MessageHeaderEncoder.blockLengthEncodingOffset(), (short)(length - MessageHeaderEncoder.ENCODED_LENGTH + 8));
+        assertNotACommand(longBlock, length + 8, "a block longer than the command's");
+
         final ExpandableArrayBuffer badBoolean = copy(length);
         badBoolean.putByte(MessageHeaderEncoder.ENCODED_LENGTH + NewOrderEncoder.postOnlyEncodingOffset(), (byte)7);
         assertNotACommand(badBoolean, length, "post-only flag neither 0 nor 1");
@@ -166,6 +175,17 @@ class CommandAdapterTest
         decoded.events.clear();
         assertTrue(adapter.onCommand(badSide, 0, length, ++nowNs), "a command with a bad field is still a command");
         assertEquals(RejectReason.INVALID_SIDE, decoded.events.only(EventRecorder.CommandRejected.class).reason());
+        assertEquals(1, decoded.events.events().size());
+
+        final int massCancelLength = encoding.massCancel(buffer, length, 1, 0, Side.NULL_VAL);
+        final ExpandableArrayBuffer badMassCancelSide = new ExpandableArrayBuffer(massCancelLength);
+        badMassCancelSide.putBytes(0, buffer, length, massCancelLength);
+        badMassCancelSide.putByte(MessageHeaderEncoder.ENCODED_LENGTH + MassCancelEncoder.sideEncodingOffset(), (byte)3);
+        decoded.events.clear();
+        assertTrue(adapter.onCommand(badMassCancelSide, 0, massCancelLength, ++nowNs),
+            "a mass cancel with a bad side is still a command");
+        assertEquals(RejectReason.INVALID_SIDE, decoded.events.only(EventRecorder.CommandRejected.class).reason(),
+            "a side outside the schema is not taken for both sides");
         assertEquals(1, decoded.events.events().size());
 
         assertEquals(hash, decoded.engine.stateHash());

@@ -218,6 +218,49 @@ class InstrumentAndAccountAdminTest
     }
 
     @Test
+    void restingSellPaysTheFeeInForceAfterARaise()
+    {
+        f.fundAll(1);
+        f.fundAll(2);
+        f.limit(1, 1, Side.SELL, 10_000, 10);
+        defineBtcUsd(1, 1, 5_000, 5_000);
+        f.events.clear();
+
+        f.limit(2, 1, Side.BUY, 10_000, 10);
+
+        // A sell reserves no fee: it pays the rate in force out of its proceeds.
+        final EventRecorder.Trade trade = f.events.only(EventRecorder.Trade.class);
+        assertEquals(500, trade.makerFee());
+        assertEquals(500, trade.takerFee());
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void newReferencePriceCentresTheBandAgainAfterTrades()
+    {
+        f.fundAll(1);
+        f.fundAll(2);
+        define(BTC_USD, BTC, USD, 2, 1, 4, 1, 0, 0, 1_000, 10_000, 1_000, 2_000, TradingState.OPEN);
+        f.limit(1, 1, Side.SELL, 10_500, 1);
+        f.limit(2, 1, Side.BUY, 10_500, 1);
+        final Instrument instrument = f.engine.instruments.get(BTC_USD);
+        assertEquals(11_550, instrument.bandHighPrice, "the band follows the last trade");
+
+        define(BTC_USD, BTC, USD, 2, 1, 4, 1, 0, 0, 1_000, 10_000, 1_000, 2_000, TradingState.OPEN);
+        assertEquals(11_550, instrument.bandHighPrice, "the same definition again leaves the band on the last trade");
+
+        define(BTC_USD, BTC, USD, 2, 1, 4, 1, 0, 0, 1_000, 20_000, 1_000, 2_000, TradingState.OPEN);
+        assertEquals(18_000, instrument.bandLowPrice, "a new reference centres the band on it");
+        assertEquals(22_000, instrument.bandHighPrice);
+
+        define(BTC_USD, BTC, USD, 4, 100, 4, 1, 0, 0, 1_000, 2_000_000, 1_000, 2_000, TradingState.OPEN);
+        f.events.clear();
+        f.limit(1, 2, Side.SELL, 2_000_000, 1);
+        f.events.only(EventRecorder.OrderAccepted.class);
+        f.engine.validateInternalState();
+    }
+
+    @Test
     void invalidAssetDefinitionsAreRejected()
     {
         assertRejected(f, RejectReason.INVALID_ASSET_DEFINITION, () -> f.engine.defineAsset(0, 2, "X", f.tick()));

@@ -17,6 +17,7 @@ import static io.bourse.engine.EngineAssertions.available;
 import static io.bourse.engine.EngineAssertions.baseAmount;
 import static io.bourse.engine.EngineAssertions.buyReservation;
 import static io.bourse.engine.EngineAssertions.limit;
+import static io.bourse.engine.EngineAssertions.marketBuyQuote;
 import static io.bourse.engine.EngineAssertions.reserved;
 import static io.bourse.engine.EngineFixture.BTC;
 import static io.bourse.engine.EngineFixture.BTC_USD;
@@ -426,6 +427,64 @@ class RiskAndBalancesTest
             () -> f.engine.setAccountLimits(1, 1, 1, -1, SelfTradePrevention.ACCOUNT_DEFAULT, f.tick()));
         assertRejected(f, RejectReason.INVALID_STP_MODE,
             () -> f.engine.setAccountLimits(1, 1, 1, 1, SelfTradePrevention.NULL_VAL, f.tick()));
+    }
+
+    @Test
+    void marketBuyByQuoteAmountFillsNoMoreThanTheQuantityLimits()
+    {
+        f.fundAll(1);
+        f.fundAll(2);
+        f.limit(2, 1, Side.SELL, 10_000, 100);
+        f.engine.setAccountLimits(1, 10, 0, 0, SelfTradePrevention.ACCOUNT_DEFAULT, f.tick());
+        f.events.clear();
+
+        marketBuyQuote(f, 1, 1, 1_000_000_000L);
+
+        assertEquals(10, f.events.only(EventRecorder.Trade.class).quantity());
+        assertEquals(CancelReason.QUANTITY_LIMIT, f.events.only(EventRecorder.OrderCanceled.class).reason());
+
+        f.engine.setAccountLimits(1, 0, 0, 0, SelfTradePrevention.ACCOUNT_DEFAULT, f.tick());
+        f.engine.defineInstrument(BTC_USD, "BTC-USD", BTC, USD, 2, 1, 4, 1, 1, 25, 0, 0, 1_000, 2_000,
+            TradingState.OPEN, f.tick());
+        f.events.clear();
+
+        marketBuyQuote(f, 1, 2, 1_000_000_000L);
+
+        assertEquals(25, f.events.only(EventRecorder.Trade.class).quantity(), "the instrument's maximum");
+        assertEquals(CancelReason.QUANTITY_LIMIT, f.events.only(EventRecorder.OrderCanceled.class).reason());
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void marketBuyIsNotFilledWhenARaisedFeeTakesItsCostBeyondALong()
+    {
+        final EventRecorder events = new EventRecorder();
+        final Engine engine = new Engine(events);
+        long nowNs = 1;
+        engine.defineAsset(1, 0, "B", nowNs++);
+        engine.defineAsset(2, 0, "Q", nowNs++);
+        engine.defineInstrument(1, "B-Q", 1, 2, 0, 1, 0, 1, 1, 0, 0, 0, 1_000, 1_000, TradingState.OPEN, nowNs++);
+        engine.deposit(1, 10, 1, 1, nowNs++);
+        engine.deposit(2, 20, 2, 1_000, nowNs++);
+        // Notional plus 0.1 % fits in a long; plus 0.2 % does not.
+        final long price = 9_210_000_000_000_000_000L;
+        engine.newOrder(10, 1, 1, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
+            SelfTradePrevention.ACCOUNT_DEFAULT, price, 1, 0, 0, nowNs++);
+        engine.defineInstrument(1, "B-Q", 1, 2, 0, 1, 0, 1, 1, 0, 0, 0, 1_000, 2_000, TradingState.OPEN, nowNs++);
+        events.clear();
+
+        engine.newOrder(20, 1, 1, Side.BUY, OrderType.MARKET, TimeInForce.IOC, false,
+            SelfTradePrevention.ACCOUNT_DEFAULT, 0, 1, 0, 0, nowNs++);
+        assertTrue(events.all(EventRecorder.Trade.class).isEmpty(), events.events().toString());
+        assertEquals(CancelReason.INSUFFICIENT_BALANCE, events.only(EventRecorder.OrderCanceled.class).reason());
+
+        events.clear();
+        engine.newOrder(20, 2, 1, Side.BUY, OrderType.MARKET, TimeInForce.FOK, false,
+            SelfTradePrevention.ACCOUNT_DEFAULT, 0, 1, 0, 0, nowNs++);
+        assertTrue(events.all(EventRecorder.Trade.class).isEmpty(), events.events().toString());
+        assertEquals(CancelReason.FILL_OR_KILL, events.only(EventRecorder.OrderCanceled.class).reason());
+        assertEquals(1_000, engine.availableBalance(20, 2));
+        engine.validateInternalState();
     }
 
     @Test

@@ -240,6 +240,54 @@ class TimeInForceTest
     }
 
     @Test
+    void orderPastItsExpiryIsExpiredByAReplaceOrCancelAndDoesNotTrade()
+    {
+        final long expiryNs = f.nowNs + 5_000;
+        gtd(f, 1, 1, Side.BUY, 9_000, 5, expiryNs);
+        final long replacedId = f.lastOrderId();
+        gtd(f, 1, 2, Side.BUY, 9_000, 5, expiryNs);
+        final long canceledId = f.lastOrderId();
+        f.limit(2, 1, Side.SELL, 10_000, 5);
+        f.nowNs = expiryNs;
+        f.events.clear();
+
+        f.engine.replaceOrder(1, replacedId, 0, 0, 10_000, 5, f.tick());
+
+        assertEquals(replacedId, f.events.only(EventRecorder.OrderExpired.class).orderId());
+        assertEquals(RejectReason.UNKNOWN_ORDER, f.events.only(EventRecorder.CommandRejected.class).reason());
+        assertTrue(f.events.all(EventRecorder.Trade.class).isEmpty(), "an expired order must not trade");
+
+        f.events.clear();
+        f.engine.cancelOrder(1, canceledId, 0, f.tick());
+
+        assertEquals(canceledId, f.events.only(EventRecorder.OrderExpired.class).orderId());
+        assertEquals(RejectReason.UNKNOWN_ORDER, f.events.only(EventRecorder.CommandRejected.class).reason());
+        assertTrue(f.events.all(EventRecorder.OrderCanceled.class).isEmpty());
+        assertEquals(0, reserved(f, 1, USD));
+        assertEquals(0, depth(f, Side.BUY).length);
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void postOnlyIsNotRefusedForAnOrderPastItsExpiry()
+    {
+        final long expiryNs = f.nowNs + 5_000;
+        gtd(f, 1, 1, Side.SELL, 10_000, 5, expiryNs);
+        final long expiringId = f.lastOrderId();
+        f.nowNs = expiryNs;
+        f.events.clear();
+
+        postOnly(f, 2, 1, Side.BUY, 10_000, 5);
+
+        assertTrue(f.events.all(EventRecorder.CommandRejected.class).isEmpty(), f.events.events().toString());
+        assertEquals(expiringId, f.events.only(EventRecorder.OrderExpired.class).orderId());
+        assertTrue(f.events.all(EventRecorder.Trade.class).isEmpty());
+        assertEquals(0, depth(f, Side.SELL).length);
+        assertEquals(1, depth(f, Side.BUY).length);
+        f.engine.validateInternalState();
+    }
+
+    @Test
     void gtdWithoutExpiryIsRejected()
     {
         assertRejected(f, RejectReason.INVALID_EXPIRY, () -> gtd(f, 1, 1, Side.BUY, 10_000, 5, 0));
