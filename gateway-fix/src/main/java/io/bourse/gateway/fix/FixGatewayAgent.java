@@ -139,7 +139,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final char STATUS_REJECTED = '8';
     private static final char STATUS_EXPIRED = 'C';
     private static final char STATUS_DONE_FOR_DAY = '3';
+    private static final char STATUS_PENDING_NEW = 'A';
     private static final char[] NONE = "NONE".toCharArray();
+    private static final String MASS_CANCEL_NOT_SUPPORTED = "0";
+    private static final String MASS_CANCEL_UNKNOWN_SECURITY = "1";
     private static final String RESTATED_AFTER_RESTART = "Filled while the gateway was down";
     private static final String RESTATED_AFTER_GAP = "Filled while the gateway missed the exchange's events";
     private static final String CLOSED_AFTER_RESTART =
@@ -1021,16 +1024,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return;
         }
         final long clOrdIdHash = FixOrder.hash(clOrdId, clOrdIdLength);
-        final boolean possDup = in.header().hasPossDupFlag() && in.header().possDupFlag();
-        if (possDup && (state.usedClOrdIds.contains(clOrdIdHash) || state.findOpen(clOrdId, clOrdIdLength) != null))
+        final boolean open = state.findOpen(clOrdId, clOrdIdLength) != null;
+        if (open || state.usedClOrdIds.contains(clOrdIdHash))
         {
-            // A resend of an order already taken: it must not trade twice.
-            return;
-        }
-        if (state.findOpen(clOrdId, clOrdIdLength) != null)
-        {
+            // A session-level resend (PossDupFlag) or an application's own (PossResend) of an order already taken is
+            // not answered again; any other order under a ClOrdID in use is refused. Neither may trade twice.
+            final HeaderDecoder header = in.header();
+            if ((header.hasPossDupFlag() && header.possDupFlag()) || (header.hasPossResend() && header.possResend()))
+            {
+                return;
+            }
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_DUPLICATE_ORDER,
-                "Duplicate ClOrdID of an open order");
+                open ? "Duplicate ClOrdID of an open order" : "Duplicate ClOrdID of a recent order");
             return;
         }
         if (refusedForRate(state))
@@ -1109,6 +1114,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         else if (in.hasPrice())
         {
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, "Price not allowed on a market order");
+            return;
+        }
+        final boolean hasExecInst = in.hasExecInst();
+        final String unsupported = unsupportedInstruction(hasExecInst ? in.execInst() : null,
+            hasExecInst ? in.execInstLength() : 0, in.hasMinQty(), in.hasExpireTime());
+        if (unsupported != null)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED, unsupported);
             return;
         }
         final boolean postOnly = in.hasExecInst() && contains(in.execInst(), in.execInstLength(), '6');
@@ -1232,6 +1245,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 '2', FixRejects.CXL_REJ_OTHER, problem);
             return;
         }
+        if (state.findOpen(in.clOrdID(), in.clOrdIDLength()) != null ||
+            state.usedClOrdIds.contains(FixOrder.hash(in.clOrdID(), in.clOrdIDLength())))
+        {
+            rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
+                '2', FixRejects.CXL_REJ_DUPLICATE_CLORDID, "Duplicate ClOrdID");
+            return;
+        }
         final long price = FixDecimals.toScaled(in.price(), order.instrument.priceScale());
         final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
         final long newEngineClientOrderId = engineClientOrderId(state, sequenceIndex, msgSeqNum);
@@ -1261,6 +1281,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             return "Only limit orders can be replaced, and OrdType cannot change";
         }
+        final boolean hasExecInst = in.hasExecInst();
+        final String unsupported = unsupportedInstruction(hasExecInst ? in.execInst() : null,
+            hasExecInst ? in.execInstLength() : 0, in.hasMinQty(), in.hasExpireTime());
+        if (unsupported != null)
+        {
+            return unsupported;
+        }
         if (!in.hasPrice() || !in.hasOrderQty())
         {
             return "Price (44) and OrderQty (38) required";
@@ -1274,10 +1301,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (quantity == FixDecimals.INVALID || quantity <= 0)
         {
             return "OrderQty must be positive with at most the instrument's quantity decimals";
-        }
-        if (order.session.findOpen(in.clOrdID(), in.clOrdIDLength()) != null)
-        {
-            return "Duplicate ClOrdID of an open order";
         }
         return null;
     }
@@ -1297,10 +1320,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 .clOrdID(in.clOrdID(), Math.min(in.clOrdIDLength(), FixOrder.MAX_ID_LENGTH))
                 .execID(localExecId(state, in.header().msgSeqNum()))
                 .execType(EXEC_STATUS)
-                .ordStatus(STATUS_REJECTED)
+                .ordStatus(order == null ? STATUS_REJECTED : STATUS_PENDING_NEW)
                 .symbol(in.symbol(), in.symbolLength())
                 .side(in.side())
-                .leavesQty(0, 0)
+                .leavesQty(order == null ? 0 : order.quantity, order == null ? 0 : order.instrument.quantityScale())
                 .cumQty(0, 0)
                 .avgPx(0, 0)
                 .text(order == null ? "Unknown order" : "Order not yet acknowledged");
@@ -1340,12 +1363,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final char requestType = in.massCancelRequestType();
         int instrumentId = 0;
         String problem = null;
+        // MassCancelRejectReason (532) is a CHAR to QuickFIX/J: its "99" (other) fails a client's validation, so a
+        // reason without a value of its own is given in Text alone.
+        String rejectReason = null;
         if (requestType == '1')
         {
             final FixInstrument instrument = in.hasSymbol() ? instrument(in.symbol(), in.symbolLength()) : null;
             if (instrument == null)
             {
                 problem = "Unknown Symbol";
+                rejectReason = MASS_CANCEL_UNKNOWN_SECURITY;
             }
             else
             {
@@ -1355,6 +1382,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         else if (requestType != '7')
         {
             problem = "MassCancelRequestType must be 1 (by Symbol) or 7 (all orders)";
+            rejectReason = MASS_CANCEL_NOT_SUPPORTED;
         }
         final Side side = in.hasSide() ? side(in.side()) : null;
         if (problem == null && in.hasSide() && side == null)
@@ -1380,8 +1408,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 .orderID(NONE)
                 .massCancelRequestType(requestType)
                 .massCancelResponse('0')
-                .massCancelRejectReason(problem.startsWith("Unknown") ? "1" : "99")
                 .text(problem);
+            if (rejectReason != null)
+            {
+                massCancelReport.massCancelRejectReason(rejectReason);
+            }
             send(state, massCancelReport);
             return;
         }
@@ -1722,6 +1753,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         sendReport(order, EXEC_CANCELED, STATUS_CANCELED, 0, 0, 0,
                             FixRejects.cancelText(orderCanceled.reason()), null, 0);
                     }
+                    order.closedStatus = STATUS_CANCELED;
                     closeOrder(order);
                 }
             }
@@ -1734,6 +1766,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     order.filledQuantity = orderExpired.filledQuantity();
                     order.executedNotional = orderExpired.executedNotional();
                     sendReport(order, EXEC_EXPIRED, STATUS_EXPIRED, 0, 0, 0, null, null, 0);
+                    order.closedStatus = STATUS_EXPIRED;
                     closeOrder(order);
                 }
             }
@@ -1924,7 +1957,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     .orderID(NONE)
                     .massCancelRequestType(pending.massCancelRequestType)
                     .massCancelResponse('0')
-                    .massCancelRejectReason("99")
                     .text(FixRejects.engineText(reason));
                 send(pending.session, massCancelReport);
             }
@@ -2713,6 +2745,36 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         return false;
     }
 
+    /**
+     * What the exchange cannot do that an order or replace asks for: an execution instruction other than post-only,
+     * a minimum quantity, or an expiry time. Refused rather than ignored, so that an order is never worked in a way
+     * its sender excluded.
+     *
+     * @param execInst ExecInst (18), or null when the message has none.
+     * @return the refusal's text, or null when the order asks for nothing of the kind.
+     */
+    private static String unsupportedInstruction(
+        final char[] execInst, final int execInstLength, final boolean hasMinQty, final boolean hasExpireTime)
+    {
+        // ExecInst (18) is a space-separated list of values; only 6 (participate don't initiate: post-only) is taken.
+        for (int i = 0; i < execInstLength; i++)
+        {
+            if (execInst[i] != '6' && execInst[i] != ' ')
+            {
+                return "ExecInst (18) supports only 6 (post-only)";
+            }
+        }
+        if (hasMinQty)
+        {
+            return "MinQty (110) is not supported";
+        }
+        if (hasExpireTime)
+        {
+            return "ExpireTime (126) is not supported: TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK)";
+        }
+        return null;
+    }
+
     private static Side side(final char side)
     {
         return side == '1' ? Side.BUY : side == '2' ? Side.SELL : null;
@@ -2733,6 +2795,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private static char ordStatus(final FixOrder order)
     {
+        if (order.closedStatus != 0)
+        {
+            return order.closedStatus;
+        }
         return order.filledQuantity == 0 ? STATUS_NEW :
             order.filledQuantity < order.quantity ? STATUS_PARTIAL : STATUS_FILLED;
     }

@@ -44,6 +44,11 @@ final class FixOrder
      * until the engine's answer about the order tells whether it took effect.
      */
     FixGatewayAgent.Pending lostRequest;
+    /**
+     * The OrdStatus (39) it closed with, canceled or expired, once the exchange said so; 0 while it is open or was
+     * filled (which the quantities show). A cancel or replace of it the exchange then refuses is answered with it.
+     */
+    char closedStatus;
 
     void clOrdId(final char[] value, final int length)
     {
@@ -85,6 +90,7 @@ final class FixOrder
         answerLost = false;
         queried = false;
         lostRequest = null;
+        closedStatus = 0;
     }
 
     /**

@@ -22,6 +22,7 @@ final class FixRejects
 
     static final int CXL_REJ_TOO_LATE = 0;
     static final int CXL_REJ_UNKNOWN_ORDER = 1;
+    static final int CXL_REJ_DUPLICATE_CLORDID = 6;
     static final int CXL_REJ_OTHER = 99;
 
     static final int BUSINESS_UNSUPPORTED_MESSAGE_TYPE = 3;

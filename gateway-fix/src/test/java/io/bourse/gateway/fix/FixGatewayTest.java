@@ -15,6 +15,7 @@ import quickfix.field.ExecType;
 import quickfix.field.LastPx;
 import quickfix.field.LastQty;
 import quickfix.field.LeavesQty;
+import quickfix.field.MassCancelRejectReason;
 import quickfix.field.MassCancelRequestType;
 import quickfix.field.MassCancelResponse;
 import quickfix.field.OrdRejReason;
@@ -274,6 +275,25 @@ class FixGatewayTest
             final Message massReport = dave.next("r");
             assertEquals(MassCancelResponse.CANCEL_ALL_ORDERS, massReport.getChar(MassCancelResponse.FIELD));
             assertEquals(2, massReport.getInt(TotalAffectedOrders.FIELD));
+
+            // Refusals reach the application: QuickFIX/J types MassCancelRejectReason as a CHAR, so a value it cannot
+            // hold would have its session reject the report instead.
+            final OrderMassCancelRequest unknownSymbol = massCancelAll(id("MC"));
+            unknownSymbol.set(new MassCancelRequestType(MassCancelRequestType.CANCEL_ORDERS_FOR_A_SECURITY));
+            unknownSymbol.set(new Symbol("NOPE-USD"));
+            dave.send(unknownSymbol);
+            final Message unknown = dave.next("r");
+            assertEquals(MassCancelResponse.CANCEL_REQUEST_REJECTED_SEE_MASSCANCELREJECTREASON, unknown.getChar(MassCancelResponse.FIELD));
+            assertEquals(String.valueOf(MassCancelRejectReason.INVALID_OR_UNKNOWN_SECURITY),
+                unknown.getString(MassCancelRejectReason.FIELD));
+
+            final OrderMassCancelRequest badSide = massCancelAll(id("MC"));
+            badSide.set(new Side('9'));
+            dave.send(badSide);
+            final Message refused = dave.next("r");
+            assertEquals(MassCancelResponse.CANCEL_REQUEST_REJECTED_SEE_MASSCANCELREJECTREASON, refused.getChar(MassCancelResponse.FIELD));
+            assertFalse(refused.isSetField(MassCancelRejectReason.FIELD), refused.toString());
+            assertEquals("Side must be 1 (Buy) or 2 (Sell)", refused.getString(Text.FIELD));
         }
         finally
         {

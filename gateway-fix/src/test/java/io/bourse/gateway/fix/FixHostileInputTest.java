@@ -311,6 +311,34 @@ class FixHostileInputTest
         }
     }
 
+    @Test
+    void clOrdIdOfAClosedOrderIsRefusedAndItsPossResendNotAnswered()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            final String clOrdId = id();
+            eve.sendApp("D", "11=" + clOrdId + "|" + ORDER_FIELDS);
+            final Map<String, String> accepted = eve.read(2_000);
+            assertMessage(accepted, "8");
+            assertEquals("0", accepted.get("150"));
+            cancelAll(eve);
+
+            eve.sendApp("D", "11=" + clOrdId + "|" + ORDER_FIELDS);
+            final Map<String, String> reused = eve.read(2_000);
+            assertMessage(reused, "8");
+            assertEquals("8", reused.get("150"));
+            assertEquals("6", reused.get("103"));
+            assertEquals("Duplicate ClOrdID of a recent order", reused.get("58"));
+
+            final int seqNum = eve.nextSeqNum;
+            eve.send("35=D|34=" + seqNum + "|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|97=Y|" +
+                "11=" + clOrdId + "|" + ORDER_FIELDS);
+            eve.nextSeqNum = seqNum + 1;
+            assertNull(eve.read(500), "an application's resend of an order it already sent is not answered");
+            assertTestRequestAnswered(eve, seqNum + 1);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ header faults
 
     @Test
@@ -508,6 +536,85 @@ class FixHostileInputTest
     }
 
     @Test
+    void instructionsTheExchangeCannotFollowAreRefusedNotIgnored()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            final String[][] refused = {
+                { "18=G|", "ExecInst (18) supports only 6 (post-only)" },
+                { "18=6 E|", "ExecInst (18) supports only 6 (post-only)" },
+                { "110=0.05|", "MinQty (110) is not supported" },
+                { "126=20301122-01:00:00|",
+                    "ExpireTime (126) is not supported: TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK)" },
+            };
+            for (final String[] instruction : refused)
+            {
+                eve.sendApp("D", "11=" + id() + "|" + instruction[0] + ORDER_FIELDS);
+                final Map<String, String> report = eve.read(2_000);
+                assertMessage(report, "8");
+                assertEquals("8", report.get("150"), instruction[0]);
+                assertEquals("11", report.get("103"), instruction[0]);
+                assertEquals(instruction[1], report.get("58"));
+            }
+
+            // Post-only is taken: resting, then refused where it would take the resting order.
+            eve.sendApp("D", "11=" + id() + "|18=6|" + ORDER_FIELDS);
+            final Map<String, String> rests = eve.read(2_000);
+            assertMessage(rests, "8");
+            assertEquals("0", rests.get("150"));
+            eve.sendApp("D", "11=" + id() + "|18=6|" + ORDER_FIELDS.replace("54=1", "54=2"));
+            final Map<String, String> wouldTake = eve.read(2_000);
+            assertMessage(wouldTake, "8");
+            assertEquals("8", wouldTake.get("150"));
+            assertEquals("Rejected by the exchange: POST_ONLY_WOULD_TAKE", wouldTake.get("58"));
+
+            final String resting = id();
+            eve.sendApp("D", "11=" + resting + "|" + ORDER_FIELDS);
+            assertEquals("0", eve.read(2_000).get("150"));
+            eve.sendApp("G", "11=" + id() + "|41=" + resting + "|110=0.05|" + ORDER_FIELDS);
+            final Map<String, String> replace = eve.read(2_000);
+            assertMessage(replace, "9");
+            assertEquals("2", replace.get("434"));
+            assertEquals("MinQty (110) is not supported", replace.get("58"));
+            cancelAll(eve);
+        }
+    }
+
+    @Test
+    void cancelRefusedByTheExchangeForAnOrderJustCanceledReportsItCanceled()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            final String order = id();
+            eve.sendApp("D", "11=" + order + "|" + ORDER_FIELDS);
+            final Map<String, String> accepted = eve.read(2_000);
+            assertEquals("0", accepted.get("150"));
+            eve.sendApp("q", "11=" + id() + "|530=7|60=20261122-01:00:00|");
+            eve.sendApp("F", "11=" + id() + "|41=" + order + "|55=BTC-USD|54=1|60=20261122-01:00:00|");
+            Map<String, String> reject = null;
+            for (int i = 0; i < 3 && reject == null; i++)
+            {
+                final Map<String, String> message = eve.read(2_000);
+                assertNotNull(message, "fewer than three answers");
+                reject = "9".equals(message.get("35")) ? message : null;
+            }
+            assertNotNull(reject, "no OrderCancelReject");
+            if ("0".equals(reject.get("102")))
+            {
+                // The cancel reached the exchange after the mass cancel: too late, and the order is canceled.
+                assertEquals("4", reject.get("39"), reject.get("raw"));
+                assertEquals(accepted.get("37"), reject.get("37"));
+            }
+            else
+            {
+                // The gateway had the mass cancel's answer first: the order is no longer known.
+                assertEquals("1", reject.get("102"), reject.get("raw"));
+                assertEquals("8", reject.get("39"), reject.get("raw"));
+            }
+        }
+    }
+
+    @Test
     void massCancelOfAnUnsupportedScope()
     {
         try (RawFixClient eve = loggedOn())
@@ -516,6 +623,7 @@ class FixHostileInputTest
             final Map<String, String> report = eve.read(2_000);
             assertMessage(report, "r");
             assertEquals("0", report.get("531"));
+            assertEquals("0", report.get("532"), "mass cancel not supported");
             assertEquals("MassCancelRequestType must be 1 (by Symbol) or 7 (all orders)", report.get("58"));
         }
     }
