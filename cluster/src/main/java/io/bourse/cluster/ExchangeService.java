@@ -241,7 +241,7 @@ public final class ExchangeService implements ClusteredService
         {
             ignore(session, 0, 0, IgnoredReason.MALFORMED);
         }
-        else if (templateId == RequestDecoder.TEMPLATE_ID)
+        else if (RequestAdmission.isRequest(headerDecoder, length))
         {
             requestDecoder.wrap(buffer, bodyOffset, headerDecoder.blockLength(), headerDecoder.version());
             onRequest(session, timestamp, requestDecoder.clientId(), requestDecoder.requestSequence(),

@@ -1,5 +1,7 @@
 package io.bourse.cluster;
 
+import io.bourse.protocol.cluster.MessageHeaderDecoder;
+import io.bourse.protocol.cluster.RequestDecoder;
 import org.agrona.collections.Long2LongHashMap;
 
 /**
@@ -42,6 +44,20 @@ public final class RequestAdmission
      * @param lastRequestSequenceByClient the last request sequence applied per client id, 0 for none.
      * @return {@link #NEXT}, {@link #APPLIED_BEFORE} or {@link #OUT_OF_SEQUENCE}.
      */
+    /**
+     * Whether a session message in the log is a request at all: of this schema, the Request template, and exactly its
+     * block length (another is of another schema version; a shorter one would be read past its end).
+     *
+     * @param header wrapping the message.
+     * @param length the message's length, header included.
+     */
+    public static boolean isRequest(final MessageHeaderDecoder header, final int length)
+    {
+        return length >= MessageHeaderDecoder.ENCODED_LENGTH + RequestDecoder.BLOCK_LENGTH &&
+            header.schemaId() == MessageHeaderDecoder.SCHEMA_ID && header.templateId() == RequestDecoder.TEMPLATE_ID &&
+            header.blockLength() == RequestDecoder.BLOCK_LENGTH;
+    }
+
     public static int admit(
         final Long2LongHashMap lastRequestSequenceByClient, final long clientId, final long requestSequence)
     {

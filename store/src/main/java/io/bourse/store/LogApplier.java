@@ -92,9 +92,7 @@ final class LogApplier
             return;
         }
         header.wrap(buffer, offset);
-        if (header.schemaId() != MessageHeaderDecoder.SCHEMA_ID ||
-            length - MessageHeaderDecoder.ENCODED_LENGTH < header.blockLength() ||
-            header.templateId() != RequestDecoder.TEMPLATE_ID)
+        if (!RequestAdmission.isRequest(header, length))
         {
             return;
         }
