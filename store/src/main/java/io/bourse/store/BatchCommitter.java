@@ -1,6 +1,5 @@
 package io.bourse.store;
 
-import org.agrona.collections.Long2ObjectHashMap;
 import org.postgresql.PGConnection;
 
 import java.sql.Connection;
@@ -303,23 +302,23 @@ final class BatchCommitter implements AutoCloseable
 
     private void flushBalances(final HistoryBatch batch) throws SQLException
     {
-        final Long2ObjectHashMap<long[]>.EntryIterator iterator = batch.balances.entrySet().iterator();
-        while (iterator.hasNext())
+        for (final long[] balance : batch.balances.entries())
         {
-            iterator.next();
-            final long key = iterator.getLongKey();
-            final long[] balance = iterator.getValue();
+            final long accountId = balance[BalanceTable.ACCOUNT_ID];
+            final int assetId = (int)balance[BalanceTable.ASSET_ID];
+            final long available = balance[BalanceTable.FIRST_VALUE];
+            final long reserved = balance[BalanceTable.FIRST_VALUE + 1];
+            final long timestampNs = balance[BalanceTable.FIRST_VALUE + 2];
             if (balanceRows != null)
             {
-                balanceRows.add(key >>> 20).add(key & 0xFFFFF).add(balance[0]).add(balance[1]).add(balance[2])
-                    .endRow(null);
+                balanceRows.add(accountId).add(assetId).add(available).add(reserved).add(timestampNs).endRow(null);
                 continue;
             }
-            upsertBalance.setLong(1, key >>> 20);
-            upsertBalance.setInt(2, (int)(key & 0xFFFFF));
-            upsertBalance.setLong(3, balance[0]);
-            upsertBalance.setLong(4, balance[1]);
-            upsertBalance.setLong(5, balance[2]);
+            upsertBalance.setLong(1, accountId);
+            upsertBalance.setInt(2, assetId);
+            upsertBalance.setLong(3, available);
+            upsertBalance.setLong(4, reserved);
+            upsertBalance.setLong(5, timestampNs);
             upsertBalance.addBatch();
         }
     }

@@ -35,9 +35,9 @@ final class HistoryBatch
      */
     final Long2ObjectHashMap<OrderRow> orders = new Long2ObjectHashMap<>();
     /**
-     * Balances changed, by {@link HistoryWriter#balanceKey}: available, reserved, time of the last change.
+     * Balances changed: available, reserved, time of the last change.
      */
-    final Long2ObjectHashMap<long[]> balances = new Long2ObjectHashMap<>();
+    final BalanceTable balances = new BalanceTable(3);
     private final List<OrderRow> orderRowPool = new ArrayList<>();
 
     /**

@@ -61,14 +61,42 @@ public final class HistoryQueries implements AutoCloseable
     {
     }
 
-    private final StoreDatabase database;
-    private final PreparedStatement tradesQuery;
-    private final PreparedStatement ordersQuery;
+    private final String jdbcUrl;
+    private final File sqliteFile;
+    private final String user;
+    private final String password;
+    /**
+     * Null after a query found the connection lost: the next query connects again.
+     */
+    private StoreDatabase database;
+    private PreparedStatement tradesQuery;
+    private PreparedStatement ordersQuery;
 
-    private HistoryQueries(final StoreDatabase database) throws SQLException
+    private HistoryQueries(final String jdbcUrl, final File sqliteFile, final String user, final String password)
     {
-        this.database = database;
-        final Connection connection = database.connection();
+        this.jdbcUrl = jdbcUrl;
+        this.sqliteFile = sqliteFile;
+        this.user = user;
+        this.password = password;
+    }
+
+    private void connect()
+    {
+        final StoreDatabase opened = StoreDatabase.open(jdbcUrl, sqliteFile, user, password);
+        try
+        {
+            prepare(opened.connection());
+        }
+        catch (final SQLException ex)
+        {
+            opened.close();
+            throw new StoreException("store database " + opened.description(), ex);
+        }
+        database = opened;
+    }
+
+    private void prepare(final Connection connection) throws SQLException
+    {
         // Each side its own page from its own index, then the two merged: a union sorted as a whole would read and sort
         // all of the account's trades first. An account never trades with itself (self-trade prevention always
         // applies), so a trade is one row of its history.
@@ -101,15 +129,52 @@ public final class HistoryQueries implements AutoCloseable
      */
     public static HistoryQueries open(final String jdbcUrl, final File sqliteFile, final String user, final String password)
     {
-        final StoreDatabase database = StoreDatabase.open(jdbcUrl, sqliteFile, user, password);
+        final HistoryQueries queries = new HistoryQueries(jdbcUrl, sqliteFile, user, password);
+        queries.connect();
+        return queries;
+    }
+
+    /**
+     * After a failed query: a failed statement leaves a PostgreSQL transaction aborted, and a lost connection stays
+     * lost, so either would fail every later query. The transaction is rolled back, and a connection that no longer
+     * answers is let go, for the next query to connect again.
+     */
+    private StoreException failed(final String what, final SQLException error)
+    {
+        final Connection connection = database.connection();
+        boolean valid;
         try
         {
-            return new HistoryQueries(database);
+            connection.rollback();
+            valid = connection.isValid(2);
         }
         catch (final SQLException ex)
         {
+            error.addSuppressed(ex);
+            valid = false;
+        }
+        if (!valid)
+        {
+            disconnect();
+        }
+        return new StoreException(what, error);
+    }
+
+    private void disconnect()
+    {
+        try
+        {
+            tradesQuery.close();
+            ordersQuery.close();
+        }
+        catch (final SQLException ignored)
+        {
+            // The connection is being let go: its statements go with it.
+        }
+        finally
+        {
             database.close();
-            throw new StoreException("store database " + database.description(), ex);
+            database = null;
         }
     }
 
@@ -127,6 +192,10 @@ public final class HistoryQueries implements AutoCloseable
         final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
         checkPage(fromNs, toNs, after, limit);
+        if (database == null)
+        {
+            connect();
+        }
         try
         {
             int i = 1;
@@ -153,7 +222,7 @@ public final class HistoryQueries implements AutoCloseable
         }
         catch (final SQLException ex)
         {
-            throw new StoreException("trades of account " + accountId, ex);
+            throw failed("trades of account " + accountId, ex);
         }
     }
 
@@ -170,6 +239,10 @@ public final class HistoryQueries implements AutoCloseable
         final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
         checkPage(fromNs, toNs, after, limit);
+        if (database == null)
+        {
+            connect();
+        }
         try
         {
             final int i = bindRange(ordersQuery, 1, accountId, fromNs, toNs, after);
@@ -191,7 +264,7 @@ public final class HistoryQueries implements AutoCloseable
         }
         catch (final SQLException ex)
         {
-            throw new StoreException("orders of account " + accountId, ex);
+            throw failed("orders of account " + accountId, ex);
         }
     }
 
@@ -237,18 +310,9 @@ public final class HistoryQueries implements AutoCloseable
 
     public synchronized void close()
     {
-        try
+        if (database != null)
         {
-            tradesQuery.close();
-            ordersQuery.close();
-        }
-        catch (final SQLException ex)
-        {
-            throw new StoreException("closing queries", ex);
-        }
-        finally
-        {
-            database.close();
+            disconnect();
         }
     }
 }

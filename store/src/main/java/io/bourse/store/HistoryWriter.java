@@ -12,7 +12,6 @@ import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.TimeInForce;
 import io.bourse.protocol.codec.TradingState;
 import io.bourse.protocol.codec.TransferDirection;
-import org.agrona.collections.Long2ObjectHashMap;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -36,7 +35,10 @@ final class HistoryWriter implements EngineListener
 {
     private static final String[] BALANCE_REASONS = reasonNames();
 
-    private final Long2ObjectHashMap<long[]> balances = new Long2ObjectHashMap<>();
+    /**
+     * Each account's balance of each asset as last written: available, reserved.
+     */
+    private final BalanceTable balances = new BalanceTable(2);
     private final PendingTrade trade = new PendingTrade();
     private HistoryBatch batch;
     /**
@@ -64,7 +66,9 @@ final class HistoryWriter implements EngineListener
             {
                 while (rows.next())
                 {
-                    balances.put(balanceKey(rows.getLong(1), rows.getInt(2)), new long[]{ rows.getLong(3), rows.getLong(4) });
+                    final long[] balance = balances.getOrCreate(rows.getLong(1), rows.getInt(2));
+                    balance[BalanceTable.FIRST_VALUE] = rows.getLong(3);
+                    balance[BalanceTable.FIRST_VALUE + 1] = rows.getLong(4);
                 }
             }
             try (ResultSet rows = statement.executeQuery(
@@ -262,7 +266,10 @@ final class HistoryWriter implements EngineListener
         {
             return;
         }
-        close(orderId, filledQuantity, executedNotional, "CANCELED", timestampNs);
+        // A market buy by quote amount ends so (QUOTE_AMOUNT_SPENT) after its fills: it is done, as the live API shows
+        // it; the event keeps how it ended.
+        close(orderId, filledQuantity, executedNotional,
+            reason == CancelReason.QUOTE_AMOUNT_SPENT && filledQuantity > 0 ? "FILLED" : "CANCELED", timestampNs);
         orderEvent(orderId, accountId, "CANCELED", clientOrderId, price, quantity, filledQuantity, reason.name(),
             timestampNs);
     }
@@ -355,17 +362,11 @@ final class HistoryWriter implements EngineListener
         final long accountId, final int assetId, final long available, final long reserved,
         final BalanceChangeReason reason, final long timestampNs)
     {
-        final long key = balanceKey(accountId, assetId);
-        long[] balance = balances.get(key);
-        if (balance == null)
-        {
-            balance = new long[2];
-            balances.put(key, balance);
-        }
-        final long availableDelta = available - balance[0];
-        final long reservedDelta = reserved - balance[1];
-        balance[0] = available;
-        balance[1] = reserved;
+        final long[] balance = balances.getOrCreate(accountId, assetId);
+        final long availableDelta = available - balance[BalanceTable.FIRST_VALUE];
+        final long reservedDelta = reserved - balance[BalanceTable.FIRST_VALUE + 1];
+        balance[BalanceTable.FIRST_VALUE] = available;
+        balance[BalanceTable.FIRST_VALUE + 1] = reserved;
         if (!writing)
         {
             return;
@@ -388,16 +389,15 @@ final class HistoryWriter implements EngineListener
         {
             ledgerEntry(accountId, assetId, reason, availableDelta, reservedDelta, available, reserved, timestampNs);
         }
-        long[] pending = batch.balances.get(key);
-        if (pending == null)
+        final int balancesBefore = batch.balances.size();
+        final long[] pending = batch.balances.getOrCreate(accountId, assetId);
+        if (batch.balances.size() > balancesBefore)
         {
-            pending = new long[3];
-            batch.balances.put(key, pending);
             batch.rows++;
         }
-        pending[0] = available;
-        pending[1] = reserved;
-        pending[2] = timestampNs;
+        pending[BalanceTable.FIRST_VALUE] = available;
+        pending[BalanceTable.FIRST_VALUE + 1] = reserved;
+        pending[BalanceTable.FIRST_VALUE + 2] = timestampNs;
     }
 
     /**
@@ -501,14 +501,6 @@ final class HistoryWriter implements EngineListener
 
     public void onKillSwitchChanged(final long accountId, final boolean active, final long timestampNs)
     {
-    }
-
-    /**
-     * Accounts up to 2^44 and assets up to 2^20 in one key; the engine's asset ids are small integers.
-     */
-    static long balanceKey(final long accountId, final int assetId)
-    {
-        return (accountId << 20) | (assetId & 0xFFFFF);
     }
 
     private static String[] reasonNames()

@@ -130,10 +130,11 @@ public final class StoreDatabase implements AutoCloseable
         }
         else
         {
-            throw new IllegalArgumentException("store.jdbc.url: unsupported database '" + jdbcUrl +
+            throw new IllegalArgumentException("store.jdbc.url: unsupported database '" + redacted(jdbcUrl) +
                 "': give a jdbc:postgresql:// URL, or leave it empty for SQLite in the data directory");
         }
-        final String description = dialect == Dialect.SQLITE ? "SQLite " + sqliteFile.getAbsolutePath() : jdbcUrl;
+        final String description =
+            dialect == Dialect.SQLITE ? "SQLite " + sqliteFile.getAbsolutePath() : redacted(jdbcUrl);
         try
         {
             // Registered by name: in a shaded jar the drivers' service files may not both survive.
@@ -177,6 +178,16 @@ public final class StoreDatabase implements AutoCloseable
     public Dialect dialect()
     {
         return dialect;
+    }
+
+    /**
+     * The URL as it may be printed: a password in it (user information or a parameter) replaced by {@code ***}.
+     */
+    public static String redacted(final String jdbcUrl)
+    {
+        return jdbcUrl
+            .replaceAll("(//[^/:@?]+:)[^@/?]*@", "$1***@")
+            .replaceAll("(?i)([?&;]password=)[^&;]*", "$1***");
     }
 
     /**

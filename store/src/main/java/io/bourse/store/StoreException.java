@@ -5,8 +5,11 @@ package io.bourse.store;
  */
 public final class StoreException extends RuntimeException
 {
+    /**
+     * @param cause the database's error, or null when the store found the fault itself.
+     */
     public StoreException(final String message, final Throwable cause)
     {
-        super(message + ": " + cause.getMessage(), cause);
+        super(cause == null ? message : message + ": " + cause.getMessage(), cause);
     }
 }

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -46,18 +48,21 @@ class PostgresStoreTest extends StoreTestBase
     {
         final long seed = System.nanoTime();
         final Store.Context context = database(node.storeContext().batchRows(200)).restartDelayMs(100, 400);
-        try (Store store = Store.open(context).start(); Workload workload = new Workload(node, seed))
+        try (Store store = Store.open(context).start(); Workload workload = new Workload(node, seed);
+            HistoryQueries queries = HistoryQueries.open(context.jdbcUrl(), null, null, null))
         {
             workload.setUp();
             workload.trade(1_000);
             TestNode.await(() -> "some batches written: " + store.metrics(),
                 () -> store.metrics().batchesCommitted() > 0);
+            queries.trades(1, 0, Long.MAX_VALUE, null, 10);
             server.stop();
             try
             {
                 workload.trade(1_000);
                 TestNode.await(() -> "the store failed: " + store.metrics(),
                     () -> store.metrics().state() == StoreState.FAILED);
+                assertThrows(StoreException.class, () -> queries.trades(1, 0, Long.MAX_VALUE, null, 10));
             }
             finally
             {
@@ -66,6 +71,8 @@ class PostgresStoreTest extends StoreTestBase
             workload.trade(1_000);
             workload.awaitAllAnswered();
             assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
+            // The history queries connect again by themselves, as the store does.
+            assertEquals(10, queries.trades(1, 0, Long.MAX_VALUE, null, 10).rows().size());
             StoreChecks.assertCaughtUpWith(store, node.awaitIdleEngineStateHash(), 60_000, seed);
             try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
             {

@@ -246,6 +246,36 @@ final class ReadModel
         return open != null ? open : account.closedOrders.get(orderId);
     }
 
+    /**
+     * The account's open order with the client order id (the engine keeps those unique), else the most recent of its
+     * recent closed orders with it. A scan of the account's orders: a lookup for a client that had no answer, not a
+     * hot path.
+     */
+    OrderView orderByClientOrderId(final long accountId, final long clientOrderId)
+    {
+        final AccountState account = accounts.get(accountId);
+        if (account == null)
+        {
+            return null;
+        }
+        for (final OrderView order : account.openOrders.values())
+        {
+            if (order.clientOrderId == clientOrderId)
+            {
+                return order;
+            }
+        }
+        OrderView newest = null;
+        for (final OrderView order : account.closedOrders.values())
+        {
+            if (order.clientOrderId == clientOrderId)
+            {
+                newest = order;
+            }
+        }
+        return newest;
+    }
+
     long lastTimestampNs()
     {
         return lastTimestampNs;
@@ -569,8 +599,10 @@ final class ReadModel
 
     private void close(final OrderView order, final String status, final long timestampNs, final Changes changes)
     {
-        // A market buy by quote amount ends as canceled (QUOTE_AMOUNT_SPENT) after its fills: it is done, not canceled.
-        order.status = "CANCELED".equals(status) && "QUOTE_AMOUNT_SPENT".equals(order.cancelReason) ? "FILLED" : status;
+        // A market buy by quote amount ends as canceled (QUOTE_AMOUNT_SPENT) after its fills: it is done, not canceled
+        // (the post-trade store's history says the same).
+        order.status = "CANCELED".equals(status) && "QUOTE_AMOUNT_SPENT".equals(order.cancelReason) &&
+            order.filledQuantity > 0 ? "FILLED" : status;
         order.updatedNs = timestampNs;
         final AccountState account = account(order.accountId);
         if (account.openOrders.remove(order.orderId) != null || !account.closedOrders.containsKey(order.orderId))
