@@ -5,6 +5,7 @@ import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.TradingState;
 import io.bourse.store.Store;
+import io.bourse.store.StoreDatabase;
 
 import java.io.File;
 import java.io.IOException;
@@ -51,8 +52,8 @@ public final class BourseConfig
         "store.defer.max.ms", "store.restart.delay.ms", "store.restart.max.delay.ms");
     private static final Pattern HTTP_KEY = Pattern.compile(
         "http\\.(host|port|event\\.loops|auth\\.window\\.ms|auth\\.reject\\.replays|rate\\.limit\\.per\\.second|" +
-            "rate\\.limit\\.burst|idle\\.timeout\\.seconds|recent\\.closed\\.orders|recent\\.fills|" +
-            "demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
+            "rate\\.limit\\.burst|idle\\.timeout\\.seconds|command\\.timeout\\.ms|recent\\.closed\\.orders|" +
+            "recent\\.fills|demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
     private static final List<String> INSTRUMENT_FIELDS = List.of(
         "id", "base", "quote", "price.scale", "tick", "quantity.scale", "lot", "min.quantity", "max.quantity",
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");
@@ -264,7 +265,7 @@ public final class BourseConfig
         if (!url.isEmpty() && !url.startsWith("jdbc:postgresql:"))
         {
             throw new ConfigException("configuration key 'store.jdbc.url': expected empty (SQLite in the data " +
-                "directory) or a jdbc:postgresql:// URL, got '" + url + "'");
+                "directory) or a jdbc:postgresql:// URL, got '" + StoreDatabase.redacted(url) + "'");
         }
         final long restartDelayMs = longValue("store.restart.delay.ms", 1_000, 0, TimeUnit.HOURS.toMillis(1));
         final long maxRestartDelayMs = longValue("store.restart.max.delay.ms", 30_000, 0, TimeUnit.HOURS.toMillis(1));

@@ -100,6 +100,7 @@ final class HttpConfig
             .apiKeys(keys)
             .authWindowMs(longValue("http.auth.window.ms", 5_000, 1, 3_600_000))
             .idleTimeoutSeconds((int)longValue("http.idle.timeout.seconds", 120, 0, 86_400))
+            .commandTimeoutMs(longValue("http.command.timeout.ms", 10_000, 100, 600_000))
             .recentRows((int)longValue("http.recent.closed.orders", 100_000, 1, 10_000_000),
                 (int)longValue("http.recent.fills", 100_000, 1, 10_000_000))
             .rejectReplays(rejectReplays)

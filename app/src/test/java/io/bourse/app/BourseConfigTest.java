@@ -101,6 +101,7 @@ class BourseConfigTest
     {
         for (final Map.Entry<String, String> bad : Map.of(
             "http.idle.timeout.seconds", "-1",
+            "http.command.timeout.ms", "50",
             "http.recent.closed.orders", "0",
             "http.recent.fills", "many").entrySet())
         {

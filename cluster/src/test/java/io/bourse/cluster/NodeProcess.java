@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class NodeProcess
 {
-    static final String READY = "node-ready";
+    public static final String READY = "node-ready";
     static final String STATE = "state";
     static final String STOPPED = "node-stopped";
 

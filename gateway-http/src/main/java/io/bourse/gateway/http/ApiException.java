@@ -18,6 +18,11 @@ final class ApiException extends RuntimeException
         this(status, code, message, field, 0);
     }
 
+    /**
+     * @param retryAfterS seconds for the {@code Retry-After} header, 0 for none. A 503 with one says that the request
+     *                    was not acted on, so that the same signed request may be sent again (see
+     *                    {@link #invitesResend()}).
+     */
     ApiException(final int status, final String code, final String message, final String field, final long retryAfterS)
     {
         super(message, null, false, false);
@@ -25,6 +30,14 @@ final class ApiException extends RuntimeException
         this.code = code;
         this.field = field;
         this.retryAfterS = retryAfterS;
+    }
+
+    /**
+     * @return whether the request was refused before it acted, with an invitation to send it again.
+     */
+    boolean invitesResend()
+    {
+        return status == 503 && retryAfterS > 0;
     }
 
     static ApiException badRequest(final String code, final String message, final String field)

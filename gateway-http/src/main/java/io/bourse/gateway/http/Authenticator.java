@@ -132,6 +132,16 @@ final class Authenticator
         return apiKey;
     }
 
+    /**
+     * Forget an accepted request that was then refused before it acted, so that it may be sent again as it was.
+     *
+     * @param signature the request's {@code X-Bourse-Signature}, which {@link #authenticate} accepted.
+     */
+    void forget(final String signature)
+    {
+        accepted.remove(ByteBuffer.wrap(HexFormat.of().parseHex(signature)));
+    }
+
     private static ApiException replayed()
     {
         return new ApiException(401, "REPLAYED_REQUEST", "the same signed request was already accepted within the " +

@@ -40,6 +40,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
      */
     private static final int MAX_KEPT_BATCH_BYTES = 64 * 1024 * 1024;
     private static final int KEPT_BATCH_HEADER = Long.BYTES + Integer.BYTES;
+    private static final long TIMEOUT_SWEEP_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
      * One WebSocket connection's subscriptions; touched only on the gateway thread.
@@ -68,6 +69,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private final ExchangeClient client;
     private final GatewayMetrics metrics;
     private final long heartbeatIntervalNs;
+    private final long commandTimeoutNs;
     private final ManyToOneConcurrentArrayQueue<Consumer<GatewayAgent>> tasks;
     private final Consumer<Consumer<GatewayAgent>> runTask = task -> task.accept(this);
     private final ReadModel model;
@@ -105,14 +107,16 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private int stateLength;
     private int keptBatchesLength;
     private long lastHeartbeatNs;
+    private long lastTimeoutSweepNs;
     private long publications;
 
     GatewayAgent(final ExchangeClient.Context clientContext, final GatewayMetrics metrics, final int queueCapacity,
-        final long heartbeatIntervalNs, final ReadModel model)
+        final long heartbeatIntervalNs, final long commandTimeoutNs, final ReadModel model)
     {
         this.metrics = metrics;
         this.model = model;
         this.heartbeatIntervalNs = heartbeatIntervalNs;
+        this.commandTimeoutNs = commandTimeoutNs;
         this.tasks = new ManyToOneConcurrentArrayQueue<>(queueCapacity);
         this.client = new ExchangeClient(clientContext.listener(this));
     }
@@ -187,6 +191,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             lastHeartbeatNs = nowNs;
             heartbeat();
         }
+        if (nowNs - lastTimeoutSweepNs > TIMEOUT_SWEEP_NS && !pending.isEmpty())
+        {
+            lastTimeoutSweepNs = nowNs;
+            work += answerTimedOut(nowNs);
+        }
         if (metrics.sample(nowNs))
         {
             work++;
@@ -210,6 +219,28 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
+     * Answer the commands that have waited longer than the timeout, and forget them: their answers, should they come,
+     * only update the read model.
+     */
+    private int answerTimedOut(final long nowNs)
+    {
+        final int before = pending.size();
+        pending.values().removeIf(p ->
+        {
+            if (nowNs - p.sentNs() <= commandTimeoutNs)
+            {
+                return false;
+            }
+            metrics.commandsTimedOut.increment();
+            p.command().complete(null, new ApiException(504, "OUTCOME_UNKNOWN", "no answer from the exchange within " +
+                TimeUnit.NANOSECONDS.toMillis(commandTimeoutNs) + " ms: it may still apply the request, so query " +
+                "the order (by its clientOrderId) before retrying", null));
+            return true;
+        });
+        return before - pending.size();
+    }
+
+    /**
      * Send a command; its answer completes it. Called on the gateway thread.
      */
     void send(final Command command)
@@ -217,7 +248,14 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         if (!live)
         {
             command.complete(null, new ApiException(503, "NOT_READY",
-                "the gateway is not connected to the exchange yet (or is catching up)", null));
+                "the gateway is not connected to the exchange yet (or is catching up)", null, 1));
+            return;
+        }
+        if (!client.isConnected())
+        {
+            // Sent later, when the exchange is back, an order would trade at a time its client did not choose.
+            command.complete(null, new ApiException(503, "NOT_CONNECTED",
+                "the gateway has lost its connection to the exchange: the request was not sent", null, 1));
             return;
         }
         final int length = command.encode(encoder, commandBuffer);
@@ -666,6 +704,8 @@ final class GatewayAgent implements Agent, ExchangeClientListener
                 {
                     order.publication = publication;
                     final ObjectNode node = Views.order(order, instrument);
+                    // "type" names the message here: the order's own (LIMIT or MARKET) is kept as "orderType".
+                    node.set("orderType", node.get("type"));
                     node.put("type", "order");
                     sendAll(subscribers, node.toString());
                 }

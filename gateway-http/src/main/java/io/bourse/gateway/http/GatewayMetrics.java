@@ -34,6 +34,10 @@ final class GatewayMetrics
      */
     final LongAdder eventGaps = new LongAdder();
     final LongAdder answersLost = new LongAdder();
+    /**
+     * Commands answered 504 OUTCOME_UNKNOWN because no answer came within the command timeout.
+     */
+    final LongAdder commandsTimedOut = new LongAdder();
     final LongAdder batches = new LongAdder();
     final LongAdder wsMessages = new LongAdder();
     final LongAdder wsDropped = new LongAdder();

@@ -31,6 +31,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -67,6 +68,7 @@ public final class HttpGateway implements AutoCloseable
         private double rateLimitBurst = 100;
         private int maxBodyBytes = 16 * 1024;
         private int idleTimeoutSeconds = 120;
+        private long commandTimeoutMs = 10_000;
         private int recentClosedOrders = ReadModel.DEFAULT_RECENT_CLOSED_ORDERS_ALL_ACCOUNTS;
         private int recentFills = ReadModel.DEFAULT_RECENT_FILLS_ALL_ACCOUNTS;
         private long heartbeatIntervalMs = 5_000;
@@ -155,6 +157,16 @@ public final class HttpGateway implements AutoCloseable
         public Context idleTimeoutSeconds(final int idleTimeoutSeconds)
         {
             this.idleTimeoutSeconds = idleTimeoutSeconds;
+            return this;
+        }
+
+        /**
+         * A command with no answer from the exchange after this long is answered {@code 504 OUTCOME_UNKNOWN}: the
+         * client is not kept waiting through an outage, and is told that the exchange may still apply it.
+         */
+        public Context commandTimeoutMs(final long commandTimeoutMs)
+        {
+            this.commandTimeoutMs = commandTimeoutMs;
             return this;
         }
 
@@ -316,6 +328,7 @@ public final class HttpGateway implements AutoCloseable
             new Authenticator(context.apiKeys, context.authWindowMs, context.rejectReplays, rateLimiter);
         this.agent = new GatewayAgent(context.clientContext, metrics, context.queueCapacity,
             TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs),
+            TimeUnit.MILLISECONDS.toNanos(context.commandTimeoutMs),
             new ReadModel(context.recentClosedOrders, context.recentFills));
         this.openApi = resource("openapi.json");
         this.operations = new Operations(context.nodeStatus, context.monitorSections, context.storeStatus,
@@ -632,6 +645,7 @@ public final class HttpGateway implements AutoCloseable
                 only(n, 3, path);
                 get(method);
                 final long accountId = trader(ex).accountId();
+                onlyParameters(ex, "symbol", "limit");
                 final String symbol = ex.request.getParam("symbol");
                 final InstrumentView filter = symbol == null ? null : instrument(symbol, "symbol");
                 final int limit = (int)queryInt(ex, "limit", 100, 1, ReadModel.RECENT_FILLS);
@@ -687,6 +701,7 @@ public final class HttpGateway implements AutoCloseable
         };
         get(method);
         final long accountId = trader(ex).accountId();
+        onlyParameters(ex, "from", "to", "cursor", "limit");
         final long fromMs = queryLong(ex, "from", 0, 0, MAX_TIME_MS);
         final long toMs = queryLong(ex, "to", -1, 1, MAX_TIME_MS);
         if (toMs >= 0 && toMs <= fromMs)
@@ -816,6 +831,7 @@ public final class HttpGateway implements AutoCloseable
             else if (method == HttpMethod.GET)
             {
                 final long accountId = trader(ex).accountId();
+                onlyParameters(ex, "symbol");
                 final String symbol = ex.request.getParam("symbol");
                 final InstrumentView filter = symbol == null ? null : instrument(symbol, "symbol");
                 query(ex, model ->
@@ -842,6 +858,11 @@ public final class HttpGateway implements AutoCloseable
             }
             return;
         }
+        if (parts.length == 5 && parts[3].equals("by-client-id"))
+        {
+            orderByClientOrderId(ex, parts[4], method);
+            return;
+        }
         if (parts.length != 4)
         {
             throw notFound(path);
@@ -850,6 +871,7 @@ public final class HttpGateway implements AutoCloseable
         if (method == HttpMethod.GET)
         {
             final long accountId = trader(ex).accountId();
+            onlyParameters(ex);
             query(ex, model ->
             {
                 final OrderView order = model.order(accountId, orderId);
@@ -864,6 +886,7 @@ public final class HttpGateway implements AutoCloseable
         else if (method == HttpMethod.DELETE)
         {
             final long accountId = trader(ex).accountId();
+            onlyParameters(ex);
             command(ex, new OrderCommand(ex, accountId)
             {
                 public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
@@ -879,6 +902,63 @@ public final class HttpGateway implements AutoCloseable
         else
         {
             throw methodNotAllowed();
+        }
+    }
+
+    /**
+     * {@code GET} or {@code DELETE /api/v1/orders/by-client-id/{clientOrderId}}: the order, open or among the account's
+     * recent closed ones, that the client named; how a client that had no answer finds out what became of its order.
+     */
+    private void orderByClientOrderId(final Exchange ex, final String text, final HttpMethod method)
+    {
+        final long accountId = trader(ex).accountId();
+        onlyParameters(ex);
+        final long clientOrderId = clientOrderId(text, false);
+        if (method == HttpMethod.GET)
+        {
+            query(ex, model ->
+            {
+                final OrderView order = model.orderByClientOrderId(accountId, clientOrderId);
+                if (order == null)
+                {
+                    throw new ApiException(404, RejectReason.UNKNOWN_ORDER.name(), "no open or recent order of this " +
+                        "account has clientOrderId " + text + " (older ones are in /api/v1/history/orders)",
+                        "clientOrderId");
+                }
+                return Views.order(order, model.instrument(order.instrumentId));
+            });
+        }
+        else if (method == HttpMethod.DELETE)
+        {
+            command(ex, new OrderCommand(ex, accountId)
+            {
+                public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+                {
+                    return encoder.cancelOrder(buffer, 0, accountId, 0, clientOrderId);
+                }
+            });
+        }
+        else
+        {
+            throw methodNotAllowed();
+        }
+    }
+
+    /**
+     * Refuse a query parameter the endpoint does not take: ignored, a misspelt filter would widen what a request reads
+     * or, for a mass cancel, cancels.
+     */
+    private static void onlyParameters(final Exchange ex, final String... allowed)
+    {
+        for (final String name : ex.request.params().names())
+        {
+            if (!Arrays.asList(allowed).contains(name))
+            {
+                throw ApiException.badRequest("UNKNOWN_PARAMETER", "unknown query parameter '" +
+                    (name.length() > 32 ? name.substring(0, 32) + "…" : name) + "'" +
+                    (allowed.length == 0 ? ": this endpoint takes none" : "; expected " + String.join(", ", allowed)),
+                    name.length() > 32 ? null : name);
+            }
         }
     }
 
@@ -1008,6 +1088,7 @@ public final class HttpGateway implements AutoCloseable
     private void massCancel(final Exchange ex)
     {
         final long accountId = trader(ex).accountId();
+        onlyParameters(ex, "symbol", "side");
         final String symbol = ex.request.getParam("symbol");
         final InstrumentView instrument = symbol == null ? null : instrument(symbol, "symbol");
         final String sideText = ex.request.getParam("side");
@@ -1663,6 +1744,11 @@ public final class HttpGateway implements AutoCloseable
         if (error.retryAfterS > 0)
         {
             ex.request.response().putHeader("Retry-After", Long.toString(error.retryAfterS));
+        }
+        if (error.invitesResend() && ex.key != null)
+        {
+            // It did not act: the same signed request, sent again as Retry-After invites, is not a replay.
+            authenticator.forget(ex.request.getHeader("X-Bourse-Signature"));
         }
         send(ex, error.status, "application/problem+json", node.toString().getBytes(StandardCharsets.UTF_8));
     }

@@ -76,6 +76,7 @@ final class Operations
         gateway.put("webSocketDropped", metrics.wsDropped.sum());
         gateway.put("eventGaps", metrics.eventGaps.sum());
         gateway.put("answersLost", metrics.answersLost.sum());
+        gateway.put("commandsTimedOut", metrics.commandsTimedOut.sum());
         final ObjectNode sessions = node.putObject("sessions");
         sessions.put("webSocket", agent.wsSessionCount());
         for (final SessionCounts counts : sessionCounts)
@@ -155,6 +156,9 @@ final class Operations
         counter(out, "bourse_http_answers_lost_total",
             "commands the node applied whose answers were lost (answered 503 OUTCOME_UNKNOWN)",
             metrics.answersLost.sum());
+        counter(out, "bourse_http_commands_timed_out_total",
+            "commands with no answer within http.command.timeout.ms (answered 504 OUTCOME_UNKNOWN)",
+            metrics.commandsTimedOut.sum());
         gauge(out, "bourse_commands_per_second", "commands sent in the last second", metrics.commandsPerSecond());
         gauge(out, "bourse_event_batches_per_second", "event batches received in the last second (all clients)",
             metrics.batchesPerSecond());

@@ -95,7 +95,20 @@ final class GatewayHarness implements AutoCloseable
      */
     static GatewayHarness onCluster(final String ingressEndpoints)
     {
-        return new GatewayHarness(context -> context, 0, false, ingressEndpoints);
+        return onCluster(ingressEndpoints, context -> context);
+    }
+
+    static GatewayHarness onCluster(final String ingressEndpoints, final UnaryOperator<HttpGateway.Context> customiser)
+    {
+        return new GatewayHarness(customiser, 0, false, ingressEndpoints);
+    }
+
+    /**
+     * A UDP port range for a node the test runs itself, from this module's tests' range.
+     */
+    static int nodePortBase()
+    {
+        return freePortBase();
     }
 
     private GatewayHarness(

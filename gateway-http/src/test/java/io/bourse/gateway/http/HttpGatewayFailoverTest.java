@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HttpGatewayFailoverTest
 {
     private static final int ORDERS = 60;
-    private static final Set<String> TRY_AGAIN = Set.of("NOT_READY", "BACK_PRESSURE", "BUSY", "OUTCOME_UNKNOWN");
+    private static final Set<String> TRY_AGAIN =
+        Set.of("NOT_READY", "NOT_CONNECTED", "BACK_PRESSURE", "BUSY", "OUTCOME_UNKNOWN");
 
     @Test
     void ordersInFlightDuringALeaderCrashAreNeitherLostNorExecutedTwice() throws Exception
@@ -51,7 +52,7 @@ class HttpGatewayFailoverTest
                 GatewayHarness.Response answer = answers.get(i).get(60, TimeUnit.SECONDS);
                 outcomes.merge(outcome(answer), 1, Integer::sum);
                 final long deadlineNs = System.nanoTime() + GatewayHarness.TIMEOUT_NS;
-                while (answer.status() == 503)
+                while (answer.status() == 503 || answer.status() == 504)
                 {
                     assertTrue(TRY_AGAIN.contains(answer.str("code")), "order " + i + ": " + answer.text());
                     assertTrue(System.nanoTime() < deadlineNs, "order " + i + " still not placed: " + answer.text());

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * client's orders, then continued, so that it falls behind by more than the node's event history (4 KiB here), while
  * orders that rest keep coming in over HTTP, up to 64 at a time. Every request must be answered: placed (200), or 503
  * with a code that says whether the exchange applied it (OUTCOME_UNKNOWN: applied, its answer lost) or not (NOT_READY,
- * BACK_PRESSURE, BUSY); and the engine's open orders must be exactly those placed or applied.
+ * NOT_CONNECTED, BACK_PRESSURE, BUSY); and the engine's open orders must be exactly those placed or applied.
  */
 class HttpGatewayStallTest
 {
@@ -94,8 +94,9 @@ class HttpGatewayStallTest
             for (final String outcome : outcomes.keySet())
             {
                 assertTrue(outcome.equals("placed") || outcome.equals("503 OUTCOME_UNKNOWN") ||
-                    outcome.equals("503 NOT_READY") || outcome.equals("503 BACK_PRESSURE") ||
-                    outcome.equals("503 BUSY"), where + ": unexpected answer " + outcome);
+                    outcome.equals("503 NOT_READY") || outcome.equals("503 NOT_CONNECTED") ||
+                    outcome.equals("503 BACK_PRESSURE") || outcome.equals("503 BUSY"),
+                    where + ": unexpected answer " + outcome);
             }
             assertEquals(outcomes.getOrDefault("placed", 0) + outcomes.getOrDefault("503 OUTCOME_UNKNOWN", 0),
                 openOrders, where + ": the engine holds exactly the orders placed or applied with their answer lost");

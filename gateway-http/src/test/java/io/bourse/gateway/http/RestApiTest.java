@@ -169,6 +169,43 @@ class RestApiTest
         assertEquals(1, open.size());
         assertEquals("SELL", open.get(0).get("side").asText());
         expectProblem(400, "INVALID_ENUM", "side", harness.call(CAROL, "DELETE", "/api/v1/orders?side=UP", null));
+
+        // A misspelt filter is refused, not ignored: ignored, it would cancel every order of the account.
+        expectProblem(400, "UNKNOWN_PARAMETER", "Symbol",
+            harness.call(CAROL, "DELETE", "/api/v1/orders?Symbol=BTC-USD", null));
+        expectProblem(400, "UNKNOWN_PARAMETER", "sym",
+            harness.call(CAROL, "GET", "/api/v1/orders?sym=BTC-USD", null));
+        expectProblem(400, "UNKNOWN_PARAMETER", "all",
+            harness.call(CAROL, "DELETE", "/api/v1/orders/" + open.get(0).get("orderId").asText() + "?all=1", null));
+        assertEquals(1, expect(200, harness.call(CAROL, "GET", "/api/v1/orders", null)).json().size());
+    }
+
+    @Test
+    void anOrderIsFoundAndCanceledByItsClientOrderId()
+    {
+        final String orderId = expect(200, harness.placeLimit(ALICE, "BUY", "90.00", "1", "by-cid-1")).str("orderId");
+        final GatewayHarness.Response open =
+            expect(200, harness.call(ALICE, "GET", "/api/v1/orders/by-client-id/by-cid-1", null));
+        assertEquals(orderId, open.str("orderId"));
+        assertEquals("NEW", open.str("status"));
+        expectProblem(404, "UNKNOWN_ORDER", "clientOrderId",
+            harness.call(BOB, "GET", "/api/v1/orders/by-client-id/by-cid-1", null));
+
+        final GatewayHarness.Response canceled =
+            expect(200, harness.call(ALICE, "DELETE", "/api/v1/orders/by-client-id/by-cid-1", null));
+        assertEquals(orderId, canceled.str("orderId"));
+        assertEquals("CANCELED", canceled.str("status"));
+        final GatewayHarness.Response closed =
+            expect(200, harness.call(ALICE, "GET", "/api/v1/orders/by-client-id/by-cid-1", null));
+        assertEquals(orderId, closed.str("orderId"));
+        assertEquals("CANCELED", closed.str("status"));
+
+        expectProblem(404, "UNKNOWN_ORDER", null,
+            harness.call(ALICE, "DELETE", "/api/v1/orders/by-client-id/by-cid-1", null));
+        expectProblem(404, "UNKNOWN_ORDER", "clientOrderId",
+            harness.call(ALICE, "GET", "/api/v1/orders/by-client-id/never-used", null));
+        expectProblem(400, "INVALID_CLIENT_ORDER_ID", "clientOrderId",
+            harness.call(ALICE, "GET", "/api/v1/orders/by-client-id/too_long_and_bad", null));
     }
 
     @Test

@@ -273,6 +273,7 @@ class WebSocketTest
             assertEquals(orderId, accepted.get("orderId").asText());
             assertEquals("NEW", accepted.get("status").asText());
             assertEquals("ws-1", accepted.get("clientOrderId").asText());
+            assertEquals("LIMIT", accepted.get("orderType").asText());
 
             expect(200, harness.placeLimit(BOB, "BUY", "250.00", "0.4", null));
             final JsonNode fill = alice.next("fill");
