@@ -162,7 +162,7 @@ public final class Bourse
             {
                 final Options options = options(rest, Set.of("tail", "limit"));
                 final long limit = positiveLong(options.toolOptions(), "limit", 0);
-                tool.dump(config(options).nodeContext().dataDir(), options.toolOptions().containsKey("tail"), limit);
+                tool.dump(config(options).nodeContext().dataDir(), "true".equals(options.toolOptions().get("tail")), limit);
                 return EXIT_OK;
             }
             case "verify" ->
@@ -260,7 +260,8 @@ public final class Bourse
             }
             if (!member && stop.getCount() > 0)
             {
-                http = startHttp(config, node, store, fixSessions, options.toolOptions().containsKey("demo-traders"));
+                http = startHttp(config, node, store, fixSessions,
+                    "true".equals(options.toolOptions().get("demo-traders")));
             }
             if (stop.getCount() > 0 && !member && config.fixEnabled())
             {
@@ -595,6 +596,11 @@ public final class Bourse
             if (equals >= 0)
             {
                 value = arg.substring(equals + 1);
+                if (FLAGS.contains(name) && toolOptionNames.contains(name) && !value.equals("true") &&
+                    !value.equals("false"))
+                {
+                    throw new UsageException("option --" + name + " is a flag: give it alone, or =true or =false");
+                }
             }
             else if (FLAGS.contains(name) && toolOptionNames.contains(name))
             {

@@ -148,6 +148,12 @@ class JournalToolTest
         final CommandLine tail = bourse("journal", "dump", "--tail", "--config", configFile.getPath());
         assertEquals(ORDERS_AFTER_SNAPSHOT,
             tail.out().lines().filter(line -> line.contains("\"type\":\"NewOrder\"")).count());
+        final CommandLine notTail = bourse("journal", "dump", "--tail=false", "--config", configFile.getPath());
+        assertEquals(ORDERS_BEFORE_SNAPSHOT + ORDERS_AFTER_SNAPSHOT,
+            notTail.out().lines().filter(line -> line.contains("\"type\":\"NewOrder\"")).count());
+        final CommandLine badFlag = bourse("journal", "dump", "--tail=yes", "--config", configFile.getPath());
+        assertEquals(2, badFlag.code(), badFlag.err());
+        assertTrue(badFlag.err().contains("option --tail is a flag: give it alone, or =true or =false"), badFlag.err());
 
         final JournalTool.VerifyResult verified = verify(config);
         assertTrue(verified.snapshotLogPosition() > 0, "replay starts from the snapshot");
@@ -157,6 +163,18 @@ class JournalToolTest
         assertTrue(verified.fragmentChecks().matched() > ORDERS_AFTER_SNAPSHOT, verified.fragmentChecks().toString());
         assertEquals(0, verified.fragmentChecks().withoutChecksum(), verified.fragmentChecks().toString());
         assertEquals(0, verified.fragmentChecks().damaged(), verified.fragmentChecks().toString());
+
+        // The last fragment of the stopped log lost from the disk (read as zeros): verify does not stop short quietly.
+        final long stopPosition;
+        try (Journal journal = Journal.open(config.nodeContext().dataDir()))
+        {
+            stopPosition = journal.logRecording().stopPosition();
+        }
+        final SavedBytes lost = zeroFrameLengthOfLastLogFragment(config.nodeContext().dataDir());
+        final CommandLine truncated = bourse("journal", "verify", "--config", configFile.getPath());
+        assertEquals(1, truncated.code(), truncated.out());
+        assertTrue(truncated.err().contains("before its recording's stop position " + stopPosition), truncated.err());
+        lost.putBack();
 
         startNode(config);
         final Bootstrap.Result again = bootstrap(config);
@@ -185,6 +203,50 @@ class JournalToolTest
         assertEquals(1, damaged.code(), damaged.out());
         assertTrue(damaged.err().contains("the journal is damaged: 1 fragment(s) whose bytes no longer match their " +
             "checksum"), damaged.err());
+    }
+
+    /**
+     * Bytes of a segment file as they were before a test changed them.
+     */
+    private record SavedBytes(File file, long offset, byte[] bytes)
+    {
+        void putBack() throws IOException
+        {
+            try (RandomAccessFile segment = new RandomAccessFile(file, "rw"))
+            {
+                segment.seek(offset);
+                segment.write(bytes);
+            }
+        }
+    }
+
+    /**
+     * Zero the frame length of the log's last fragment, as a write lost from the disk leaves it.
+     */
+    private static SavedBytes zeroFrameLengthOfLastLogFragment(final File dataDir) throws IOException
+    {
+        final File segment;
+        final long offset;
+        try (Journal journal = Journal.open(dataDir))
+        {
+            final Journal.Recording log = journal.logRecording();
+            final long[] lastStart = new long[1];
+            journal.scan(log, journal.firstPosition(log), Long.MAX_VALUE,
+                (buffer, messageOffset, length, start, stop) -> lastStart[0] = start);
+            final long segmentBase = AeronArchive.segmentFileBasePosition(log.startPosition(), lastStart[0],
+                log.termBufferLength(), log.segmentFileLength());
+            segment = new File(dataDir, "archive/" + log.recordingId() + "-" + segmentBase + ".rec");
+            offset = lastStart[0] - segmentBase + DataHeaderFlyweight.FRAME_LENGTH_FIELD_OFFSET;
+        }
+        final byte[] held = new byte[Integer.BYTES];
+        try (RandomAccessFile file = new RandomAccessFile(segment, "rw"))
+        {
+            file.seek(offset);
+            file.readFully(held);
+            file.seek(offset);
+            file.write(new byte[Integer.BYTES]);
+        }
+        return new SavedBytes(segment, offset, held);
     }
 
     /**

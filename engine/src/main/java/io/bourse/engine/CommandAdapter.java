@@ -191,9 +191,10 @@ public final class CommandAdapter
     }
 
     /**
-     * @return the block length of the command with the template id, or -1 when it is not a command.
+     * @return the block length of the command with the template id, or -1 when it is not a command: a message with
+     * another is not applied (it is of another schema version, or would be read past its end).
      */
-    private static int blockLength(final int templateId)
+    public static int blockLength(final int templateId)
     {
         return switch (templateId)
         {

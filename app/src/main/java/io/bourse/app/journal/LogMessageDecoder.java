@@ -9,6 +9,7 @@ import io.aeron.cluster.codecs.SessionCloseEventDecoder;
 import io.aeron.cluster.codecs.SessionMessageHeaderDecoder;
 import io.aeron.cluster.codecs.SessionOpenEventDecoder;
 import io.aeron.cluster.codecs.TimerEventDecoder;
+import io.bourse.engine.CommandAdapter;
 import io.bourse.protocol.cluster.BatchContinueDecoder;
 import io.bourse.protocol.cluster.ReplayRequestDecoder;
 import io.bourse.protocol.cluster.RequestDecoder;
@@ -245,13 +246,17 @@ final class LogMessageDecoder
         final int body = offset + io.bourse.protocol.codec.MessageHeaderDecoder.ENCODED_LENGTH;
         final int blockLength = commandHeader.blockLength();
         final int version = commandHeader.version();
+        // As the engine decides (CommandAdapter), so that the dump shows no fields read past a message's end.
         if (commandHeader.schemaId() != io.bourse.protocol.codec.MessageHeaderDecoder.SCHEMA_ID ||
-            length - io.bourse.protocol.codec.MessageHeaderDecoder.ENCODED_LENGTH < blockLength)
+            length - io.bourse.protocol.codec.MessageHeaderDecoder.ENCODED_LENGTH < blockLength ||
+            (CommandAdapter.blockLength(commandHeader.templateId()) >= 0 &&
+            blockLength != CommandAdapter.blockLength(commandHeader.templateId())))
         {
             type = "MalformedCommand";
             return;
         }
         final StringBuilder text = new StringBuilder();
+        String symbol = null;
         switch (commandHeader.templateId())
         {
             case NewOrderDecoder.TEMPLATE_ID -> newOrder.wrap(buffer, body, blockLength, version).appendTo(text);
@@ -260,9 +265,16 @@ final class LogMessageDecoder
             case MassCancelDecoder.TEMPLATE_ID -> massCancel.wrap(buffer, body, blockLength, version).appendTo(text);
             case QueryOrderDecoder.TEMPLATE_ID -> queryOrder.wrap(buffer, body, blockLength, version).appendTo(text);
             case ExpireOrdersDecoder.TEMPLATE_ID -> expireOrders.wrap(buffer, body, blockLength, version).appendTo(text);
-            case DefineAssetDecoder.TEMPLATE_ID -> defineAsset.wrap(buffer, body, blockLength, version).appendTo(text);
+            case DefineAssetDecoder.TEMPLATE_ID ->
+            {
+                symbol = defineAsset.wrap(buffer, body, blockLength, version).symbol();
+                defineAsset.appendTo(text);
+            }
             case DefineInstrumentDecoder.TEMPLATE_ID ->
-                defineInstrument.wrap(buffer, body, blockLength, version).appendTo(text);
+            {
+                symbol = defineInstrument.wrap(buffer, body, blockLength, version).symbol();
+                defineInstrument.appendTo(text);
+            }
             case SetTradingStateDecoder.TEMPLATE_ID ->
                 setTradingState.wrap(buffer, body, blockLength, version).appendTo(text);
             case DepositDecoder.TEMPLATE_ID -> deposit.wrap(buffer, body, blockLength, version).appendTo(text);
@@ -277,18 +289,26 @@ final class LogMessageDecoder
                 return;
             }
         }
-        appendSbeText(text);
+        appendSbeText(text, symbol);
     }
 
     /**
      * Turn an SBE decoder's {@code appendTo} text, {@code [Name](sbe...):a=1|b=X}, into the type and JSON fields.
-     * Command fields are flat (numbers, enums, short symbols), so splitting on '|' is exact.
+     * Command fields are flat (numbers, enums, a symbol), so splitting on '|' is exact once the symbol, which may hold
+     * any printable character, is taken out.
+     *
+     * @param symbol the command's symbol, or null when it has none.
      */
-    private void appendSbeText(final CharSequence text)
+    private void appendSbeText(final CharSequence text, final String symbol)
     {
         final String value = text.toString();
         type = value.substring(1, value.indexOf(']'));
-        final String body = value.substring(value.indexOf("):") + 2);
+        String body = value.substring(value.indexOf("):") + 2);
+        if (symbol != null)
+        {
+            body = body.replace("symbol=" + symbol, "");
+            field("symbol", symbol);
+        }
         for (final String pair : body.split("\\|"))
         {
             final int equals = pair.indexOf('=');
@@ -296,7 +316,8 @@ final class LogMessageDecoder
             {
                 final String name = pair.substring(0, equals);
                 final String fieldValue = pair.substring(equals + 1);
-                if (fieldValue.matches("-?\\d+"))
+                // A JSON number has no leading zero: "0700" (a symbol) stays a string.
+                if (fieldValue.matches("-?(0|[1-9]\\d*)"))
                 {
                     fields.append(",\"").append(name).append("\":").append(fieldValue);
                 }

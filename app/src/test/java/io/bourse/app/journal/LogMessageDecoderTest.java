@@ -3,7 +3,9 @@ package io.bourse.app.journal;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.codecs.SessionMessageHeaderEncoder;
 import io.bourse.protocol.cluster.BatchContinueEncoder;
+import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
+import io.bourse.protocol.cluster.RequestEncoder;
 import io.bourse.protocol.cluster.StateContinueEncoder;
 import io.bourse.protocol.cluster.StateRequestEncoder;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -37,6 +39,36 @@ class LogMessageDecoderTest
             .clientId(7).batchSequence(99).fromPartIndex(256).encodedLength();
         assertDecoded(length, "BatchContinue",
             ",\"clusterSessionId\":3,\"clientId\":7,\"batchSequence\":99,\"fromPartIndex\":256");
+    }
+
+    @Test
+    void symbolsAreStringsWhateverTheyHoldAndAShortBlockIsNotReadPastItsEnd()
+    {
+        final String session = ",\"clusterSessionId\":3,\"clientId\":7";
+        assertDecoded(request(7, 1, "0700"), "DefineAsset",
+            session + ",\"requestSequence\":1,\"symbol\":\"0700\",\"assetId\":9,\"scale\":2");
+        assertDecoded(request(7, 2, "A|B=\"C"), "DefineAsset",
+            session + ",\"requestSequence\":2,\"symbol\":\"A|B=\\\"C\",\"assetId\":9,\"scale\":2");
+
+        final int length = request(7, 3, "BTC");
+        buffer.putShort(AeronCluster.SESSION_HEADER_LENGTH + MessageHeaderEncoder.ENCODED_LENGTH +
+            RequestEncoder.BLOCK_LENGTH + io.bourse.protocol.codec.MessageHeaderEncoder.blockLengthEncodingOffset(),
+            (short)4, java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertDecoded(length, "MalformedCommand", ",\"clusterSessionId\":3,\"clientId\":7,\"requestSequence\":3");
+    }
+
+    /**
+     * @return the length after the cluster's message header of a Request carrying a DefineAsset of asset 9.
+     */
+    private int request(final long clientId, final long requestSequence, final String symbol)
+    {
+        final RequestEncoder request = new RequestEncoder()
+            .wrapAndApplyHeader(buffer, AeronCluster.SESSION_HEADER_LENGTH, header)
+            .clientId(clientId)
+            .requestSequence(requestSequence);
+        return request.encodedLength() + new CommandEncoder().defineAsset(buffer,
+            AeronCluster.SESSION_HEADER_LENGTH + MessageHeaderEncoder.ENCODED_LENGTH + request.encodedLength(), 9, 2,
+            symbol);
     }
 
     private void assertDecoded(final int bodyLength, final String type, final String json)
