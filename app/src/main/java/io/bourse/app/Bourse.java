@@ -202,6 +202,10 @@ public final class Bourse
     {
         final BourseConfig config = config(options);
         final ClusterNode.Context context = config.nodeContext();
+        // Checked now, not when they are used: by then the node would have started and the bootstrap written to its
+        // journal.
+        final HttpConfig httpConfig = member ? null : new HttpConfig(config);
+        final long reportIntervalMs = config.storeReportIntervalMs();
         if (!member && context.memberHosts().size() != 1)
         {
             throw new UsageException("run starts one embedded node, but member.hosts lists " +
@@ -260,7 +264,7 @@ public final class Bourse
             }
             if (!member && stop.getCount() > 0)
             {
-                http = startHttp(config, node, store, fixSessions,
+                http = startHttp(config, httpConfig, node, store, fixSessions,
                     "true".equals(options.toolOptions().get("demo-traders")));
             }
             if (stop.getCount() > 0 && !member && config.fixEnabled())
@@ -273,7 +277,7 @@ public final class Bourse
                 context.ingressEndpoints());
             out.printf("bourse: media driver %s%n", context.aeronDirectoryName());
             out.println("bourse: running; stop with Ctrl-C or SIGTERM");
-            awaitStop(stop, store == null ? null : store.metrics(), config.storeReportIntervalMs());
+            awaitStop(stop, store == null ? null : store.metrics(), reportIntervalMs);
         }
         catch (final InterruptedException ex)
         {
@@ -302,6 +306,7 @@ public final class Bourse
     {
         final BourseConfig config = config(options);
         final Store.Context context = config.storeContext().log(out);
+        final long reportIntervalMs = Math.max(1_000, config.storeReportIntervalMs());
         if (!new File(context.aeronDirectoryName()).isDirectory())
         {
             throw new IllegalStateException("no node runs on " + context.nodeDataDir().getAbsolutePath() +
@@ -315,7 +320,7 @@ public final class Bourse
         {
             out.printf("bourse: post-trade store %s for the node in %s; stop with Ctrl-C or SIGTERM%n",
                 store.databaseDescription(), context.nodeDataDir().getAbsolutePath());
-            awaitStop(stop, store.metrics(), Math.max(1_000, config.storeReportIntervalMs()));
+            awaitStop(stop, store.metrics(), reportIntervalMs);
             out.println("bourse: stopping the store; " + store.metrics().summary());
             return store.metrics().state() == StoreState.FAILED ? EXIT_FAILED : EXIT_OK;
         }
@@ -386,10 +391,9 @@ public final class Bourse
      * The HTTP gateway in the node's JVM (over IPC), and the demo traders when asked for.
      */
     private AutoCloseable startHttp(
-        final BourseConfig config, final ClusterNode node, final Store store, final FixSessionCounts fixSessions,
-        final boolean demoTraders)
+        final BourseConfig config, final HttpConfig httpConfig, final ClusterNode node, final Store store,
+        final FixSessionCounts fixSessions, final boolean demoTraders)
     {
-        final HttpConfig httpConfig = new HttpConfig(config);
         final StoreHistory history = store == null ? null : StoreHistory.open(config.storeContext(), store.metrics());
         final HttpGateway gateway;
         try

@@ -1,5 +1,6 @@
 package io.bourse.app;
 
+import org.agrona.IoUtil;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -8,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -50,6 +52,27 @@ class BourseCommandLineTest
         {
             Files.deleteIfExists(journal);
             Files.deleteIfExists(used);
+        }
+    }
+
+    @Test
+    void aBadValueOfAComponentStartedLateIsRefusedBeforeTheNodeStarts() throws IOException
+    {
+        final Path dataDir = Files.createTempDirectory("bourse-cli-test");
+        try
+        {
+            assertExit(2, "configuration key 'http.command.timeout.ms': expected an integer from 100",
+                "run", "--data-dir=" + dataDir, "--http.command.timeout.ms=5");
+            assertExit(2, "configuration key 'store.report.interval.ms'",
+                "run", "--data-dir=" + dataDir, "--store.report.interval.ms=-1");
+            try (Stream<Path> entries = Files.list(dataDir))
+            {
+                assertEquals(0, entries.count(), "nothing started in the data directory");
+            }
+        }
+        finally
+        {
+            IoUtil.delete(dataDir.toFile(), true);
         }
     }
 
