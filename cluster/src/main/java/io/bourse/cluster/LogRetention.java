@@ -2,10 +2,13 @@ package io.bourse.cluster;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 
 /**
  * The log position from which a reader of the journal outside the node (the post-trade store) still needs the log,
@@ -70,9 +73,20 @@ public final class LogRetention
         final File temporary = new File(dataDir, FILE_NAME + ".tmp");
         try
         {
-            Files.writeString(temporary.toPath(), Long.toString(logPosition) + "\n", StandardCharsets.US_ASCII);
+            // Synced before and after the rename: after a power loss the file holds this value or the one before,
+            // never an empty or partial one that would stop the node from starting.
+            try (FileChannel channel = FileChannel.open(temporary.toPath(), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING))
+            {
+                channel.write(ByteBuffer.wrap((logPosition + "\n").getBytes(StandardCharsets.US_ASCII)));
+                channel.force(true);
+            }
             Files.move(temporary.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE,
                 StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel directory = FileChannel.open(dataDir.toPath(), StandardOpenOption.READ))
+            {
+                directory.force(true);
+            }
         }
         catch (final IOException ex)
         {

@@ -333,6 +333,7 @@ public final class Store implements AutoCloseable
             context.jdbcUrl(), context.sqliteFile(), context.user, context.password);
         try
         {
+            database.lockForWriting();
             final StoreDatabase.Fence fence = database.fence();
             if (!context.nodeDataDir().isDirectory() && !context.nodeDataDir().mkdirs())
             {

@@ -1,9 +1,15 @@
 package io.bourse.store;
 
+import org.agrona.CloseHelper;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -53,15 +59,80 @@ public final class StoreDatabase implements AutoCloseable
     {
     }
 
+    /**
+     * The PostgreSQL advisory lock a writing store holds on its database: "Bourse" in ASCII.
+     */
+    private static final long WRITER_LOCK_KEY = 0x426F75727365L;
+
     private final Connection connection;
     private final Dialect dialect;
     private final String description;
+    /**
+     * The SQLite file, or null for PostgreSQL.
+     */
+    private final File sqliteFile;
+    private FileChannel writerLockFile;
 
-    private StoreDatabase(final Connection connection, final Dialect dialect, final String description)
+    private StoreDatabase(
+        final Connection connection, final Dialect dialect, final String description, final File sqliteFile)
     {
         this.connection = connection;
         this.dialect = dialect;
         this.description = description;
+        this.sqliteFile = sqliteFile;
+    }
+
+    /**
+     * Take the database for this store alone to write: two stores writing one database would each fail on the other's
+     * rows and move each other's fence. PostgreSQL: an advisory lock held by this connection's session; SQLite: a lock
+     * on a file beside the database. Either goes with the connection or the process.
+     *
+     * @throws IllegalStateException when another store holds it.
+     */
+    void lockForWriting() throws SQLException
+    {
+        final String held = "another post-trade store is writing " + description + ": one store per database (a " +
+            "cluster's members each need their own, or one store for the cluster); or this store's own connection " +
+            "before a network cut, until the server finds it gone";
+        if (dialect == Dialect.POSTGRESQL)
+        {
+            try (Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("SELECT pg_try_advisory_lock(" + WRITER_LOCK_KEY + ")"))
+            {
+                final boolean locked = result.next() && result.getBoolean(1);
+                connection.commit();
+                if (!locked)
+                {
+                    throw new IllegalStateException(held);
+                }
+            }
+            return;
+        }
+        final File lockFile = new File(sqliteFile.getPath() + ".writer-lock");
+        try
+        {
+            final FileChannel channel = FileChannel.open(lockFile.toPath(), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+            FileLock lock;
+            try
+            {
+                lock = channel.tryLock();
+            }
+            catch (final OverlappingFileLockException ex)
+            {
+                lock = null;
+            }
+            if (lock == null)
+            {
+                channel.close();
+                throw new IllegalStateException(held);
+            }
+            writerLockFile = channel;
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalStateException("cannot lock " + lockFile + ": " + ex.getMessage(), ex);
+        }
     }
 
     /**
@@ -157,7 +228,8 @@ public final class StoreDatabase implements AutoCloseable
                     statement.execute("PRAGMA wal_autocheckpoint = 16384");
                 }
             }
-            final StoreDatabase database = new StoreDatabase(connection, dialect, description);
+            final StoreDatabase database =
+                new StoreDatabase(connection, dialect, description, dialect == Dialect.SQLITE ? sqliteFile : null);
             try
             {
                 database.migrate(schemaVersion);
@@ -330,6 +402,14 @@ public final class StoreDatabase implements AutoCloseable
         catch (final SQLException ex)
         {
             throw new IllegalStateException("closing store database " + description + ": " + ex.getMessage(), ex);
+        }
+        finally
+        {
+            if (writerLockFile != null)
+            {
+                CloseHelper.quietClose(writerLockFile);
+                writerLockFile = null;
+            }
         }
     }
 

@@ -168,6 +168,20 @@ abstract class StoreTestBase
     }
 
     @Test
+    void aSecondStoreOnTheSameDatabaseIsRefused() throws Exception
+    {
+        final Store.Context context = database(node.storeContext());
+        try (Store store = Store.open(context))
+        {
+            final IllegalStateException refused = assertThrows(IllegalStateException.class, () -> Store.open(context));
+            assertTrue(refused.getMessage().contains("another post-trade store is writing"), refused.getMessage());
+            assertEquals(0, store.metrics().batchesCommitted());
+        }
+        // Once the first has closed, another may write.
+        Store.open(context).close();
+    }
+
+    @Test
     void resumesAfterItsFenceFromItsOwnSnapshot() throws Exception
     {
         final long seed = System.nanoTime();
