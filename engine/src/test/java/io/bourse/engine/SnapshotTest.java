@@ -244,7 +244,7 @@ class SnapshotTest
         return f.engine;
     }
 
-    private static byte[] snapshot(final Engine engine)
+    static byte[] snapshot(final Engine engine)
     {
         final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer();
         final int length = engine.writeSnapshot(buffer, 0);

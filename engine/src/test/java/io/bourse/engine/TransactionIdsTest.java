@@ -47,7 +47,7 @@ class TransactionIdsTest
     void snapshotKeepsTheBlocksAndIsSmall()
     {
         final EngineFixture f = engineWithTransfers();
-        final byte[] snapshot = snapshot(f.engine);
+        final byte[] snapshot = SnapshotTest.snapshot(f.engine);
         final int blocksRecorded = blocksIn(snapshot);
         assertEquals(f.engine.transactionIds.blockCount(), blocksRecorded);
         // 16 bytes a block: about 25 KB for 100,000 ids in sequence, where 8 bytes an id took 800 KB.
@@ -63,7 +63,7 @@ class TransactionIdsTest
     void snapshotOfFormatOneWithIdsOneByOneStillLoads()
     {
         final EngineFixture f = engineWithTransfers();
-        final byte[] formatOne = asFormatOne(snapshot(f.engine));
+        final byte[] formatOne = asFormatOne(SnapshotTest.snapshot(f.engine));
 
         final Engine restored = new Engine(new EventRecorder());
         restored.loadSnapshot(new UnsafeBuffer(formatOne), 0, formatOne.length);
@@ -76,7 +76,7 @@ class TransactionIdsTest
     void damagedBlocksAreRefused()
     {
         final EngineFixture f = engineWithTransfers();
-        final byte[] snapshot = snapshot(f.engine);
+        final byte[] snapshot = SnapshotTest.snapshot(f.engine);
         final UnsafeBuffer buffer = new UnsafeBuffer(snapshot);
         final int firstEntry = entryOfBlockZero(buffer);
 
@@ -133,15 +133,6 @@ class TransactionIdsTest
             .map(EventRecorder.TransferProcessed.class::cast)
             .findFirst().orElseThrow(() -> new AssertionError("no answer: " + recorder.events()))
             .applied();
-    }
-
-    private static byte[] snapshot(final Engine engine)
-    {
-        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer();
-        final int length = engine.writeSnapshot(buffer, 0);
-        final byte[] bytes = new byte[length];
-        buffer.getBytes(0, bytes);
-        return bytes;
     }
 
     /**

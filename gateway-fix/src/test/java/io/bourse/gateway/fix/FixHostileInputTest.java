@@ -298,10 +298,7 @@ class FixHostileInputTest
         try (RawFixClient eve = loggedOn())
         {
             final String clOrdId = id();
-            eve.sendApp("D", "11=" + clOrdId + "|" + ORDER_FIELDS);
-            final Map<String, String> accepted = eve.read(2_000);
-            assertMessage(accepted, "8");
-            assertEquals("0", accepted.get("150"));
+            placeResting(eve, clOrdId);
             eve.send("35=D|34=3|43=Y|122=" + RawFixClient.now() + "|49=EVE|52=" + RawFixClient.now() + "|56=BOURSE|" +
                 "11=" + clOrdId + "|" + ORDER_FIELDS);
             eve.nextSeqNum = 4;
@@ -317,10 +314,7 @@ class FixHostileInputTest
         try (RawFixClient eve = loggedOn())
         {
             final String clOrdId = id();
-            eve.sendApp("D", "11=" + clOrdId + "|" + ORDER_FIELDS);
-            final Map<String, String> accepted = eve.read(2_000);
-            assertMessage(accepted, "8");
-            assertEquals("0", accepted.get("150"));
+            placeResting(eve, clOrdId);
             cancelAll(eve);
 
             eve.sendApp("D", "11=" + clOrdId + "|" + ORDER_FIELDS);
@@ -558,10 +552,7 @@ class FixHostileInputTest
             }
 
             // Post-only is taken: resting, then refused where it would take the resting order.
-            eve.sendApp("D", "11=" + id() + "|18=6|" + ORDER_FIELDS);
-            final Map<String, String> rests = eve.read(2_000);
-            assertMessage(rests, "8");
-            assertEquals("0", rests.get("150"));
+            placeResting(eve, id() + "|18=6");
             eve.sendApp("D", "11=" + id() + "|18=6|" + ORDER_FIELDS.replace("54=1", "54=2"));
             final Map<String, String> wouldTake = eve.read(2_000);
             assertMessage(wouldTake, "8");
@@ -569,8 +560,7 @@ class FixHostileInputTest
             assertEquals("Rejected by the exchange: POST_ONLY_WOULD_TAKE", wouldTake.get("58"));
 
             final String resting = id();
-            eve.sendApp("D", "11=" + resting + "|" + ORDER_FIELDS);
-            assertEquals("0", eve.read(2_000).get("150"));
+            placeResting(eve, resting);
             eve.sendApp("G", "11=" + id() + "|41=" + resting + "|110=0.05|" + ORDER_FIELDS);
             final Map<String, String> replace = eve.read(2_000);
             assertMessage(replace, "9");
@@ -586,9 +576,7 @@ class FixHostileInputTest
         try (RawFixClient eve = loggedOn())
         {
             final String order = id();
-            eve.sendApp("D", "11=" + order + "|" + ORDER_FIELDS);
-            final Map<String, String> accepted = eve.read(2_000);
-            assertEquals("0", accepted.get("150"));
+            final Map<String, String> accepted = placeResting(eve, order);
             eve.sendApp("q", "11=" + id() + "|530=7|60=20261122-01:00:00|");
             eve.sendApp("F", "11=" + id() + "|41=" + order + "|55=BTC-USD|54=1|60=20261122-01:00:00|");
             Map<String, String> reject = null;
@@ -739,6 +727,18 @@ class FixHostileInputTest
             assertEquals(text, logout.get("58"));
             assertTrue(client.awaitDisconnect(5_000));
         }
+    }
+
+    /**
+     * Send ORDER_FIELDS' resting buy under the ClOrdID (and any fields after it) and read its acknowledgement.
+     */
+    private static Map<String, String> placeResting(final RawFixClient eve, final String clOrdIdAndFields)
+    {
+        eve.sendApp("D", "11=" + clOrdIdAndFields + "|" + ORDER_FIELDS);
+        final Map<String, String> accepted = eve.read(2_000);
+        assertMessage(accepted, "8");
+        assertEquals("0", accepted.get("150"), accepted.get("raw"));
+        return accepted;
     }
 
     private static void cancelAll(final RawFixClient eve)

@@ -627,7 +627,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             return;
         }
         removeDisconnected();
-        final String text = "{\"type\":\"heartbeat\",\"time\":" + System.currentTimeMillis() + "}";
+        // A quiet market and a gateway cut off from the exchange look the same without it: "live" is false while the
+        // data sent may be stale (no connection to the cluster, or the state being fetched again).
+        final String text = "{\"type\":\"heartbeat\",\"time\":" + System.currentTimeMillis() + ",\"live\":" +
+            (live && client.isConnected()) + "}";
         for (final WsSession session : sessions)
         {
             send(session, text);

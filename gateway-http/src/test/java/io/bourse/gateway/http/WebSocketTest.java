@@ -287,7 +287,7 @@ class WebSocketTest
             assertEquals("250.00", watcher.next(m -> m.get("type").asText().equals("ticker") &&
                 !m.get("lastPrice").isNull(), "ticker with a last price").get("lastPrice").asText());
 
-            watcher.next("heartbeat");
+            assertTrue(watcher.next("heartbeat").get("live").asBoolean(), "connected and holding the state");
             watcher.send("{\"op\":\"ping\"}");
             watcher.next("pong");
             watcher.send("{\"op\":\"subscribe\",\"channel\":\"book\",\"symbol\":\"NOPE\"}");
