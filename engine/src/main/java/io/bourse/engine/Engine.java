@@ -445,7 +445,8 @@ public final class Engine
     /**
      * Add an instrument, or change one. Its assets, scales, tick and lot can only change while its book is empty;
      * limits, band, fees and trading state can change at any time. The price band follows the last trade; a new
-     * reference price, or a new price scale or tick, centres it on the reference price again until the next trade.
+     * (non-zero) reference price, or a new price scale or tick, centres it on the reference price again until the next
+     * trade (with no reference, the band is off until then).
      */
     public void defineInstrument(
         final int instrumentId,
@@ -520,11 +521,11 @@ public final class Engine
             instrument = new Instrument(instrumentId, context.orderBookFactory().get());
             instruments.put(instrumentId, instrument);
         }
-        else if (existing.referencePrice != referencePrice || existing.priceScale != priceScale ||
-            existing.tickSize != tickSize)
+        else if ((referencePrice > 0 && existing.referencePrice != referencePrice) ||
+            existing.priceScale != priceScale || existing.tickSize != tickSize)
         {
             // A last trade on another price grid means nothing on this one, and a new reference is how an operator
-            // moves a band that the last trade holds where the market no longer is.
+            // moves a band that the last trade holds where the market no longer is (a reference of 0 moves nothing).
             instrument.lastTradePrice = 0;
         }
         instrument.symbol = symbol;
@@ -1230,7 +1231,7 @@ public final class Engine
      */
     private static long affordableLots(final long budget, final long notionalPerLot, final int feePpm, final long maxLots)
     {
-        if (cost(maxLots, notionalPerLot, feePpm) <= budget)
+        if (affordable(maxLots, notionalPerLot, feePpm, budget))
         {
             return maxLots;
         }
@@ -1240,7 +1241,7 @@ public final class Engine
         while (low < high)
         {
             final long mid = (low + high + 1) >>> 1;
-            if (cost(mid, notionalPerLot, feePpm) <= budget)
+            if (affordable(mid, notionalPerLot, feePpm, budget))
             {
                 low = mid;
             }
@@ -1252,12 +1253,15 @@ public final class Engine
         return low;
     }
 
-    private static long cost(final long lots, final long notionalPerLot, final int feePpm)
+    /**
+     * @return whether the lots' notional plus fee fits the budget. A fee raised since the maker rested can take them
+     * past a long: more than any budget, even one of {@link Long#MAX_VALUE}.
+     */
+    private static boolean affordable(final long lots, final long notionalPerLot, final int feePpm, final long budget)
     {
         final long notional = Amounts.multiply(lots, notionalPerLot);
         final long cost = notional == Amounts.OVERFLOW ? Amounts.OVERFLOW : Instrument.buyReservation(notional, feePpm);
-        // A fee raised since the maker rested can take notional plus fee past a long: more than any budget.
-        return cost == Amounts.OVERFLOW ? Long.MAX_VALUE : cost;
+        return cost != Amounts.OVERFLOW && cost <= budget;
     }
 
     /**

@@ -224,6 +224,7 @@ final class SnapshotCodec
         int position = offset;
         long records = 0;
         boolean begun = false;
+        int format = 0;
         while (position < limit)
         {
             if (limit - position < MessageHeaderDecoder.ENCODED_LENGTH)
@@ -252,7 +253,7 @@ final class SnapshotCodec
                 case SnapshotBeginDecoder.TEMPLATE_ID ->
                 {
                     final SnapshotBeginDecoder decoder = new SnapshotBeginDecoder().wrap(buffer, body, blockLength, version);
-                    final int format = decoder.formatVersion();
+                    format = decoder.formatVersion();
                     if (format != FORMAT_VERSION && format != FORMAT_VERSION_IDS_ONE_BY_ONE)
                     {
                         throw new IllegalStateException("unsupported snapshot format " + format);
@@ -310,6 +311,10 @@ final class SnapshotCodec
                         throw new IllegalStateException("snapshot state hash mismatch: recorded " +
                             Long.toHexString(decoder.stateHash()) + ", loaded state " + Long.toHexString(hash));
                     }
+                    if (format == FORMAT_VERSION_IDS_ONE_BY_ONE)
+                    {
+                        clearSellFeeReserves(engine);
+                    }
                     return;
                 }
                 default -> throw new IllegalStateException("unknown snapshot record template " + templateId);
@@ -324,6 +329,22 @@ final class SnapshotCodec
             }
         }
         throw new IllegalStateException("snapshot truncated: no SnapshotEnd record");
+    }
+
+    /**
+     * Format 1 recorded the fee rate a sell was entered with, which capped its fees; a sell now pays the rate in force
+     * and records 0. Cleared once the recorded hash has verified, so that an engine restored from a format-1 snapshot
+     * has the state (and hash) of one that replayed the same orders.
+     */
+    private static void clearSellFeeReserves(final Engine engine)
+    {
+        for (final Order order : engine.ordersById.values())
+        {
+            if (!order.isBuy())
+            {
+                order.feeReservePpm = 0;
+            }
+        }
     }
 
     private static int loadInstrument(

@@ -248,6 +248,8 @@ class InstrumentAndAccountAdminTest
 
         define(BTC_USD, BTC, USD, 2, 1, 4, 1, 0, 0, 1_000, 10_000, 1_000, 2_000, TradingState.OPEN);
         assertEquals(11_550, instrument.bandHighPrice, "the same definition again leaves the band on the last trade");
+        define(BTC_USD, BTC, USD, 2, 1, 4, 1, 0, 0, 1_000, 0, 1_000, 2_000, TradingState.OPEN);
+        assertEquals(11_550, instrument.bandHighPrice, "no reference leaves the band on the last trade");
 
         define(BTC_USD, BTC, USD, 2, 1, 4, 1, 0, 0, 1_000, 20_000, 1_000, 2_000, TradingState.OPEN);
         assertEquals(18_000, instrument.bandLowPrice, "a new reference centres the band on it");

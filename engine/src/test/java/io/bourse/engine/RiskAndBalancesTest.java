@@ -11,6 +11,8 @@ import io.bourse.protocol.codec.TimeInForce;
 import io.bourse.protocol.codec.TradingState;
 import io.bourse.protocol.codec.TransferDirection;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static io.bourse.engine.EngineAssertions.assertRejected;
 import static io.bourse.engine.EngineAssertions.available;
@@ -455,8 +457,9 @@ class RiskAndBalancesTest
         f.engine.validateInternalState();
     }
 
-    @Test
-    void marketBuyIsNotFilledWhenARaisedFeeTakesItsCostBeyondALong()
+    @ParameterizedTest
+    @ValueSource(longs = { 1_000, Long.MAX_VALUE })
+    void marketBuyIsNotFilledWhenARaisedFeeTakesItsCostBeyondALong(final long buyersQuote)
     {
         final EventRecorder events = new EventRecorder();
         final Engine engine = new Engine(events);
@@ -465,8 +468,8 @@ class RiskAndBalancesTest
         engine.defineAsset(2, 0, "Q", nowNs++);
         engine.defineInstrument(1, "B-Q", 1, 2, 0, 1, 0, 1, 1, 0, 0, 0, 1_000, 1_000, TradingState.OPEN, nowNs++);
         engine.deposit(1, 10, 1, 1, nowNs++);
-        engine.deposit(2, 20, 2, 1_000, nowNs++);
-        // Notional plus 0.1 % fits in a long; plus 0.2 % does not.
+        engine.deposit(2, 20, 2, buyersQuote, nowNs++);
+        // Notional plus 0.1 % fits in a long; plus 0.2 % does not, which no budget (not even a long's largest) covers.
         final long price = 9_210_000_000_000_000_000L;
         engine.newOrder(10, 1, 1, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
             SelfTradePrevention.ACCOUNT_DEFAULT, price, 1, 0, 0, nowNs++);
@@ -483,7 +486,7 @@ class RiskAndBalancesTest
             SelfTradePrevention.ACCOUNT_DEFAULT, 0, 1, 0, 0, nowNs++);
         assertTrue(events.all(EventRecorder.Trade.class).isEmpty(), events.events().toString());
         assertEquals(CancelReason.FILL_OR_KILL, events.only(EventRecorder.OrderCanceled.class).reason());
-        assertEquals(1_000, engine.availableBalance(20, 2));
+        assertEquals(buyersQuote, engine.availableBalance(20, 2));
         engine.validateInternalState();
     }
 

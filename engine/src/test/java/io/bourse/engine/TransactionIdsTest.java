@@ -73,6 +73,25 @@ class TransactionIdsTest
     }
 
     @Test
+    void sellsOfAFormatOneSnapshotLoseTheFeeCapTheyNoLongerHave()
+    {
+        final EngineFixture f = engineWithTransfers();
+        f.engine.deposit(IN_SEQUENCE + 1_000, 8, EngineFixture.BTC, 1_000_000_000L, f.tick());
+        f.limit(8, 1, io.bourse.protocol.codec.Side.SELL, 10_000, 5);
+        final Order sell = f.engine.ordersById.get(f.lastOrderId());
+        // As format 1's engine entered it: capped at the fee rate of its entry.
+        sell.feeReservePpm = EngineFixture.TAKER_FEE_PPM;
+        final byte[] formatOne = asFormatOne(SnapshotTest.snapshot(f.engine));
+
+        final Engine restored = new Engine(new EventRecorder());
+        restored.loadSnapshot(new UnsafeBuffer(formatOne), 0, formatOne.length);
+        assertEquals(0, restored.ordersById.get(sell.orderId).feeReservePpm);
+        sell.feeReservePpm = 0;
+        assertEquals(f.engine.stateHash(), restored.stateHash(), "as an engine that replayed the same orders");
+        restored.validateInternalState();
+    }
+
+    @Test
     void damagedBlocksAreRefused()
     {
         final EngineFixture f = engineWithTransfers();
