@@ -495,6 +495,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 else
                 {
+                    // ClOrdIDs are unique within a trading day: the next day's may be those of this one.
+                    state.usedClOrdIds.clear();
                     loggedOut++;
                 }
             }
@@ -1264,6 +1266,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 '2', FixRejects.CXL_REJ_OTHER, "Exchange busy: too many orders in flight");
             return;
         }
+        // Taken now, not when the replace is done: a new order or another replace under it meanwhile is a duplicate.
+        state.usedClOrdIds.add(FixOrder.hash(in.clOrdID(), in.clOrdIDLength()));
         final Pending pending = newPending(PENDING_REPLACE, state, order);
         pending.engineClientOrderId = newEngineClientOrderId;
         pending.clOrdId(in.clOrdID(), in.clOrdIDLength());

@@ -51,6 +51,15 @@ final class RecentClOrdIds
         }
     }
 
+    /**
+     * Forget them all: a new trading day, in which ClOrdIDs need be unique only among themselves.
+     */
+    void clear()
+    {
+        hashes.clear();
+        oldestFirst.clear();
+    }
+
     boolean contains(final long clOrdIdHash)
     {
         return hashes.contains(clOrdIdHash);

@@ -61,6 +61,10 @@ class FixEndOfDayTest
                 final Map<String, String> canceled = again.read(10_000);
                 assertEquals("4", canceled.get("150"), "the order of the day before, still there: " + canceled);
                 assertEquals("2", canceled.get("34"));
+                again.sendApp("D", "11=E0|60=" + RawFixClient.now() + "|" + ORDER);
+                assertEquals("0", again.read(10_000).get("150"), "a ClOrdID of the day before may be used again");
+                again.sendApp("D", "11=E1|60=" + RawFixClient.now() + "|" + ORDER);
+                assertEquals("6", again.read(10_000).get("103"), "but not that of an order still open");
             }
         }
     }

@@ -571,6 +571,30 @@ class FixHostileInputTest
     }
 
     @Test
+    void theNewClOrdIdOfAReplaceInFlightIsTaken()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            final String resting = id();
+            placeResting(eve, resting);
+            final String replacement = id();
+            eve.sendApp("G",
+                "11=" + replacement + "|41=" + resting + "|" + ORDER_FIELDS.replace("44=10.00", "44=9.00"));
+            eve.sendApp("D", "11=" + replacement + "|" + ORDER_FIELDS);
+            Map<String, String> refused = null;
+            for (int i = 0; i < 2; i++)
+            {
+                final Map<String, String> message = eve.read(2_000);
+                assertMessage(message, "8");
+                refused = "8".equals(message.get("150")) ? message : refused;
+            }
+            assertNotNull(refused, "the new order under the replace's ClOrdID was refused");
+            assertEquals("6", refused.get("103"), refused.get("raw"));
+            cancelAll(eve);
+        }
+    }
+
+    @Test
     void cancelRefusedByTheExchangeForAnOrderJustCanceledReportsItCanceled()
     {
         try (RawFixClient eve = loggedOn())
