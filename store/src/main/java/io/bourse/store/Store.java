@@ -329,11 +329,10 @@ public final class Store implements AutoCloseable
      */
     private static StoreDatabase openDatabase(final Context context, final Progress progress)
     {
-        final StoreDatabase database = StoreDatabase.open(
+        final StoreDatabase database = StoreDatabase.openWriter(
             context.jdbcUrl(), context.sqliteFile(), context.user, context.password);
         try
         {
-            database.lockForWriting();
             final StoreDatabase.Fence fence = database.fence();
             if (!context.nodeDataDir().isDirectory() && !context.nodeDataDir().mkdirs())
             {

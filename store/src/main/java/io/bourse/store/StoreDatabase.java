@@ -89,7 +89,7 @@ public final class StoreDatabase implements AutoCloseable
      *
      * @throws IllegalStateException when another store holds it.
      */
-    void lockForWriting() throws SQLException
+    private void lockForWriting() throws SQLException
     {
         final String held = "another post-trade store is writing " + description + ": one store per database (a " +
             "cluster's members each need their own, or one store for the cluster); or this store's own connection " +
@@ -100,7 +100,11 @@ public final class StoreDatabase implements AutoCloseable
                 ResultSet result = statement.executeQuery("SELECT pg_try_advisory_lock(" + WRITER_LOCK_KEY + ")"))
             {
                 final boolean locked = result.next() && result.getBoolean(1);
-                connection.commit();
+                if (!connection.getAutoCommit())
+                {
+                    // The lock is the session's: it outlives this transaction.
+                    connection.commit();
+                }
                 if (!locked)
                 {
                     throw new IllegalStateException(held);
@@ -113,18 +117,24 @@ public final class StoreDatabase implements AutoCloseable
         {
             final FileChannel channel = FileChannel.open(lockFile.toPath(), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
-            FileLock lock;
+            FileLock lock = null;
             try
             {
                 lock = channel.tryLock();
             }
             catch (final OverlappingFileLockException ex)
             {
-                lock = null;
+                // Held by another store in this process.
+            }
+            finally
+            {
+                if (lock == null)
+                {
+                    channel.close();
+                }
             }
             if (lock == null)
             {
-                channel.close();
                 throw new IllegalStateException(held);
             }
             writerLockFile = channel;
@@ -147,7 +157,16 @@ public final class StoreDatabase implements AutoCloseable
      */
     public static StoreDatabase open(final String jdbcUrl, final File sqliteFile, final String user, final String password)
     {
-        return open(jdbcUrl, sqliteFile, user, password, MIGRATIONS.size());
+        return open(jdbcUrl, sqliteFile, user, password, MIGRATIONS.size(), false);
+    }
+
+    /**
+     * Open the database for the store that writes it: as {@link #open}, holding it for this store alone
+     * ({@link #lockForWriting}) before any migration, so that a second store changes nothing before it is refused.
+     */
+    static StoreDatabase openWriter(final String jdbcUrl, final File sqliteFile, final String user, final String password)
+    {
+        return open(jdbcUrl, sqliteFile, user, password, MIGRATIONS.size(), true);
     }
 
     /**
@@ -156,6 +175,13 @@ public final class StoreDatabase implements AutoCloseable
      */
     static StoreDatabase open(
         final String jdbcUrl, final File sqliteFile, final String user, final String password, final int schemaVersion)
+    {
+        return open(jdbcUrl, sqliteFile, user, password, schemaVersion, false);
+    }
+
+    private static StoreDatabase open(
+        final String jdbcUrl, final File sqliteFile, final String user, final String password, final int schemaVersion,
+        final boolean writer)
     {
         final Dialect dialect;
         final String url;
@@ -232,6 +258,10 @@ public final class StoreDatabase implements AutoCloseable
                 new StoreDatabase(connection, dialect, description, dialect == Dialect.SQLITE ? sqliteFile : null);
             try
             {
+                if (writer)
+                {
+                    database.lockForWriting();
+                }
                 database.migrate(schemaVersion);
             }
             catch (final SQLException | RuntimeException ex)
@@ -259,7 +289,7 @@ public final class StoreDatabase implements AutoCloseable
     {
         return jdbcUrl
             .replaceAll("(//[^/:@?]+:)[^@/?]*@", "$1***@")
-            .replaceAll("(?i)([?&;]password=)[^&;]*", "$1***");
+            .replaceAll("(?i)([?&;](?:ssl)?password=)[^&;]*", "$1***");
     }
 
     /**

@@ -16,8 +16,8 @@ class StoreDatabaseTest
             StoreDatabase.redacted("jdbc:postgresql://127.0.0.1:5432/bourse"));
         assertEquals("jdbc:postgresql://127.0.0.1/bourse?user=bourse&password=***&ssl=true",
             StoreDatabase.redacted("jdbc:postgresql://127.0.0.1/bourse?user=bourse&password=s3cret&ssl=true"));
-        assertEquals("jdbc:postgresql://127.0.0.1/bourse?PASSWORD=***",
-            StoreDatabase.redacted("jdbc:postgresql://127.0.0.1/bourse?PASSWORD=hunter2"));
+        assertEquals("jdbc:postgresql://127.0.0.1/bourse?PASSWORD=***&sslpassword=***",
+            StoreDatabase.redacted("jdbc:postgresql://127.0.0.1/bourse?PASSWORD=hunter2&sslpassword=key-pw"));
         assertEquals("jdbc:postgresql://bourse:***@db.example:5432/bourse",
             StoreDatabase.redacted("jdbc:postgresql://bourse:hunter2@db.example:5432/bourse"));
     }
