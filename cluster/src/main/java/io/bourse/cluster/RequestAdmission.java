@@ -39,12 +39,6 @@ public final class RequestAdmission
     }
 
     /**
-     * Decide on a request, and record it as applied when it is the client's next one.
-     *
-     * @param lastRequestSequenceByClient the last request sequence applied per client id, 0 for none.
-     * @return {@link #NEXT}, {@link #APPLIED_BEFORE} or {@link #OUT_OF_SEQUENCE}.
-     */
-    /**
      * Whether a session message in the log is a request at all: of this schema, the Request template, and exactly its
      * block length (another is of another schema version; a shorter one would be read past its end).
      *
@@ -58,6 +52,12 @@ public final class RequestAdmission
             header.blockLength() == RequestDecoder.BLOCK_LENGTH;
     }
 
+    /**
+     * Decide on a request, and record it as applied when it is the client's next one.
+     *
+     * @param lastRequestSequenceByClient the last request sequence applied per client id, 0 for none.
+     * @return {@link #NEXT}, {@link #APPLIED_BEFORE} or {@link #OUT_OF_SEQUENCE}.
+     */
     public static int admit(
         final Long2LongHashMap lastRequestSequenceByClient, final long clientId, final long requestSequence)
     {

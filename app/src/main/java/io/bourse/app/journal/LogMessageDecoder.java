@@ -9,6 +9,7 @@ import io.aeron.cluster.codecs.SessionCloseEventDecoder;
 import io.aeron.cluster.codecs.SessionMessageHeaderDecoder;
 import io.aeron.cluster.codecs.SessionOpenEventDecoder;
 import io.aeron.cluster.codecs.TimerEventDecoder;
+import io.bourse.cluster.RequestAdmission;
 import io.bourse.engine.CommandAdapter;
 import io.bourse.protocol.cluster.BatchContinueDecoder;
 import io.bourse.protocol.cluster.ReplayRequestDecoder;
@@ -190,6 +191,12 @@ final class LogMessageDecoder
         {
             case RequestDecoder.TEMPLATE_ID ->
             {
+                if (!RequestAdmission.isRequest(ingressHeader, length))
+                {
+                    // Ignored by the node and the store alike.
+                    type = "MalformedIngress";
+                    return;
+                }
                 request.wrap(buffer, body, ingressHeader.blockLength(), ingressHeader.version());
                 field("clientId", request.clientId());
                 field("requestSequence", request.requestSequence());
@@ -267,13 +274,13 @@ final class LogMessageDecoder
             case ExpireOrdersDecoder.TEMPLATE_ID -> expireOrders.wrap(buffer, body, blockLength, version).appendTo(text);
             case DefineAssetDecoder.TEMPLATE_ID ->
             {
-                symbol = defineAsset.wrap(buffer, body, blockLength, version).symbol();
-                defineAsset.appendTo(text);
+                defineAsset.wrap(buffer, body, blockLength, version).appendTo(text);
+                symbol = printedSymbol(defineAsset::symbol, DefineAssetDecoder.symbolLength());
             }
             case DefineInstrumentDecoder.TEMPLATE_ID ->
             {
-                symbol = defineInstrument.wrap(buffer, body, blockLength, version).symbol();
-                defineInstrument.appendTo(text);
+                defineInstrument.wrap(buffer, body, blockLength, version).appendTo(text);
+                symbol = printedSymbol(defineInstrument::symbol, DefineInstrumentDecoder.symbolLength());
             }
             case SetTradingStateDecoder.TEMPLATE_ID ->
                 setTradingState.wrap(buffer, body, blockLength, version).appendTo(text);
@@ -290,6 +297,19 @@ final class LogMessageDecoder
             }
         }
         appendSbeText(text, symbol);
+    }
+
+    /**
+     * @return the symbol as SBE's {@code appendTo} prints it: its characters up to the first that is not 1 to 127.
+     */
+    private static String printedSymbol(final java.util.function.IntUnaryOperator character, final int length)
+    {
+        final StringBuilder printed = new StringBuilder(length);
+        for (int i = 0; i < length && character.applyAsInt(i) > 0; i++)
+        {
+            printed.append((char)character.applyAsInt(i));
+        }
+        return printed.toString();
     }
 
     /**

@@ -6,6 +6,7 @@ import io.bourse.protocol.cluster.BatchContinueEncoder;
 import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
 import io.bourse.protocol.cluster.RequestEncoder;
+import io.bourse.protocol.codec.DefineAssetEncoder;
 import io.bourse.protocol.cluster.StateContinueEncoder;
 import io.bourse.protocol.cluster.StateRequestEncoder;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -49,6 +50,18 @@ class LogMessageDecoderTest
             session + ",\"requestSequence\":1,\"symbol\":\"0700\",\"assetId\":9,\"scale\":2");
         assertDecoded(request(7, 2, "A|B=\"C"), "DefineAsset",
             session + ",\"requestSequence\":2,\"symbol\":\"A|B=\\\"C\",\"assetId\":9,\"scale\":2");
+
+        final int highByte = request(7, 4, "ABCD");
+        buffer.putByte(AeronCluster.SESSION_HEADER_LENGTH + MessageHeaderEncoder.ENCODED_LENGTH +
+            RequestEncoder.BLOCK_LENGTH + io.bourse.protocol.codec.MessageHeaderEncoder.ENCODED_LENGTH +
+            DefineAssetEncoder.symbolEncodingOffset() + 2, (byte)0xC3);
+        assertDecoded(highByte, "DefineAsset",
+            session + ",\"requestSequence\":4,\"symbol\":\"AB\",\"assetId\":9,\"scale\":2");
+
+        final int badRequest = request(7, 5, "BTC");
+        buffer.putShort(AeronCluster.SESSION_HEADER_LENGTH + MessageHeaderEncoder.blockLengthEncodingOffset(),
+            (short)(RequestEncoder.BLOCK_LENGTH - 8), java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertDecoded(badRequest, "MalformedIngress", ",\"clusterSessionId\":3");
 
         final int length = request(7, 3, "BTC");
         buffer.putShort(AeronCluster.SESSION_HEADER_LENGTH + MessageHeaderEncoder.ENCODED_LENGTH +
