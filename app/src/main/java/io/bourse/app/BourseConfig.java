@@ -44,7 +44,7 @@ public final class BourseConfig
     private static final Pattern DEPOSIT_FIELD = Pattern.compile("deposit\\.([^.]+)(\\.transaction)?");
     private static final List<String> NODE_KEYS = List.of(
         "data.dir", "member.id", "member.hosts", "port.base", "aeron.dir", "snapshot.log.bytes", "snapshot.interval.ms",
-        "snapshot.retained", "journal.segment.bytes", "log.term.bytes", "history.bytes",
+        "snapshot.retained", "journal.segment.bytes", "journal.sync", "log.term.bytes", "history.bytes",
         "agent.yield.us", "agent.idle.deep.ms");
     private static final List<String> STORE_KEYS = List.of(
         "store.enabled", "store.jdbc.url", "store.jdbc.user", "store.jdbc.password", "store.sqlite.file",
@@ -205,6 +205,7 @@ public final class BourseConfig
                 longValue("snapshot.interval.ms", TimeUnit.MINUTES.toMillis(30), 1, Long.MAX_VALUE / 1_000_000)))
             .retainedSnapshots(integer("snapshot.retained", 2, 1, 1000))
             .segmentFileLength(powerOfTwo("journal.segment.bytes", 64 * 1024 * 1024, 64 * 1024, 1 << 30))
+            .journalSync(parseBoolean("journal.sync", string("journal.sync", "false")))
             .logTermLength(powerOfTwo("log.term.bytes", 16 * 1024 * 1024, 64 * 1024, 1 << 30))
             .historyCapacityBytes(powerOfTwo("history.bytes", 8 * 1024 * 1024, 4096, 1 << 30))
             .agentYieldWindowNs(agentYieldWindowNs())

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,6 +35,7 @@ class BourseConfigTest
         assertEquals(TimeUnit.MINUTES.toNanos(30), context.snapshotIntervalNs());
         assertEquals(2, context.retainedSnapshots());
         assertEquals(8 * 1024 * 1024, context.historyCapacityBytes());
+        assertFalse(context.journalSync(), "Aeron's default: a node's journal is not synced to disk");
         assertEquals(NodeIdleStrategy.DEFAULT_YIELD_WINDOW_NS, context.agentYieldWindowNs(),
             "agents yield between commands while the machine has CPU to spare");
 
@@ -56,11 +58,12 @@ class BourseConfigTest
     {
         final BourseConfig config = BourseConfig.load(null, Map.of(
             "data.dir", "/tmp/elsewhere", "port.base", "9100", "instrument.BTC-USD.state", "halted",
-            "snapshot.interval.ms", "1000", "agent.yield.us", "100"));
+            "snapshot.interval.ms", "1000", "agent.yield.us", "100", "journal.sync", "true"));
         assertEquals(new File("/tmp/elsewhere"), config.nodeContext().dataDir());
         assertEquals(9100, config.nodeContext().portBase());
         assertEquals(TimeUnit.SECONDS.toNanos(1), config.nodeContext().snapshotIntervalNs());
         assertEquals(TimeUnit.MICROSECONDS.toNanos(100), config.nodeContext().agentYieldWindowNs());
+        assertTrue(config.nodeContext().journalSync());
         assertEquals(TradingState.HALTED, config.instruments().getFirst().tradingState());
     }
 
@@ -78,6 +81,7 @@ class BourseConfigTest
         assertMessage(Map.of("port.base", "abc"), "configuration key 'port.base': expected an integer, got 'abc'");
         assertMessage(Map.of("member.id", "1"), "configuration key 'member.id': expected 0 to 0, got 1");
         assertMessage(Map.of("history.bytes", "1000000"), "configuration key 'history.bytes': expected a power of two");
+        assertMessage(Map.of("journal.sync", "1"), "configuration key 'journal.sync': expected true or false, got '1'");
         assertMessage(Map.of("instrument.BTC-USD.tick", "0.001"),
             "configuration key 'instrument.BTC-USD.tick': 0.001 has more than 2 decimal places");
         assertMessage(Map.of("instrument.BTC-USD.tick", "ten"),

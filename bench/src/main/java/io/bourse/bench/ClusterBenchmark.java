@@ -44,9 +44,10 @@ import java.util.function.BooleanSupplier;
  *     and start a fresh JVM on the journal: the node's own recovery line gives commands/s and MB/s.</li>
  *     <li>{@code restart [restingOrders] [tailCommands]}: a snapshot holding 1 M resting orders plus a 1 M-command
  *     tail; the time from launching a fresh JVM to its node leading with the state recovered.</li>
- *     <li>{@code latency [rate...] [Ns] [--agent-yield-us=a,b,...]}: ingress to egress round trip through one
- *     embedded node at fixed rates, measured from each command's intended send time (no coordinated omission), for
- *     each agent yield window (0 and 100 µs by default, side by side).</li>
+ *     <li>{@code latency [rate...] [Ns] [--agent-yield-us=a,b,...] [--journal-sync=false,true]}: ingress to egress
+ *     round trip through one embedded node at fixed rates, measured from each command's intended send time (no
+ *     coordinated omission), for each agent yield window (0 and 100 µs by default) and each journal sync setting
+ *     (not synced by default), side by side.</li>
  *     <li>{@code all}: the three, with their defaults.</li>
  * </ul>
  * Needs {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}; {@code ./bourse bench cluster} runs it.
@@ -343,6 +344,7 @@ public final class ClusterBenchmark
     {
         final List<Integer> rates = new ArrayList<>();
         final List<Long> yieldWindowsUs = new ArrayList<>();
+        final List<Boolean> journalSyncs = new ArrayList<>();
         int seconds = 30;
         for (int i = 1; i < args.length; i++)
         {
@@ -351,6 +353,17 @@ public final class ClusterBenchmark
                 for (final String us : args[i].substring("--agent-yield-us=".length()).split(","))
                 {
                     yieldWindowsUs.add(Long.parseLong(us));
+                }
+            }
+            else if (args[i].startsWith("--journal-sync="))
+            {
+                for (final String sync : args[i].substring("--journal-sync=".length()).split(","))
+                {
+                    if (!sync.equals("true") && !sync.equals("false"))
+                    {
+                        throw new IllegalArgumentException("--journal-sync: expected true or false, got " + sync);
+                    }
+                    journalSyncs.add(Boolean.parseBoolean(sync));
                 }
             }
             else if (args[i].endsWith("s"))
@@ -372,23 +385,32 @@ public final class ClusterBenchmark
             yieldWindowsUs.add(0L);
             yieldWindowsUs.add(100L);
         }
+        if (journalSyncs.isEmpty())
+        {
+            journalSyncs.add(false);
+        }
         for (final int rate : rates)
         {
             for (final long yieldWindowUs : yieldWindowsUs)
             {
-                latency(rate, seconds, yieldWindowUs);
+                for (final boolean journalSync : journalSyncs)
+                {
+                    latency(rate, seconds, yieldWindowUs, journalSync);
+                }
             }
         }
     }
 
-    private static void latency(final int rate, final int seconds, final long yieldWindowUs) throws Exception
+    private static void latency(final int rate, final int seconds, final long yieldWindowUs, final boolean journalSync)
+        throws Exception
     {
         final int warmupSeconds = 10;
         System.out.printf("== round trip: %,d commands/s for %d s after %d s of warm-up, one embedded node, agents " +
-            "yielding %d µs after work (agent.yield.us)%n", rate, seconds, warmupSeconds, yieldWindowUs);
+            "yielding %d µs after work (agent.yield.us), journal.sync=%s%n", rate, seconds, warmupSeconds,
+            yieldWindowUs, journalSync);
         final File dir = Files.createTempDirectory("bourse-bench-latency").toFile();
-        try (Driver driver = new Driver(
-            context(dir, freePortBase()).agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(yieldWindowUs))))
+        try (Driver driver = new Driver(context(dir, freePortBase())
+            .agentYieldWindowNs(TimeUnit.MICROSECONDS.toNanos(yieldWindowUs)).journalSync(journalSync)))
         {
             final OrderFlow flow = new OrderFlow(3);
             driver.setUp(flow);
@@ -429,14 +451,15 @@ public final class ClusterBenchmark
                     throw new IllegalStateException("commands still unanswered long after the run");
                 }
             }
-            System.out.printf("round trip (µs) at %,d/s, yield %d µs: p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f" +
-                "  p99.99 %.1f  max %.1f  (%,d samples)%n", rate, yieldWindowUs,
+            System.out.printf("round trip (µs) at %,d/s, yield %d µs, sync %s: p50 %.1f  p90 %.1f  p99 %.1f" +
+                "  p99.9 %.1f  p99.99 %.1f  max %.1f  (%,d samples)%n", rate, yieldWindowUs, journalSync,
                 histogram.getValueAtPercentile(50) / 1e3, histogram.getValueAtPercentile(90) / 1e3,
                 histogram.getValueAtPercentile(99) / 1e3, histogram.getValueAtPercentile(99.9) / 1e3,
                 histogram.getValueAtPercentile(99.99) / 1e3, histogram.getMaxValue() / 1e3,
                 histogram.getTotalCount());
             final File report = new File(
-                "bench/target/cluster-round-trip-" + rate + "-yield-" + yieldWindowUs + "us.hgrm");
+                "bench/target/cluster-round-trip-" + rate + "-yield-" + yieldWindowUs + "us" +
+                (journalSync ? "-synced" : "") + ".hgrm");
             if (report.getParentFile().isDirectory() || report.getParentFile().mkdirs())
             {
                 try (PrintStream out = new PrintStream(new FileOutputStream(report), true, StandardCharsets.UTF_8))

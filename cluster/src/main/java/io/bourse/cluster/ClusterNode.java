@@ -76,6 +76,7 @@ public final class ClusterNode implements AutoCloseable
         private int historyCapacityBytes = 8 * 1024 * 1024;
         private int logTermLength = 16 * 1024 * 1024;
         private int segmentFileLength = 64 * 1024 * 1024;
+        private boolean journalSync;
         private PrintStream log = System.out;
         private Consumer<Throwable> onFatalError = FatalErrors.HALT;
         private long agentYieldWindowNs;
@@ -224,6 +225,27 @@ public final class ClusterNode implements AutoCloseable
         public int segmentFileLength()
         {
             return segmentFileLength;
+        }
+
+        /**
+         * Whether the journal is synced to disk before it counts as written. The consensus module commits log (and a
+         * client hears a command's answer) only once the node's archive has recorded it, so with this on an
+         * acknowledged command is on disk, and survives a power loss or a kernel crash of the machine; off (the
+         * default, Aeron's), recorded means written to the operating system's page cache, which survives a crash of
+         * the node's process but not of the machine. In a cluster a majority of members has recorded a command before
+         * it is committed either way, so only losing a majority's machines at once loses it. On, every archive write
+         * waits for {@code fdatasync} (the journal's catalog, the cluster's recording log and node state file are
+         * synced too), which adds a disk flush to every answer's latency (bench/README.md has the figures).
+         */
+        public Context journalSync(final boolean journalSync)
+        {
+            this.journalSync = journalSync;
+            return this;
+        }
+
+        public boolean journalSync()
+        {
+            return journalSync;
         }
 
         /**
@@ -421,6 +443,7 @@ public final class ClusterNode implements AutoCloseable
                 .clusterMembers(context.clusterMembers())
                 .clusterDir(context.clusterDir())
                 .clusterClock(new NanosecondClusterClock())
+                .fileSyncLevel(fileSyncLevel(context))
                 .ingressChannel("aeron:udp?term-length=4m")
                 .isIpcIngressAllowed(true)
                 .logChannel((context.memberHosts().size() == 1 ? "aeron:ipc?term-length=" : "aeron:udp?term-length=") +
@@ -522,6 +545,16 @@ public final class ClusterNode implements AutoCloseable
     public ExchangeService service()
     {
         return service;
+    }
+
+    /**
+     * @return Aeron's file sync levels as the node's archive, for its recordings and its catalog, and its consensus
+     * module, for the recording log, were launched with: what {@link Context#journalSync} became.
+     */
+    int[] fileSyncLevels()
+    {
+        return new int[] {archive.context().fileSyncLevel(), archive.context().catalogFileSyncLevel(),
+            consensusModule.context().fileSyncLevel()};
     }
 
     /**
@@ -689,6 +722,8 @@ public final class ClusterNode implements AutoCloseable
             .replicationChannel("aeron:udp?endpoint=" + host + ":0")
             .recordingEventsEnabled(false)
             .segmentFileLength(context.segmentFileLength())
+            .fileSyncLevel(fileSyncLevel(context))
+            .catalogFileSyncLevel(fileSyncLevel(context))
             .recordChecksum(new RecordChecksum())
             .threadingMode(ArchiveThreadingMode.SHARED)
             .idleStrategySupplier(idle)
@@ -696,6 +731,15 @@ public final class ClusterNode implements AutoCloseable
             .archiveClientContext(new AeronArchive.Context()
                 .aeronDirectoryName(aeronDir)
                 .controlResponseChannel("aeron:udp?endpoint=" + host + ":0"));
+    }
+
+    /**
+     * Aeron's level 1: data synced ({@code fdatasync}) after each write, which also syncs a growing file's length;
+     * level 2 adds other metadata such as modification times, which recovery does not need.
+     */
+    private static int fileSyncLevel(final Context context)
+    {
+        return context.journalSync() ? 1 : 0;
     }
 
     private static void removeStaleMarkFiles(final Context context)

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -56,6 +57,35 @@ class SingleNodeTest
             assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
             assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("loaded snapshot")),
                 "start-up reports the snapshot it loaded: " + cluster.logLines());
+        }
+    }
+
+    @Test
+    void aNodeWhoseJournalIsSyncedToDiskAnswersAndRecoversAsAnyOther()
+    {
+        try (TestCluster cluster = new TestCluster(1, context -> context.journalSync(true)))
+        {
+            final ReferenceWorkload workload = new ReferenceWorkload(13);
+            try (TestClient client = newClient(cluster))
+            {
+                assertArrayEquals(new int[] {1, 1, 1}, cluster.node(0).fileSyncLevels(),
+                    "recordings, the catalog and the recording log are synced to disk");
+                workload.setUp(client);
+                workload.trade(client, 300);
+                client.awaitAllAnswered();
+            }
+
+            cluster.crash(0);
+            cluster.start(0);
+            cluster.awaitLeader();
+            cluster.awaitSameState();
+
+            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+        }
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            cluster.startAll();
+            assertArrayEquals(new int[] {0, 0, 0}, cluster.node(0).fileSyncLevels(), "Aeron's default: no syncs");
         }
     }
 
