@@ -474,10 +474,14 @@ public final class FixGateway implements AutoCloseable
 
             for (final FixSessionSpec spec : context.sessions.values())
             {
-                sessionsByCompId.put(spec.senderCompId(), new FixSessionState(spec, context.rateLimit,
+                final FixSessionState session = new FixSessionState(spec, context.rateLimit,
                     new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId()))),
                     new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId()))),
-                    new FixEventPosition(new File(dataDir, FixSessionState.outboundFileName(spec.senderCompId())))));
+                    new FixEventPosition(new File(dataDir, FixSessionState.outboundFileName(spec.senderCompId()))));
+                sessionsByCompId.put(spec.senderCompId(), session);
+                final long nowMs = System.currentTimeMillis();
+                session.usedClOrdIds.keepIn(new File(dataDir, FixSessionState.clOrdIdsFileName(spec.senderCompId())),
+                    tradingDayStartMs(nowMs), nowMs);
             }
 
             logonChecks = new FixAuthenticator(context.compId, context.sessions, context.maxLogonFailures,
@@ -574,7 +578,7 @@ public final class FixGateway implements AutoCloseable
             exchangeClient = context.applicationMessageOverride != null ? null :
                 new ExchangeClient(context.exchangeClient.listener(agent));
             agent.start(connectedLibrary, exchangeClient);
-            agent.restore(restored);
+            agent.restore(restored, store.replacing());
         }
         catch (final InterruptedException ex)
         {
@@ -934,6 +938,15 @@ public final class FixGateway implements AutoCloseable
         return next.toInstant().toEpochMilli();
     }
 
+    /**
+     * @return when the current trading day began: the last end of day at or before {@code nowMs}, or Long.MIN_VALUE
+     * when there is no end of day.
+     */
+    private long tradingDayStartMs(final long nowMs)
+    {
+        return context.endOfDayUtc == null ? Long.MIN_VALUE : nextEndOfDayMs(nowMs) - TimeUnit.DAYS.toMillis(1);
+    }
+
     private void prune() throws InterruptedException
     {
         try
@@ -1042,6 +1055,7 @@ public final class FixGateway implements AutoCloseable
         {
             session.delivered.close();
             session.handled.close();
+            session.usedClOrdIds.close();
             session.outbound.close();
         }
     }

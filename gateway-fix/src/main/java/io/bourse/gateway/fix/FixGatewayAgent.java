@@ -104,12 +104,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     /**
      * Records kept once Artio has archived the reports before them ({@link AfterArchive}): a session's last report
      * delivered (batch, key), an order's CLOSED record (order id), a pending order's not-accepted record (client order
-     * id), and where a restart's replay resumes (after a batch: its sequence and log position).
+     * id), where a restart's replay resumes (after a batch: its sequence and log position), and a replace answered
+     * (its client order id).
      */
     private static final int DELIVERED = 1;
     private static final int CLOSED = 2;
     private static final int NOT_ACCEPTED = 3;
     private static final int RESUME_AFTER = 4;
+    private static final int REPLACE_DONE = 5;
     private static final long CLOSE_ARCHIVE_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
     /**
      * Tries to publish one filler Heartbeat before giving up (back-pressure at a logon is brief, if any).
@@ -143,6 +145,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final char[] NONE = "NONE".toCharArray();
     private static final String MASS_CANCEL_NOT_SUPPORTED = "0";
     private static final String MASS_CANCEL_UNKNOWN_SECURITY = "1";
+    /**
+     * ExecRestatementReason (378) of a restatement by the exchange's self-trade prevention, and of those the gateway
+     * makes itself to catch a client up (the Text says why).
+     */
+    private static final int RESTATEMENT_MARKET_OPTION = 8;
+    private static final int RESTATEMENT_OTHER = 99;
     private static final String RESTATED_AFTER_RESTART = "Filled while the gateway was down";
     private static final String RESTATED_AFTER_GAP = "Filled while the gateway missed the exchange's events";
     private static final String CLOSED_AFTER_RESTART =
@@ -156,6 +164,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         "known (its answer was among events the gateway missed)";
     private static final String NOT_APPLIED_ANSWER_LOST =
         "Not applied: the order is open as it was (the answer was among events the gateway missed)";
+    private static final String REPLACE_TOO_LATE_AFTER_RESTART =
+        "Too late: the order was done before this replace was answered (the gateway restarted meanwhile)";
+    private static final String ORDER_CLOSED = "Too late: the order is closed (OrdStatus gives how)";
     private static final String DONE_ANSWER_LOST =
         "The order is done; this request's answer was among events the gateway missed";
     private static final String MASS_CANCEL_ANSWER_LOST =
@@ -208,6 +219,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * id: the replay of the cluster's events, or a query after it, tells what became of each.
      */
     private final Long2ObjectHashMap<FixOrder> pendingRestored = new Long2ObjectHashMap<>();
+    /**
+     * Replaces a previous run sent (or was about to send) without reporting the answer, by their engine client order
+     * id: the replayed answer is reported under the replace's ClOrdID; with none, the query about the order after the
+     * replay tells whether it took effect.
+     */
+    private final Long2ObjectHashMap<Pending> replacesRestored = new Long2ObjectHashMap<>();
     private final Long2ObjectHashMap<Pending> pendingByRequest = new Long2ObjectHashMap<>();
     private final ArrayDeque<Pending> pendingPool = new ArrayDeque<>();
     private final java.util.HashSet<String> fix44MsgTypes = new java.util.HashSet<>(List.of(FIX44_MSG_TYPES));
@@ -283,6 +300,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * Set by the end of day ({@link #requestEndOfDayLogout}) until every logged-on session has been sent its Logout.
      */
     private volatile boolean endOfDayLogoutRequested;
+    private volatile boolean newTradingDayRequested;
     // A release store (lazySet) per change: no fence on the order path, visible to monitoring soon after.
     private final AtomicInteger openOrders = new AtomicInteger();
     private boolean makerLeg;
@@ -363,10 +381,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * Take back the open orders a previous run recorded, and ask the engine about each: one that closed while the
-     * gateway was away is forgotten.
+     * Take back the open orders and the replaces under way a previous run recorded, and ask the engine about each
+     * order: one that closed while the gateway was away is forgotten.
      */
-    void restore(final List<FixOrderStore.Entry> entries)
+    void restore(final List<FixOrderStore.Entry> entries, final List<FixOrderStore.Entry> replacing)
     {
         for (final FixOrderStore.Entry entry : entries)
         {
@@ -400,8 +418,96 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             ordersByOrderId.put(order.orderId, order);
             session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
         }
+        for (final FixOrderStore.Entry entry : replacing)
+        {
+            restoreReplace(entry);
+        }
         queryOpenAndPendingOrders();
         openOrders.lazySet(ordersByOrderId.size());
+    }
+
+    /**
+     * A replace sent before the restart whose answer was not reported. Its order is open (or pending) still: the
+     * replayed answer is reported when it comes; failing that, it waits as a lost request on the order, for the query
+     * about the order to tell whether it took effect. An order whose record already carries it (the answer was handled,
+     * its report not yet archived) waits for the replayed answer alone. An order no longer held was done before the
+     * answer came, and closed records are kept only after the reports before them: the exchange refused the replace as
+     * too late.
+     */
+    private void restoreReplace(final FixOrderStore.Entry entry)
+    {
+        final FixSessionState session = sessionsByCompId.get(entry.senderCompId());
+        if (session == null)
+        {
+            store.writeReplaceDone(entry.engineClientOrderId());
+            return;
+        }
+        final char[] clOrdId = entry.clOrdId().toCharArray();
+        final char[] origClOrdId = entry.origClOrdId().toCharArray();
+        session.usedClOrdIds.add(FixOrder.hash(clOrdId, clOrdId.length));
+        final FixOrder order = replacedOrder(session, entry, clOrdId, origClOrdId);
+        if (order == null)
+        {
+            final FixOrder done = newOrder();
+            done.orderId = entry.orderId();
+            rejectCancel(session, done, clOrdId, clOrdId.length, origClOrdId, origClOrdId.length, '2',
+                FixRejects.CXL_REJ_TOO_LATE, REPLACE_TOO_LATE_AFTER_RESTART, STATUS_DONE_FOR_DAY);
+            replaceDone(session, entry.engineClientOrderId());
+            return;
+        }
+        final Pending replace = newPending(PENDING_REPLACE, session, order);
+        replace.engineClientOrderId = entry.engineClientOrderId();
+        replace.clOrdId(clOrdId, clOrdId.length);
+        replace.origClOrdId(origClOrdId, origClOrdId.length);
+        replacesRestored.put(replace.engineClientOrderId, replace);
+        if (order.engineClientOrderId == replace.engineClientOrderId)
+        {
+            order.carriedReplace = replace;
+        }
+        else
+        {
+            chainLostRequest(order, replace);
+        }
+    }
+
+    /**
+     * @return the order a restored replace is about: by its order id; for a replace sent before the order's acceptance
+     * was handled, the pending order by the ClOrdID it had, or the open one it became since (by that ClOrdID, or by
+     * the replace's when its record carries the replace); null when the gateway no longer holds it.
+     */
+    private FixOrder replacedOrder(
+        final FixSessionState session, final FixOrderStore.Entry entry, final char[] clOrdId, final char[] origClOrdId)
+    {
+        FixOrder order;
+        if (entry.orderId() != 0)
+        {
+            order = ordersByOrderId.get(entry.orderId());
+        }
+        else
+        {
+            order = pendingRestored(session, origClOrdId);
+            if (order == null)
+            {
+                order = session.findOpen(origClOrdId, origClOrdId.length);
+            }
+            if (order == null)
+            {
+                order = session.findOpen(clOrdId, clOrdId.length);
+            }
+        }
+        return order != null && order.accountId == entry.accountId() ? order : null;
+    }
+
+    private FixOrder pendingRestored(final FixSessionState session, final char[] clOrdId)
+    {
+        for (final FixOrder order : pendingRestored.values())
+        {
+            if (order.session == session && order.clOrdIdEquals(clOrdId, clOrdId.length))
+            {
+                return order;
+            }
+        }
+        return null;
     }
 
     /**
@@ -476,6 +582,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     void requestEndOfDayLogout()
     {
+        newTradingDayRequested = true;
         endOfDayLogoutRequested = true;
     }
 
@@ -483,6 +590,19 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         int loggedOut = 0;
         boolean all = true;
+        if (newTradingDayRequested)
+        {
+            newTradingDayRequested = false;
+            final long nowMs = System.currentTimeMillis();
+            for (final FixSessionState state : sessionsByCompId.values())
+            {
+                if (!state.isLoggedOn())
+                {
+                    // Away at the end of day: its next logon is in the new trading day.
+                    state.newTradingDay(nowMs);
+                }
+            }
+        }
         for (final FixSessionState state : sessionsById.values())
         {
             if (!state.loggedOutForEndOfDay)
@@ -495,8 +615,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 else
                 {
-                    // ClOrdIDs are unique within a trading day: the next day's may be those of this one.
-                    state.usedClOrdIds.clear();
+                    state.newTradingDay(System.currentTimeMillis());
                     loggedOut++;
                 }
             }
@@ -1192,8 +1311,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final FixOrder order = state.findOpen(in.origClOrdID(), in.origClOrdIDLength());
         if (order == null)
         {
-            rejectCancel(state, null, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
-                '1', FixRejects.CXL_REJ_UNKNOWN_ORDER, "Unknown order");
+            refuseForClosedOrUnknown(state, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(),
+                in.origClOrdIDLength(), '1');
             return;
         }
         if (in.side() != order.side || !symbolMatches(order, in.symbol(), in.symbolLength()))
@@ -1213,6 +1332,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         final Pending pending = newPending(PENDING_CANCEL, state, order);
         pending.clOrdId(in.clOrdID(), in.clOrdIDLength());
+        pending.origClOrdId(in.origClOrdID(), in.origClOrdIDLength());
         pending.msgSeqNum = msgSeqNum;
         pendingByRequest.put(requestSequence, pending);
     }
@@ -1230,8 +1350,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final FixOrder order = state.findOpen(in.origClOrdID(), in.origClOrdIDLength());
         if (order == null)
         {
-            rejectCancel(state, null, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
-                '2', FixRejects.CXL_REJ_UNKNOWN_ORDER, "Unknown order");
+            refuseForClosedOrUnknown(state, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(),
+                in.origClOrdIDLength(), '2');
             return;
         }
         if (refusedForRate(state))
@@ -1259,9 +1379,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final long newEngineClientOrderId = engineClientOrderId(state, sequenceIndex, msgSeqNum);
         final int length = commandEncoder.replaceOrder(commandBuffer, 0, order.accountId, order.orderId,
             order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity);
+        // Recorded before it is sent, as a new order is: a gateway that stops before the answer still reports it.
+        store.writeReplacing(order, newEngineClientOrderId, price, quantity, in.clOrdID(), in.clOrdIDLength());
         final long requestSequence = client.trySend(commandBuffer, 0, length);
         if (requestSequence < 0)
         {
+            store.writeReplaceDone(newEngineClientOrderId);
             rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
                 '2', FixRejects.CXL_REJ_OTHER, "Exchange busy: too many orders in flight");
             return;
@@ -1271,8 +1394,34 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Pending pending = newPending(PENDING_REPLACE, state, order);
         pending.engineClientOrderId = newEngineClientOrderId;
         pending.clOrdId(in.clOrdID(), in.clOrdIDLength());
+        pending.origClOrdId(in.origClOrdID(), in.origClOrdIDLength());
         pending.msgSeqNum = msgSeqNum;
         pendingByRequest.put(requestSequence, pending);
+    }
+
+    /**
+     * A cancel or replace of an order the session does not hold open: too late, with the order's final state, when it
+     * closed recently (the request crossed its fill or cancel on the wire); unknown otherwise.
+     */
+    private void refuseForClosedOrUnknown(
+        final FixSessionState state,
+        final char[] clOrdId,
+        final int clOrdIdLength,
+        final char[] origClOrdId,
+        final int origClOrdIdLength,
+        final char responseTo)
+    {
+        final FixOrder closed = state.findRecentlyClosed(origClOrdId, origClOrdIdLength);
+        if (closed != null)
+        {
+            rejectCancel(state, closed, clOrdId, clOrdIdLength, origClOrdId, origClOrdIdLength, responseTo,
+                FixRejects.CXL_REJ_TOO_LATE, ORDER_CLOSED, ordStatus(closed));
+        }
+        else
+        {
+            rejectCancel(state, null, clOrdId, clOrdIdLength, origClOrdId, origClOrdIdLength, responseTo,
+                FixRejects.CXL_REJ_UNKNOWN_ORDER, "Unknown order");
+        }
     }
 
     private String replaceProblem(final FixOrder order, final OrderCancelReplaceRequestDecoder in)
@@ -1315,6 +1464,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         state.takeRateToken();
         final OrderStatusRequestDecoder in = statusRequest;
         final FixOrder order = state.findOpen(in.clOrdID(), in.clOrdIDLength());
+        final FixOrder closed = order == null ? state.findRecentlyClosed(in.clOrdID(), in.clOrdIDLength()) : null;
+        if (closed != null)
+        {
+            // Its final state, as its last report gave it.
+            answerStatusFromGateway(state, closed, in, null);
+            return;
+        }
         if (order == null || order.orderId == 0)
         {
             executionReport.reset();
@@ -1341,22 +1497,39 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         final int length = commandEncoder.queryOrder(commandBuffer, 0, order.accountId, order.orderId, 0);
         final long requestSequence = client.trySend(commandBuffer, 0, length);
-        final Pending pending = newPending(PENDING_STATUS, state, order);
-        if (in.hasOrdStatusReqID())
-        {
-            pending.clOrdId(in.ordStatusReqID(), Math.min(in.ordStatusReqIDLength(), FixOrder.MAX_ID_LENGTH));
-        }
-        if (requestSequence >= 0)
-        {
-            pendingByRequest.put(requestSequence, pending);
-        }
-        else
+        if (requestSequence < 0)
         {
             // The exchange cannot be asked now: answer from the gateway's record, current up to the last event.
-            sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0,
-                "Exchange busy: status as last reported by the exchange", pending, 0);
-            releasePending(pending);
+            answerStatusFromGateway(state, order, in, "Exchange busy: status as last reported by the exchange");
+            return;
         }
+        pendingByRequest.put(requestSequence, statusRequester(state, order, in));
+    }
+
+    private Pending statusRequester(
+        final FixSessionState state, final FixOrder order, final OrderStatusRequestDecoder in)
+    {
+        final Pending requester = newPending(PENDING_STATUS, state, order);
+        if (in.hasOrdStatusReqID())
+        {
+            requester.clOrdId(in.ordStatusReqID(), Math.min(in.ordStatusReqIDLength(), FixOrder.MAX_ID_LENGTH));
+        }
+        requester.msgSeqNum = in.header().msgSeqNum();
+        return requester;
+    }
+
+    /**
+     * A status answer made by the gateway from its own record of the order: under an ExecID of the request's own, since
+     * no event batch names it.
+     */
+    private void answerStatusFromGateway(
+        final FixSessionState state, final FixOrder order, final OrderStatusRequestDecoder in, final String text)
+    {
+        final Pending requester = statusRequester(state, order, in);
+        localAnswerMsgSeqNum = requester.msgSeqNum;
+        sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, text, requester, 0);
+        localAnswerMsgSeqNum = -1;
+        releasePending(requester);
     }
 
     private void onMassCancelRequest(final FixSessionState state)
@@ -1483,6 +1656,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 // Neither accepted nor rejected: nothing to track.
                 closeOrder(pending.order);
             }
+            else if (pending.type == PENDING_REPLACE)
+            {
+                // Answered in this batch (replaced, or refused), reported before the batch's resume position.
+                replaceSettled(pending);
+            }
             releasePending(pending);
         }
         if (batchReported)
@@ -1569,19 +1747,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             ordersByOrderId.get(order.orderId) == order)
         {
             // Whether it took effect shows in the engine's answer about the order; the requester is answered then.
-            if (order.lostRequest == null)
-            {
-                order.lostRequest = pending;
-            }
-            else
-            {
-                Pending last = order.lostRequest;
-                while (last.nextLost != null)
-                {
-                    last = last.nextLost;
-                }
-                last.nextLost = pending;
-            }
+            chainLostRequest(order, pending);
             queueQuery(order);
             return;
         }
@@ -1594,7 +1760,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         else if (pending.type == PENDING_STATUS && ordersByOrderId.get(order.orderId) == order)
         {
             // The gateway's own view; the query after the gap restates the order if the exchange's differs.
+            localAnswerMsgSeqNum = pending.msgSeqNum;
             sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, null, pending, 0);
+            localAnswerMsgSeqNum = -1;
         }
         else if (pending.type == PENDING_MASS_CANCEL)
         {
@@ -1613,6 +1781,72 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             queueQuery(order);
         }
         releasePending(pending);
+    }
+
+    private static void chainLostRequest(final FixOrder order, final Pending request)
+    {
+        if (order.lostRequest == null)
+        {
+            order.lostRequest = request;
+        }
+        else
+        {
+            Pending last = order.lostRequest;
+            while (last.nextLost != null)
+            {
+                last = last.nextLost;
+            }
+            last.nextLost = request;
+        }
+    }
+
+    private static void unchainLostRequest(final FixOrder order, final Pending request)
+    {
+        if (order.lostRequest == request)
+        {
+            order.lostRequest = request.nextLost;
+        }
+        else
+        {
+            for (Pending before = order.lostRequest; before != null; before = before.nextLost)
+            {
+                if (before.nextLost == request)
+                {
+                    before.nextLost = request.nextLost;
+                    break;
+                }
+            }
+        }
+        request.nextLost = null;
+    }
+
+    /**
+     * A replace's answer has been reported (or it needs none): once the report is archived, a restart no longer
+     * restores it.
+     */
+    private void replaceSettled(final Pending replace)
+    {
+        if (replacesRestored.get(replace.engineClientOrderId) == replace)
+        {
+            replacesRestored.remove(replace.engineClientOrderId);
+        }
+        replaceDone(replace.session, replace.engineClientOrderId);
+    }
+
+    /**
+     * The replace's REPLACE_DONE record, kept once its answer is archived; while the session's reports are held (it is
+     * away), once they have been sent: a restart meanwhile makes the answer again from the replay.
+     */
+    private void replaceDone(final FixSessionState session, final long engineClientOrderId)
+    {
+        if (session.heldMessages.isEmpty())
+        {
+            afterArchive.add(lastSentPosition, REPLACE_DONE, null, engineClientOrderId, 0);
+        }
+        else
+        {
+            session.replacesDoneWhileHeld.addLong(engineClientOrderId);
+        }
     }
 
     private void queryOpenAndPendingOrders()
@@ -1652,6 +1886,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     "Not applied by the exchange: " + reason, null, 0);
                 closeOrder(pending.order);
             }
+            else if (pending.type == PENDING_CANCEL || pending.type == PENDING_REPLACE)
+            {
+                rejectCancel(pending.session, pending.order, pending.clOrdId, pending.clOrdIdLength,
+                    pending.origClOrdId, pending.origClOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2',
+                    FixRejects.CXL_REJ_OTHER, "Not applied by the exchange: " + reason);
+                if (pending.type == PENDING_REPLACE)
+                {
+                    replaceSettled(pending);
+                }
+            }
             releasePending(pending);
         }
     }
@@ -1681,6 +1925,26 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     {
                         pendingRestored.remove(order.engineClientOrderId);
                         rejectOrder(order, commandRejected.reason());
+                    }
+                }
+                else if (commandRejected.commandType() == io.bourse.protocol.codec.CommandType.REPLACE_ORDER)
+                {
+                    // The replay after a restart: the refusal of a replace sent before it.
+                    final Pending replace = replacesRestored.get(commandRejected.clientOrderId());
+                    if (replace != null && replace.order.accountId == commandRejected.accountId())
+                    {
+                        final FixOrder order = replace.order;
+                        if (order.carriedReplace == replace)
+                        {
+                            order.carriedReplace = null;
+                        }
+                        else
+                        {
+                            unchainLostRequest(order, replace);
+                        }
+                        onRejected(replace, commandRejected.reason());
+                        replaceSettled(replace);
+                        releasePending(replace);
                     }
                 }
             }
@@ -1778,13 +2042,41 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 orderReplaced.wrap(buffer, offset, blockLength, version);
                 final FixOrder order = ordersByOrderId.get(orderReplaced.orderId());
-                if (order != null && pending != null && pending.type == PENDING_REPLACE && pending.order == order)
+                final Pending replace = order == null ? null : pending != null ? pending :
+                    replacesRestored.get(orderReplaced.clientOrderId());
+                if (replace != null && replace.type == PENDING_REPLACE && replace.order == order)
                 {
-                    replaced(order, pending, orderReplaced.clientOrderId(), orderReplaced.price(),
-                        orderReplaced.quantity(), orderReplaced.filledQuantity());
-                    sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0,
-                        orderReplaced.priorityKept() == io.bourse.protocol.codec.BooleanType.TRUE ?
-                        "Replaced; time priority kept" : "Replaced; time priority lost", null, 0);
+                    final String text = orderReplaced.priorityKept() == io.bourse.protocol.codec.BooleanType.TRUE ?
+                        "Replaced; time priority kept" : "Replaced; time priority lost";
+                    final Pending carried = order.carriedReplace;
+                    if (pending == null)
+                    {
+                        // The replay after a restart: a replace sent before it.
+                        unchainLostRequest(order, replace);
+                    }
+                    if (pending == null && carried != null &&
+                        replace.engineClientOrderId <= carried.engineClientOrderId)
+                    {
+                        // The order's record carries this replace already, or a later one: only the report is made
+                        // again, on the terms this one gave.
+                        if (carried == replace)
+                        {
+                            order.carriedReplace = null;
+                        }
+                        sendReport(replacedView(order, replace, orderReplaced), EXEC_REPLACED, ordStatus(order), 0, 0,
+                            0, text, null, 0);
+                    }
+                    else
+                    {
+                        replaced(order, replace, orderReplaced.clientOrderId(), orderReplaced.price(),
+                            orderReplaced.quantity(), orderReplaced.filledQuantity());
+                        sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0, text, null, 0);
+                    }
+                    if (pending == null)
+                    {
+                        replaceSettled(replace);
+                        releasePending(replace);
+                    }
                 }
             }
             case OrderRestatedDecoder.TEMPLATE_ID ->
@@ -1794,8 +2086,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 if (order != null)
                 {
                     order.quantity = orderRestated.quantity();
+                    restatementReason = RESTATEMENT_MARKET_OPTION;
                     sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0, "Restated by self-trade prevention",
                         null, 0);
+                    restatementReason = RESTATEMENT_OTHER;
                     if (order.session.heldMessages.isEmpty())
                     {
                         // Else the record stays where the reports sent left it (see onFill).
@@ -1825,12 +2119,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         order)
                     {
                         sendReport(order, EXEC_NEW, ordStatus(order), 0, 0, 0, null, null, 0);
+                        // Found by the client order id it was sent with: no replace of it took effect.
+                        final Pending lost = order.lostRequest;
+                        order.lostRequest = null;
+                        answerLostRequests(order, lost, null, NOT_APPLIED_ANSWER_LOST, false);
                     }
                 }
                 else if (pending != null && pending.type == PENDING_RESTORE &&
                     ordersByOrderId.get(pending.order.orderId) == pending.order)
                 {
                     final FixOrder order = pending.order;
+                    settleCarriedReplace(order);
                     final Pending lost = order.lostRequest;
                     order.lostRequest = null;
                     Pending applied = null;
@@ -1908,8 +2207,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case PENDING_CANCEL, PENDING_REPLACE ->
             {
                 final FixOrder order = pending.order;
-                rejectCancel(order.session, order, pending.clOrdId, pending.clOrdIdLength, order.clOrdId,
-                    order.clOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2',
+                rejectCancel(order.session, order, pending.clOrdId, pending.clOrdIdLength, pending.origClOrdId,
+                    pending.origClOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2',
                     reason == RejectReason.UNKNOWN_ORDER ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER,
                     FixRejects.engineText(reason));
             }
@@ -1934,6 +2233,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     }
                     closeOrder(order);
                 }
+                else if (reason == RejectReason.UNKNOWN_ORDER && pending.type == PENDING_RESTORE &&
+                    pending.engineClientOrderId != 0 && pending.engineClientOrderId != order.engineClientOrderId &&
+                    ordersByOrderId.get(order.orderId) == order)
+                {
+                    // Asked by the client order id it was sent with, and since adopted and replaced by the replay:
+                    // asked again by its order id.
+                    queueQuery(order);
+                }
                 else if (reason == RejectReason.UNKNOWN_ORDER)
                 {
                     if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
@@ -1949,6 +2256,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                             missedEventsWhileUp || !restore ? CLOSED_AFTER_GAP : CLOSED_AFTER_RESTART,
                             restore ? lost : pending, 0);
                         answerLostRequests(order, lost, restore ? lost : null, CLOSED_AFTER_GAP, true);
+                        order.closedStatus = STATUS_DONE_FOR_DAY;
                     }
                     closeOrder(order);
                 }
@@ -2047,7 +2355,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 report.ordStatusReqID(requester.clOrdId, requester.clOrdIdLength);
             }
         }
-        if (order.orderId == 0 && execType == EXEC_REJECTED)
+        if (!inBatch && localAnswerMsgSeqNum >= 0)
+        {
+            report.execID(localExecId(session, localAnswerMsgSeqNum));
+        }
+        else if (order.orderId == 0 && execType == EXEC_REJECTED)
         {
             // A new order the exchange refused: named by the FIX message that created it, which stays known (and
             // unique) when the session has gone away before the answer came and the report is held for it.
@@ -2086,6 +2398,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (execType == EXEC_REJECTED)
         {
             report.ordRejReason(ordRejReason);
+        }
+        else if (execType == EXEC_RESTATED)
+        {
+            report.execRestatementReason(restatementReason);
         }
         if (text != null)
         {
@@ -2178,6 +2494,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             afterArchive.add(lastSentPosition, CLOSED, null, session.closedWhileHeld.getLong(i), 0);
         }
         session.closedWhileHeld.clear();
+        for (int i = 0; i < session.replacesDoneWhileHeld.size(); i++)
+        {
+            afterArchive.add(lastSentPosition, REPLACE_DONE, null, session.replacesDoneWhileHeld.getLong(i), 0);
+        }
+        session.replacesDoneWhileHeld.clear();
         for (final FixOrder order : session.openOrdersByClOrdId.values())
         {
             if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
@@ -2231,6 +2552,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case CLOSED -> store.writeClosed(first);
             case NOT_ACCEPTED -> store.writeNotAccepted(first);
             case RESUME_AFTER -> recordResumePosition(first, second);
+            case REPLACE_DONE -> store.writeReplaceDone(first);
             default -> throw new IllegalStateException("unknown record type " + type);
         }
     }
@@ -2306,15 +2628,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * Answer with an OrderCancelReject each cancel or replace whose own answer was lost, but the one already answered
-     * with a report, and return them to the pool.
+     * Answer with an OrderCancelReject each lost request chained on an order but the one already answered with a
+     * report (null for none), and return them to the pool. Those sent before the reported one were overtaken by it:
+     * whether they took effect first is not known, and the client is told so rather than that they were not applied.
      *
      * @param done whether the order is done (closed) rather than open on the terms last reported.
-     */
-    /**
-     * Answer the lost requests chained on an order but the one already reported (null for none). Those sent before
-     * the reported one were overtaken by it: whether they took effect first is not known, and the client is told so
-     * rather than that they were not applied.
      */
     private void answerLostRequests(
         final FixOrder order, final Pending lost, final Pending reported, final String text, final boolean done)
@@ -2328,10 +2646,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
             else
             {
-                rejectCancel(order.session, order, request.clOrdId, request.clOrdIdLength, order.clOrdId,
-                    order.clOrdIdLength, request.type == PENDING_CANCEL ? '1' : '2',
+                rejectCancel(order.session, order, request.clOrdId, request.clOrdIdLength, request.origClOrdId,
+                    request.origClOrdIdLength, request.type == PENDING_CANCEL ? '1' : '2',
                     done ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER,
                     overtaken ? OVERTAKEN_ANSWER_LOST : text, done ? STATUS_DONE_FOR_DAY : ordStatus(order));
+            }
+            if (request.type == PENDING_REPLACE)
+            {
+                // After its answer, so that the record waits for that answer to be archived.
+                replaceSettled(request);
             }
         }
         releaseLostRequests(lost);
@@ -2371,6 +2694,30 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.quantity = quantity;
         order.filledQuantity = filledQuantity;
         store.writeOpen(order);
+    }
+
+    /**
+     * The order as a replace replayed after a restart left it, for its report when the order has since moved on: its
+     * ClOrdIDs and terms those of the replace; its fills those the gateway knows now.
+     */
+    private static FixOrder replacedView(
+        final FixOrder order, final Pending replace, final OrderReplacedDecoder orderReplaced)
+    {
+        final FixOrder view = newOrder();
+        view.session = order.session;
+        view.orderId = order.orderId;
+        view.engineClientOrderId = replace.engineClientOrderId;
+        view.accountId = order.accountId;
+        view.instrument = order.instrument;
+        view.side = order.side;
+        view.ordType = order.ordType;
+        view.price = orderReplaced.price();
+        view.quantity = orderReplaced.quantity();
+        view.filledQuantity = order.filledQuantity;
+        view.executedNotional = order.executedNotional;
+        view.clOrdId(replace.clOrdId, replace.clOrdIdLength);
+        view.origClOrdId(replace.origClOrdId, replace.origClOrdIdLength);
+        return view;
     }
 
     private void rejectCancel(
@@ -2511,6 +2858,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     private final UnsafeBuffer localExecIdView = new UnsafeBuffer(0, 0);
+    /**
+     * While the gateway answers a request from its own record, the request's MsgSeqNum: the report's ExecID is then
+     * {@link #localExecId}; -1 otherwise.
+     */
+    private int localAnswerMsgSeqNum = -1;
+    /**
+     * The ExecRestatementReason of the restatement being reported: the exchange's self-trade prevention's while its
+     * event is, else {@link #RESTATEMENT_OTHER}.
+     */
+    private int restatementReason = RESTATEMENT_OTHER;
 
     // ------------------------------------------------------------------------------------------------ timers
 
@@ -2613,7 +2970,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 {
                     break;
                 }
-                pendingByRequest.put(requestSequence, newPending(PENDING_RESTORE, order.session, order));
+                final Pending query = newPending(PENDING_RESTORE, order.session, order);
+                // The client order id it was asked by, for a pending order: a replace the replay reports before the
+                // answer gives the order another.
+                query.engineClientOrderId = pendingOrder ? order.engineClientOrderId : 0;
+                pendingByRequest.put(requestSequence, query);
                 sent++;
             }
             else
@@ -2664,6 +3025,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Pending lost = order.lostRequest;
         order.lostRequest = null;
         answerLostRequests(order, lost, null, DONE_ANSWER_LOST, true);
+        settleCarriedReplace(order);
         if (order.orderId == 0 && order.recordedPending)
         {
             order.recordedPending = false;
@@ -2675,6 +3037,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         if (order.orderId != 0 && ordersByOrderId.remove(order.orderId) != null)
         {
+            session.closed(order);
             openOrders.lazySet(ordersByOrderId.size());
             if (session.heldMessages.isEmpty())
             {
@@ -2684,6 +3047,21 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 session.closedWhileHeld.addLong(order.orderId);
             }
+        }
+    }
+
+    /**
+     * A restored replace the order's record carries, whose answer the replay did not bring (it was reported before
+     * the restart): nothing is left to report.
+     */
+    private void settleCarriedReplace(final FixOrder order)
+    {
+        final Pending replace = order.carriedReplace;
+        if (replace != null)
+        {
+            order.carriedReplace = null;
+            replaceSettled(replace);
+            releasePending(replace);
         }
     }
 
@@ -2833,6 +3211,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         pending.session = null;
         pending.order = null;
         pending.clOrdIdLength = 0;
+        pending.origClOrdIdLength = 0;
         pending.msgSeqNum = 0;
         pending.massCancelRequestType = 0;
         pending.rejected = false;
@@ -2851,11 +3230,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         FixOrder order;
         final char[] clOrdId = new char[FixOrder.MAX_ID_LENGTH];
         int clOrdIdLength;
+        /**
+         * A cancel's or replace's OrigClOrdID (41) as the request gave it, which its refusal echoes.
+         */
+        final char[] origClOrdId = new char[FixOrder.MAX_ID_LENGTH];
+        int origClOrdIdLength;
         int msgSeqNum;
         char massCancelRequestType;
         boolean rejected;
         /**
-         * The client order id a replace gives the order.
+         * The client order id a replace gives the order; for the query about a pending order after a restart, the
+         * client order id it was asked by.
          */
         long engineClientOrderId;
         /**
@@ -2867,6 +3252,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             System.arraycopy(value, 0, clOrdId, 0, length);
             clOrdIdLength = length;
+        }
+
+        void origClOrdId(final char[] value, final int length)
+        {
+            System.arraycopy(value, 0, origClOrdId, 0, length);
+            origClOrdIdLength = length;
         }
     }
 }

@@ -45,6 +45,12 @@ final class FixOrder
      */
     FixGatewayAgent.Pending lostRequest;
     /**
+     * A replace sent before a restart that the order's record already carries (its answer was handled, its report
+     * perhaps not yet archived): kept until the replayed answer is reported again, or the query about the order
+     * shows the replay had none.
+     */
+    FixGatewayAgent.Pending carriedReplace;
+    /**
      * The OrdStatus (39) it closed with, canceled or expired, once the exchange said so; 0 while it is open or was
      * filled (which the quantities show). A cancel or replace of it the exchange then refuses is answered with it.
      */
@@ -90,6 +96,7 @@ final class FixOrder
         answerLost = false;
         queried = false;
         lostRequest = null;
+        carriedReplace = null;
         closedStatus = 0;
     }
 

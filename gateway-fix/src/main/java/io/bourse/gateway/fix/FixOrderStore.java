@@ -25,8 +25,10 @@ import java.util.List;
  * client gave and cancels by OrigClOrdID still find their order. An append-only file of fixed-size records in the
  * data directory: PENDING (a new order about to be sent to the exchange, written before it is, so that a gateway that
  * stops before the answer still knows the order the answer is about), OPEN (an order accepted, or its state after a
- * replace) and CLOSED (by order id, or by client order id for a pending order that was not accepted); on start it is
- * read, and rewritten with only the open and pending orders.
+ * replace) and CLOSED (by order id, or by client order id for a pending order that was not accepted); REPLACING (a
+ * replace about to be sent: the order as the replace would leave it, under the replace's client order id, so that a
+ * gateway that stops before the answer still reports what the replace did) and REPLACE_DONE (its answer reported). On
+ * start it is read, and rewritten with only the open and pending orders and the replaces not yet answered.
  * <p>
  * It is also rewritten so while the gateway runs, once it has grown to four times what those orders take (and at least
  * {@link #DEFAULT_COMPACT_AT_BYTES}): a gateway taking 1,000 orders a second appends about 70 GB a day, which would
@@ -42,6 +44,8 @@ final class FixOrderStore implements AutoCloseable
     static final byte OPEN = 1;
     static final byte CLOSED = 2;
     static final byte PENDING = 3;
+    static final byte REPLACING = 4;
+    static final byte REPLACE_DONE = 5;
     private static final int COMP_ID_LENGTH = 64;
     static final int RECORD_LENGTH = 1 + 8 * 8 + 2 + COMP_ID_LENGTH + 2 * (2 + FixOrder.MAX_ID_LENGTH) + 2 + 2;
     /**
@@ -70,11 +74,13 @@ final class FixOrderStore implements AutoCloseable
     private FileChannel channel;
     private long fileLength;
     /**
-     * The live records: those of open orders by order id, those of pending orders by engine client order id, each in a
-     * slot of {@link #slots}; slots of closed orders are reused.
+     * The live records: those of open orders by order id, those of pending orders and of replaces under way by engine
+     * client order id (a replace's own, which the engine's answer carries), each in a slot of {@link #slots}; slots of
+     * closed orders and answered replaces are reused.
      */
     private final Long2LongHashMap openSlots = new Long2LongHashMap(NO_SLOT);
     private final Long2LongHashMap pendingSlots = new Long2LongHashMap(NO_SLOT);
+    private final Long2LongHashMap replacingSlots = new Long2LongHashMap(NO_SLOT);
     private UnsafeBuffer slots = new UnsafeBuffer(new byte[64 * RECORD_LENGTH]);
     private int slotsUsed;
     private final IntArrayList freeSlots = new IntArrayList();
@@ -145,6 +151,18 @@ final class FixOrderStore implements AutoCloseable
         return open;
     }
 
+    /**
+     * @return after {@link #open()}, the replaces sent and not yet answered when the gateway stopped: each the order
+     * as the replace would leave it (its order id 0 for an order not yet accepted then), with the replace's engine
+     * client order id and ClOrdID, and as OrigClOrdID the order's ClOrdID before it.
+     */
+    List<Entry> replacing()
+    {
+        final List<Entry> replacing = entries(replacingSlots);
+        replacing.sort(Comparator.comparingLong(Entry::engineClientOrderId));
+        return replacing;
+    }
+
     private List<Entry> entries(final Long2LongHashMap slotsByKey)
     {
         final List<Entry> entries = new ArrayList<>(slotsByKey.size());
@@ -165,7 +183,7 @@ final class FixOrderStore implements AutoCloseable
      */
     int liveRecords()
     {
-        return openSlots.size() + pendingSlots.size();
+        return openSlots.size() + pendingSlots.size() + replacingSlots.size();
     }
 
     /**
@@ -193,6 +211,34 @@ final class FixOrderStore implements AutoCloseable
     }
 
     /**
+     * A replace of {@code order} about to be sent: until {@link #writeReplaceDone} follows, a restarted gateway
+     * restores it as under way.
+     */
+    void writeReplacing(
+        final FixOrder order,
+        final long engineClientOrderId,
+        final long price,
+        final long quantity,
+        final char[] clOrdId,
+        final int clOrdIdLength)
+    {
+        encode(REPLACING, order.session.spec.senderCompId(), order.instrument.instrumentId(), order,
+            engineClientOrderId, price, quantity, clOrdId, clOrdIdLength, order.clOrdId, order.clOrdIdLength);
+        append();
+    }
+
+    /**
+     * The replace with this engine client order id was answered (and the answer reported), or was not sent.
+     */
+    void writeReplaceDone(final long engineClientOrderId)
+    {
+        buffer.setMemory(0, RECORD_LENGTH, (byte)0);
+        buffer.putByte(0, REPLACE_DONE);
+        buffer.putLong(9, engineClientOrderId, ByteOrder.LITTLE_ENDIAN);
+        append();
+    }
+
+    /**
      * A pending order that the exchange did not accept: rejected, not applied, or not sent.
      */
     void writeNotAccepted(final long engineClientOrderId)
@@ -205,20 +251,37 @@ final class FixOrderStore implements AutoCloseable
 
     private void encode(final byte type, final String compId, final int instrumentId, final FixOrder order)
     {
+        encode(type, compId, instrumentId, order, order.engineClientOrderId, order.price, order.quantity,
+            order.clOrdId, order.clOrdIdLength, order.origClOrdId, order.origClOrdIdLength);
+    }
+
+    private void encode(
+        final byte type,
+        final String compId,
+        final int instrumentId,
+        final FixOrder order,
+        final long engineClientOrderId,
+        final long price,
+        final long quantity,
+        final char[] clOrdId,
+        final int clOrdIdLength,
+        final char[] origClOrdId,
+        final int origClOrdIdLength)
+    {
         buffer.setMemory(0, RECORD_LENGTH, (byte)0);
         buffer.putByte(0, type);
         int offset = 1;
         buffer.putLong(offset, order.orderId, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
-        buffer.putLong(offset, order.engineClientOrderId, ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(offset, engineClientOrderId, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
         buffer.putLong(offset, order.accountId, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
         buffer.putLong(offset, instrumentId, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
-        buffer.putLong(offset, order.price, ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(offset, price, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
-        buffer.putLong(offset, order.quantity, ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(offset, quantity, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
         buffer.putLong(offset, order.filledQuantity, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
@@ -232,8 +295,8 @@ final class FixOrderStore implements AutoCloseable
             buffer.putByte(offset + 2 + i, (byte)compId.charAt(i));
         }
         offset += 2 + COMP_ID_LENGTH;
-        offset = putChars(offset, order.clOrdId, order.clOrdIdLength);
-        offset = putChars(offset, order.origClOrdId, order.origClOrdIdLength);
+        offset = putChars(offset, clOrdId, clOrdIdLength);
+        offset = putChars(offset, origClOrdId, origClOrdIdLength);
         buffer.putChar(offset, order.ordType, ByteOrder.LITTLE_ENDIAN);
     }
 
@@ -309,6 +372,14 @@ final class FixOrderStore implements AutoCloseable
         else if (type == PENDING)
         {
             keep(pendingSlots, engineClientOrderId);
+        }
+        else if (type == REPLACING)
+        {
+            keep(replacingSlots, engineClientOrderId);
+        }
+        else if (type == REPLACE_DONE)
+        {
+            free(replacingSlots.remove(engineClientOrderId));
         }
         else if (type == CLOSED && orderId != 0)
         {
@@ -389,6 +460,7 @@ final class FixOrderStore implements AutoCloseable
             writeBuffer.clear();
             openSlots.forEachLong(rewriteSlot);
             pendingSlots.forEachLong(rewriteSlot);
+            replacingSlots.forEachLong(rewriteSlot);
             flushRewrite();
             rewriting = null;
             // On start, before the gateway takes any order; while running, the page cache is as durable as the

@@ -9,17 +9,31 @@ import uk.co.real_logic.artio.session.Session;
 import java.util.ArrayDeque;
 
 /**
- * A configured session's live state: its Artio session while logged on, its open orders by ClOrdID, the
- * ClOrdIDs it used most recently (so that a PossDup resend is not executed twice), the reports
+ * A configured session's live state: its Artio session while logged on, its open orders by ClOrdID and those closed
+ * most recently, the ClOrdIDs it used most recently (so that a PossDup resend is not executed twice), the reports
  * held for it while it is away, and the last event batch it was sent a report from (kept across restarts).
  */
 final class FixSessionState
 {
+    /**
+     * How many closed orders a session's cancels, replaces and status requests still find: about 0.5 MB a session.
+     */
+    static final int RECENTLY_CLOSED_CAPACITY = 1_000;
     final FixSessionSpec spec;
     final char[] accountChars;
     final Long2ObjectHashMap<FixOrder> openOrdersByClOrdId = new Long2ObjectHashMap<>();
     /**
-     * The ClOrdIDs it used most recently, so that a PossDup resend of an order already taken is not executed twice.
+     * Its orders closed most recently (filled, canceled, expired), by the ClOrdID they last had, and in a ring, oldest
+     * first: a cancel or replace crossing a fill or a cancel on the wire is answered "too late" with the order's final
+     * state, and a status request with that state, rather than as about an unknown order. Bounded: orders live on only
+     * as long as the ring holds them.
+     */
+    private final Long2ObjectHashMap<FixOrder> recentlyClosedByClOrdId = new Long2ObjectHashMap<>();
+    private final FixOrder[] recentlyClosed = new FixOrder[RECENTLY_CLOSED_CAPACITY];
+    private int nextClosed;
+    /**
+     * The ClOrdIDs it used most recently, so that a PossDup resend of an order already taken is not executed twice,
+     * kept in a file by the gateway.
      */
     final RecentClOrdIds usedClOrdIds = new RecentClOrdIds();
     /**
@@ -50,6 +64,11 @@ final class FixSessionState
      * so that a gateway restarted meanwhile still knows the orders when the replay makes their reports again.
      */
     final LongArrayList closedWhileHeld = new LongArrayList();
+    /**
+     * Likewise the REPLACE_DONE records of replaces answered while reports were held for the session (by their engine
+     * client order ids): a gateway restarted before the answers were sent makes them again from the replay.
+     */
+    final LongArrayList replacesDoneWhileHeld = new LongArrayList();
     /**
      * While reports are held: the batch before the one the first of them was made from, where a restarted gateway's
      * replay of the cluster's events must begin for them to be made again (they live in memory only); -1 otherwise.
@@ -241,6 +260,14 @@ final class FixSessionState
         return fileName(senderCompId, "-outbound.dat");
     }
 
+    /**
+     * The name of the file that keeps the ClOrdIDs a session used most recently (see {@link RecentClOrdIds#keepIn}).
+     */
+    static String clOrdIdsFileName(final String senderCompId)
+    {
+        return fileName(senderCompId, "-clordids.dat");
+    }
+
     private static String fileName(final String senderCompId, final String suffix)
     {
         final StringBuilder name = new StringBuilder("session-");
@@ -262,6 +289,39 @@ final class FixSessionState
     FixOrder findOpen(final char[] clOrdId, final int length)
     {
         final FixOrder order = openOrdersByClOrdId.get(FixOrder.hash(clOrdId, length));
+        return order != null && order.clOrdIdEquals(clOrdId, length) ? order : null;
+    }
+
+    /**
+     * An order of the session the exchange accepted has closed: found by {@link #findRecentlyClosed} until
+     * {@link #RECENTLY_CLOSED_CAPACITY} more have.
+     */
+    void closed(final FixOrder order)
+    {
+        final FixOrder oldest = recentlyClosed[nextClosed];
+        if (oldest != null && recentlyClosedByClOrdId.get(oldest.clOrdIdHash) == oldest)
+        {
+            recentlyClosedByClOrdId.remove(oldest.clOrdIdHash);
+        }
+        recentlyClosed[nextClosed] = order;
+        nextClosed = (nextClosed + 1) % recentlyClosed.length;
+        recentlyClosedByClOrdId.put(order.clOrdIdHash, order);
+    }
+
+    /**
+     * The end of day: ClOrdIDs need be unique only within a trading day, so the next day's may be those of this one.
+     */
+    void newTradingDay(final long nowMs)
+    {
+        usedClOrdIds.clear(nowMs);
+        recentlyClosedByClOrdId.clear();
+        java.util.Arrays.fill(recentlyClosed, null);
+        nextClosed = 0;
+    }
+
+    FixOrder findRecentlyClosed(final char[] clOrdId, final int length)
+    {
+        final FixOrder order = recentlyClosedByClOrdId.get(FixOrder.hash(clOrdId, length));
         return order != null && order.clOrdIdEquals(clOrdId, length) ? order : null;
     }
 

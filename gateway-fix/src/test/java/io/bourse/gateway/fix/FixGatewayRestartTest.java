@@ -4,14 +4,20 @@ import org.junit.jupiter.api.Test;
 import quickfix.Message;
 import quickfix.field.AvgPx;
 import quickfix.field.ClOrdID;
+import quickfix.field.CxlRejReason;
+import quickfix.field.CxlRejResponseTo;
 import quickfix.field.CumQty;
+import quickfix.field.ExecRestatementReason;
 import quickfix.field.ExecType;
 import quickfix.field.LastPx;
 import quickfix.field.LastQty;
 import quickfix.field.LeavesQty;
+import quickfix.field.OrdRejReason;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrderID;
 import quickfix.field.OrigClOrdID;
+import quickfix.field.PossResend;
+import quickfix.field.Price;
 import quickfix.field.Side;
 import quickfix.field.Text;
 
@@ -51,9 +57,7 @@ class FixGatewayRestartTest
     void sequenceNumbersClOrdIdsAndIdsContinueAfterARestartOfNodeAndGateway() throws Exception
     {
         FixGatewayTest.forgetExecIds();
-        try (FixTestExchange exchange = new FixTestExchange(context -> context
-            .session(ALICE)
-            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+        try (FixTestExchange exchange = aliceAndBob();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
             QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
         {
@@ -143,9 +147,7 @@ class FixGatewayRestartTest
     void reportsHeldForASessionAwayAreMadeAgainAfterTheGatewayRestarts() throws Exception
     {
         FixGatewayTest.forgetExecIds();
-        try (FixTestExchange exchange = new FixTestExchange(context -> context
-            .session(ALICE)
-            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+        try (FixTestExchange exchange = aliceAndBob();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
             QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
         {
@@ -211,17 +213,12 @@ class FixGatewayRestartTest
 
             // What the stopped gateway had done: recorded three new orders and sent them, of which the exchange
             // accepted P1, refused P3 (quantity 0) and never received P2.
-            try (FixOrderStore store =
-                new FixOrderStore(new File(exchange.baseDir, "fix/open-orders.dat"), System.out);
-                FixEventPosition scratch = new FixEventPosition(new File(exchange.baseDir, "scratch.dat")))
+            recordWhileStopped(exchange, (store, session) ->
             {
-                store.open();
-                final FixSessionState session =
-                    new FixSessionState(ALICE, FixRateLimit.NONE, scratch, scratch, scratch);
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P1", 901, Side.SELL, 20_100, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P2", 902, Side.SELL, 20_200, 10_000));
                 store.writePending(FixOrderStoreTest.recordedOrder(session, "P3", 903, Side.SELL, 20_300, 0));
-            }
+            });
             exchange.sendLimitOrder(1, 901, io.bourse.protocol.codec.Side.SELL, 20_100, 10_000);
             exchange.sendLimitOrder(1, 903, io.bourse.protocol.codec.Side.SELL, 20_300, 0);
             exchange.startGateway();
@@ -249,12 +246,268 @@ class FixGatewayRestartTest
     }
 
     /**
+     * Replaces are recorded before they are sent, as new orders are: after a restart, a replace the exchange applied
+     * while the gateway was down is reported under its ClOrdID (the order then goes by it, at its new price), one the
+     * exchange refused gets its OrderCancelReject, one that never arrived is answered as not applied, one whose
+     * order's record already carried it is reported once more without being applied twice, one of an order done
+     * meanwhile is answered as too late, one of a new order whose acceptance was not handled either is reported after
+     * it (the order still open, though no longer known by the client order id it was sent with), two of one order are
+     * each reported on their own terms, and one sent while its order was pending is found once the order is open.
+     */
+    @Test
+    void replacesWhoseAnswersTheGatewayDidNotHandleBeforeItStoppedAreReportedAfterItRestarts() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            final long[] orderIds = new long[6];
+            for (int i = 0; i < orderIds.length; i++)
+            {
+                alice.send(limit("R" + (i + 1), Side.SELL, "1", (200 + 10 * i) + ".00"));
+                orderIds[i] = Long.parseLong(report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD));
+            }
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+
+            // What the stopped gateway had done: recorded a replace of each of R1 to R4 and sent it. The exchange
+            // applied R1's, refused R2's (quantity 0), never received R3's, and applied R4's, whose answer the gateway
+            // had handled (its order's record carries it) without its report being archived. Two replaces of R5, both
+            // applied and handled, the record carrying the second. R6's replace was sent while R6 was pending (its
+            // record names no order id). R9's order was done.
+            recordWhileStopped(exchange, (store, session) ->
+            {
+                final long[] newPrices = {20_100, 21_000, 22_000, 23_500};
+                final long[] newQuantities = {10_000, 0, 10_000, 10_000};
+                for (int i = 0; i < newPrices.length; i++)
+                {
+                    final FixOrder order = FixOrderStoreTest.recordedOrder(
+                        session, "R" + (i + 1), 0, Side.SELL, 20_000 + 1_000 * i, 10_000);
+                    order.orderId = orderIds[i];
+                    final String newClOrdId = "R" + (i + 1) + "-A";
+                    store.writeReplacing(order, 911 + i, newPrices[i], newQuantities[i], newClOrdId.toCharArray(),
+                        newClOrdId.length());
+                }
+                final FixOrder carried = FixOrderStoreTest.recordedOrder(session, "R4-A", 914, Side.SELL, 23_500,
+                    10_000);
+                carried.orderId = orderIds[3];
+                carried.origClOrdId("R4".toCharArray(), 2);
+                store.writeOpen(carried);
+                final FixOrder done = FixOrderStoreTest.recordedOrder(session, "R9", 0, Side.SELL, 30_000, 10_000);
+                done.orderId = 999_999;
+                store.writeReplacing(done, 919, 30_100, 10_000, "R9-A".toCharArray(), 4);
+                // A new order and a replace of it, both sent, neither answer handled.
+                final FixOrder pending = FixOrderStoreTest.recordedOrder(session, "P5", 905, Side.SELL, 25_000, 10_000);
+                store.writePending(pending);
+                store.writeReplacing(pending, 915, 25_100, 10_000, "P5-A".toCharArray(), 4);
+                final FixOrder twice = FixOrderStoreTest.recordedOrder(session, "R5", 0, Side.SELL, 24_000, 10_000);
+                twice.orderId = orderIds[4];
+                store.writeReplacing(twice, 921, 24_100, 10_000, "R5-A".toCharArray(), 4);
+                store.writeReplacing(twice, 922, 24_200, 10_000, "R5-B".toCharArray(), 4);
+                final FixOrder twiceCarried = FixOrderStoreTest.recordedOrder(session, "R5-B", 922, Side.SELL, 24_200,
+                    10_000);
+                twiceCarried.orderId = orderIds[4];
+                twiceCarried.origClOrdId("R5-A".toCharArray(), 4);
+                store.writeOpen(twiceCarried);
+                final FixOrder whilePending =
+                    FixOrderStoreTest.recordedOrder(session, "R6", 0, Side.SELL, 25_000, 10_000);
+                store.writeReplacing(whilePending, 923, 25_500, 10_000, "R6-A".toCharArray(), 4);
+            });
+            exchange.sendReplace(1, orderIds[0], 0, 911, 20_100, 10_000);
+            exchange.sendReplace(1, orderIds[1], 0, 912, 21_000, 0);
+            exchange.sendReplace(1, orderIds[3], 0, 914, 23_500, 10_000);
+            exchange.sendLimitOrder(1, 905, io.bourse.protocol.codec.Side.SELL, 25_000, 10_000);
+            exchange.sendReplace(1, 0, 905, 915, 25_100, 10_000);
+            exchange.sendReplace(1, orderIds[4], 0, 921, 24_100, 10_000);
+            exchange.sendReplace(1, orderIds[4], 0, 922, 24_200, 10_000);
+            exchange.sendReplace(1, orderIds[5], 0, 923, 25_500, 10_000);
+            exchange.startGateway();
+            alice.awaitLogon();
+
+            // Answered at the restart, from the record alone.
+            final Message tooLate = alice.next("9");
+            assertEquals("R9-A", tooLate.getString(ClOrdID.FIELD));
+            assertEquals("R9", tooLate.getString(OrigClOrdID.FIELD));
+            assertEquals(CxlRejReason.TOO_LATE_TO_CANCEL, tooLate.getInt(CxlRejReason.FIELD));
+            assertEquals(CxlRejResponseTo.ORDER_CANCEL_REPLACE_REQUEST, tooLate.getChar(CxlRejResponseTo.FIELD));
+            // The replayed events, in the exchange's order.
+            final Message replaced = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals("R1-A", replaced.getString(ClOrdID.FIELD));
+            assertEquals("R1", replaced.getString(OrigClOrdID.FIELD));
+            assertEquals(String.valueOf(orderIds[0]), replaced.getString(OrderID.FIELD));
+            assertEquals(0, new BigDecimal("201.00").compareTo(new BigDecimal(replaced.getString(Price.FIELD))));
+            final Message refused = alice.next("9");
+            assertEquals("R2-A", refused.getString(ClOrdID.FIELD));
+            assertEquals("R2", refused.getString(OrigClOrdID.FIELD));
+            assertEquals(String.valueOf(orderIds[1]), refused.getString(OrderID.FIELD));
+            assertEquals(OrdStatus.NEW, refused.getChar(OrdStatus.FIELD));
+            final Message carriedReport = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals("R4-A", carriedReport.getString(ClOrdID.FIELD));
+            assertEquals("R4", carriedReport.getString(OrigClOrdID.FIELD));
+            assertEquals(0, new BigDecimal("235.00").compareTo(new BigDecimal(carriedReport.getString(Price.FIELD))));
+            final Message pendingAccepted = report(alice, ExecType.NEW, OrdStatus.NEW);
+            assertEquals("P5", pendingAccepted.getString(ClOrdID.FIELD));
+            final Message pendingReplaced = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals("P5-A", pendingReplaced.getString(ClOrdID.FIELD));
+            assertEquals("P5", pendingReplaced.getString(OrigClOrdID.FIELD));
+            assertEquals(pendingAccepted.getString(OrderID.FIELD), pendingReplaced.getString(OrderID.FIELD));
+            // R5's two, each on its own terms, the order left as its record has it (after the second).
+            final Message firstOfTwo = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals("R5-A", firstOfTwo.getString(ClOrdID.FIELD));
+            assertEquals("R5", firstOfTwo.getString(OrigClOrdID.FIELD));
+            assertEquals(0, new BigDecimal("241.00").compareTo(new BigDecimal(firstOfTwo.getString(Price.FIELD))));
+            final Message secondOfTwo = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals("R5-B", secondOfTwo.getString(ClOrdID.FIELD));
+            assertEquals("R5", secondOfTwo.getString(OrigClOrdID.FIELD), "as the replace named it");
+            assertEquals(0, new BigDecimal("242.00").compareTo(new BigDecimal(secondOfTwo.getString(Price.FIELD))));
+            final Message afterPending = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals("R6-A", afterPending.getString(ClOrdID.FIELD));
+            assertEquals("R6", afterPending.getString(OrigClOrdID.FIELD));
+            assertEquals(String.valueOf(orderIds[5]), afterPending.getString(OrderID.FIELD));
+            // The query about R3's order after the replay: the order is open as it was.
+            final Message notApplied = alice.next("9");
+            assertEquals("R3-A", notApplied.getString(ClOrdID.FIELD));
+            assertEquals("R3", notApplied.getString(OrigClOrdID.FIELD));
+            assertTrue(notApplied.getString(Text.FIELD).startsWith("Not applied"), notApplied.toString());
+            assertNull(alice.poll(2_000), "nothing more: P5's order is open");
+
+            // R1's order goes by the replace's ClOrdID now; R2's and R3's by theirs as before; their replaces' ClOrdIDs
+            // stay used.
+            alice.send(cancel("R1-CXL", "R1-A", Side.SELL));
+            final Message canceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            assertEquals(String.valueOf(orderIds[0]), canceled.getString(OrderID.FIELD));
+            alice.send(cancel("R3-CXL", "R3", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            alice.send(limit("R3-A", Side.SELL, "1", "300.00"));
+            report(alice, ExecType.REJECTED, OrdStatus.REJECTED);
+            alice.send(cancel("P5-CXL", "P5-A", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            alice.send(cancel("R5-CXL", "R5-B", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            alice.send(cancel("R6-CXL", "R6-A", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+
+            // Settled for good: another restart reports none of them again.
+            exchange.stopGateway();
+            exchange.startGateway();
+            alice.awaitLogon();
+            assertNull(alice.poll(1_000), "nothing after a second restart");
+        }
+    }
+
+    /**
+     * A replace's answer made after a restart for a session still away is held like its other reports, and its record
+     * kept until the answer has been sent: a second restart before the session is back makes the answer again.
+     */
+    @Test
+    void aReplaceAnswerHeldForASessionAwayIsMadeAgainAfterASecondRestart() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceAndBob();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
+            QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
+        {
+            alice.send(limit("R1", Side.SELL, "1", "200.00"));
+            final long orderId =
+                Long.parseLong(report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD));
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE and BOB disconnected", () -> !alice.isLoggedOn() && !bob.isLoggedOn());
+            alice.session().logout("going away");
+
+            // The stopped gateway had recorded and sent a replace of R1, which the exchange applied.
+            recordWhileStopped(exchange, (store, session) ->
+            {
+                final FixOrder order = FixOrderStoreTest.recordedOrder(session, "R1", 0, Side.SELL, 20_000, 10_000);
+                order.orderId = orderId;
+                store.writeReplacing(order, 931, 20_100, 10_000, "R1-A".toCharArray(), 4);
+            });
+            exchange.sendReplace(1, orderId, 0, 931, 20_100, 10_000);
+            exchange.startGateway();
+            bob.awaitLogon();
+            // BOB's order comes after the replace: once it is acknowledged, the replace's answer is held for ALICE.
+            bob.send(limit("B1", Side.BUY, "1", "10.00"));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            exchange.stopGateway();
+            exchange.startGateway();
+            bob.awaitLogon();
+            alice.session().logon();
+            alice.awaitLogon();
+
+            final Message replaced = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals("R1-A", replaced.getString(ClOrdID.FIELD));
+            assertEquals("R1", replaced.getString(OrigClOrdID.FIELD));
+            assertNull(alice.poll(1_000), "nothing more for ALICE");
+            alice.send(cancel("R1-CXL", "R1-A", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            bob.send(cancel("B1-CXL", "B1", Side.BUY));
+            report(bob, ExecType.CANCELED, OrdStatus.CANCELED);
+        }
+    }
+
+    /**
+     * The ClOrdIDs a session used are kept across a restart of the gateway: a resend (PossResend) of an order that
+     * closed before the restart is not executed again, and a new order reusing its ClOrdID is refused.
+     */
+    @Test
+    void clOrdIdsOfOrdersClosedBeforeARestartAreStillKnownAfterIt() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("C1", Side.SELL, "1", "200.00"));
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+            alice.send(cancel("C1-CXL", "C1", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+            exchange.startGateway();
+            alice.awaitLogon();
+
+            final Message resend = limit("C1", Side.SELL, "1", "200.00");
+            resend.getHeader().setBoolean(PossResend.FIELD, true);
+            alice.send(resend);
+            assertNull(alice.poll(1_000), "a resend of an order taken before the restart is not executed again");
+            alice.send(limit("C1", Side.SELL, "1", "200.00"));
+            final Message reused = report(alice, ExecType.REJECTED, OrdStatus.REJECTED);
+            assertEquals(OrdRejReason.DUPLICATE_ORDER, reused.getInt(OrdRejReason.FIELD));
+            alice.send(limit("C2", Side.SELL, "1", "200.00"));
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+        }
+    }
+
+    /**
      * An exchange whose gateway knows one session, ALICE (account 1), that keeps its orders when it disconnects.
      */
     private static FixTestExchange aliceOnly()
     {
         return new FixTestExchange(context -> context
             .session(ALICE)).start();
+    }
+
+    /**
+     * An exchange whose gateway knows ALICE and BOB (account 2), who both keep their orders when they disconnect.
+     */
+    private static FixTestExchange aliceAndBob()
+    {
+        return new FixTestExchange(context -> context
+            .session(ALICE)
+            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0))).start();
+    }
+
+    /**
+     * Append to the open-order record of the exchange's stopped gateway what it had written before it stopped, as
+     * ALICE's.
+     */
+    private static void recordWhileStopped(
+        final FixTestExchange exchange, final java.util.function.BiConsumer<FixOrderStore, FixSessionState> records)
+    {
+        try (FixOrderStore store = new FixOrderStore(new File(exchange.baseDir, "fix/open-orders.dat"), System.out);
+            FixEventPosition scratch = new FixEventPosition(new File(exchange.baseDir, "scratch.dat")))
+        {
+            store.open();
+            records.accept(store, new FixSessionState(ALICE, FixRateLimit.NONE, scratch, scratch, scratch));
+        }
     }
 
     @Test
@@ -276,6 +529,8 @@ class FixGatewayRestartTest
             alice.awaitLogon();
 
             final Message restated = report(alice, ExecType.RESTATED, OrdStatus.PARTIALLY_FILLED);
+            assertEquals(ExecRestatementReason.OTHER, restated.getInt(ExecRestatementReason.FIELD),
+                "a restatement carries its reason (required with ExecType D); the Text says which");
             assertEquals("R1", restated.getString(ClOrdID.FIELD));
             assertEquals(orderId, restated.getString(OrderID.FIELD));
             assertEquals(new BigDecimal("0.4"), restated.getDecimal(CumQty.FIELD).stripTrailingZeros());

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import quickfix.FieldNotFound;
 import quickfix.Message;
+import quickfix.field.AvgPx;
 import quickfix.field.ClOrdID;
 import quickfix.field.CumQty;
 import quickfix.field.CxlRejReason;
@@ -163,10 +164,33 @@ class FixGatewayTest
         report(bob, ExecType.TRADE, OrdStatus.FILLED);
         final Message sellDone = report(alice, ExecType.TRADE, OrdStatus.FILLED);
         assertEquals(new BigDecimal("1.5"), sellDone.getDecimal(CumQty.FIELD).stripTrailingZeros());
+
+        // Requests that crossed the fill on the wire: a cancel and a replace are too late, a status request gets the
+        // order's final state.
+        alice.send(cancel(id("X"), sell, Side.SELL));
+        final Message cancelTooLate = alice.next("9");
+        assertEquals(CxlRejReason.TOO_LATE_TO_CANCEL, cancelTooLate.getInt(CxlRejReason.FIELD));
+        assertEquals(OrdStatus.FILLED, cancelTooLate.getChar(OrdStatus.FIELD));
+        assertEquals(sellNew.getString(OrderID.FIELD), cancelTooLate.getString(OrderID.FIELD));
+        alice.send(replace(id("R"), sell, Side.SELL, "2", "101.00"));
+        final Message replaceTooLate = alice.next("9");
+        assertEquals(CxlRejReason.TOO_LATE_TO_CANCEL, replaceTooLate.getInt(CxlRejReason.FIELD));
+        assertEquals(CxlRejResponseTo.ORDER_CANCEL_REPLACE_REQUEST, replaceTooLate.getChar(CxlRejResponseTo.FIELD));
+        assertEquals(OrdStatus.FILLED, replaceTooLate.getChar(OrdStatus.FIELD));
+        final OrderStatusRequest status = new OrderStatusRequest();
+        status.set(new ClOrdID(sell));
+        status.set(new Symbol("BTC-USD"));
+        status.set(new Side(Side.SELL));
+        alice.send(status);
+        final Message finalStatus = report(alice, ExecType.ORDER_STATUS, OrdStatus.FILLED);
+        assertEquals(sellNew.getString(OrderID.FIELD), finalStatus.getString(OrderID.FIELD));
+        assertEquals(new BigDecimal("1.5"), finalStatus.getDecimal(CumQty.FIELD).stripTrailingZeros());
+        assertEquals(BigDecimal.ZERO, finalStatus.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+        assertEquals(new BigDecimal("101.00"), finalStatus.getDecimal(AvgPx.FIELD).setScale(2));
     }
 
     @Test
-    void cancelEchoesBothClOrdIdsAndUnknownOrderGetsCancelReject() throws Exception
+    void cancelEchoesBothClOrdIdsAndAClosedOrUnknownOrderGetsCancelReject() throws Exception
     {
         final String order = id("C");
         alice.send(limit(order, Side.BUY, "0.1", "50.00"));
@@ -179,11 +203,20 @@ class FixGatewayTest
         assertEquals(order, canceled.getString(OrigClOrdID.FIELD));
         assertEquals(accepted.getString(OrderID.FIELD), canceled.getString(OrderID.FIELD));
 
+        // Canceled already: too late, with the order's final state.
         alice.send(cancel(id("X"), order, Side.BUY));
+        final Message tooLate = alice.next("9");
+        assertEquals(CxlRejReason.TOO_LATE_TO_CANCEL, tooLate.getInt(CxlRejReason.FIELD));
+        assertEquals(CxlRejResponseTo.ORDER_CANCEL_REQUEST, tooLate.getChar(CxlRejResponseTo.FIELD));
+        assertEquals(OrdStatus.CANCELED, tooLate.getChar(OrdStatus.FIELD));
+        assertEquals(order, tooLate.getString(OrigClOrdID.FIELD));
+        assertEquals(accepted.getString(OrderID.FIELD), tooLate.getString(OrderID.FIELD));
+
+        alice.send(cancel(id("X"), "never-sent", Side.BUY));
         final Message reject = alice.next("9");
         assertEquals(CxlRejReason.UNKNOWN_ORDER, reject.getInt(CxlRejReason.FIELD));
         assertEquals(CxlRejResponseTo.ORDER_CANCEL_REQUEST, reject.getChar(CxlRejResponseTo.FIELD));
-        assertEquals(order, reject.getString(OrigClOrdID.FIELD));
+        assertEquals("never-sent", reject.getString(OrigClOrdID.FIELD));
     }
 
     @Test
@@ -462,7 +495,7 @@ class FixGatewayTest
             assertNull(bob.poll(300), "nothing traded with the canceled order");
 
             // Logged on again (sequence numbers continue): first the report of the cancel made while it was away,
-            // then the order is unknown.
+            // then a status request gets the order's final state.
             client.session().logon();
             client.awaitLogon();
             final Message canceled = report(client, ExecType.CANCELED, OrdStatus.CANCELED);
@@ -473,8 +506,9 @@ class FixGatewayTest
             status.set(new Symbol("BTC-USD"));
             status.set(new Side(Side.SELL));
             client.send(status);
-            assertEquals("Unknown order",
-                report(client, ExecType.ORDER_STATUS, OrdStatus.REJECTED).getString(Text.FIELD));
+            final Message finalStatus = report(client, ExecType.ORDER_STATUS, OrdStatus.CANCELED);
+            assertEquals(canceled.getString(OrderID.FIELD), finalStatus.getString(OrderID.FIELD));
+            assertEquals(BigDecimal.ZERO, finalStatus.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
         }
         finally
         {

@@ -71,6 +71,8 @@ class FixOrderStoreTest
         final TreeMap<Long, String> pending = new TreeMap<>();
         final Map<Long, FixOrder> pendingOrders = new HashMap<>();
         final Map<Long, FixOrder> openOrders = new HashMap<>();
+        // Replaces under way, by their engine client order id.
+        final TreeMap<Long, String> replacing = new TreeMap<>();
         try (FixOrderStore store = new FixOrderStore(file, compactAtBytes, System.out);
             FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
@@ -113,6 +115,22 @@ class FixOrderStoreTest
                     store.writeOpen(order);
                     open.put(order.orderId, new String(order.clOrdId, 0, order.clOrdIdLength) + "@" + order.price);
                 }
+                else if (kind < 76 && !openOrders.isEmpty())
+                {
+                    final FixOrder order = openOrders.get(pick(random, openOrders));
+                    final long engineClientOrderId = nextClientOrderId++;
+                    final String clOrdId = "C" + engineClientOrderId;
+                    final long price = 100 + random.nextInt(50);
+                    store.writeReplacing(order, engineClientOrderId, price, 1, clOrdId.toCharArray(), clOrdId.length());
+                    replacing.put(engineClientOrderId, clOrdId + "<" + new String(order.clOrdId, 0,
+                        order.clOrdIdLength) + "@" + price + ":" + order.orderId);
+                }
+                else if (kind < 82 && !replacing.isEmpty())
+                {
+                    final long engineClientOrderId = replacing.firstKey();
+                    replacing.remove(engineClientOrderId);
+                    store.writeReplaceDone(engineClientOrderId);
+                }
                 else if (!openOrders.isEmpty())
                 {
                     final long orderId = pick(random, openOrders);
@@ -122,7 +140,7 @@ class FixOrderStoreTest
                 }
                 assertTrue(store.fileLength() <= Math.max(compactAtBytes, 4L * store.liveRecords() * RECORD_LENGTH),
                     "seed " + seed + ": the file stays within four times its open orders");
-                assertEquals(open.size() + pending.size(), store.liveRecords(), "seed " + seed);
+                assertEquals(open.size() + pending.size() + replacing.size(), store.liveRecords(), "seed " + seed);
             }
             assertTrue(store.compactions() > 10, "seed " + seed + ": rewritten " + store.compactions() + " times");
         }
@@ -135,6 +153,9 @@ class FixOrderStoreTest
                 pending.forEach((clientOrderId, order) -> expected.add(order + ":0"));
                 assertEquals(expected, store.open().stream()
                     .map(entry -> entry.clOrdId() + (entry.orderId() == 0 ? "" : "@" + entry.price()) + ":" +
+                        entry.orderId()).toList(), "seed " + seed + ", after " + start + " restarts");
+                assertEquals(List.copyOf(replacing.values()), store.replacing().stream()
+                    .map(entry -> entry.clOrdId() + "<" + entry.origClOrdId() + "@" + entry.price() + ":" +
                         entry.orderId()).toList(), "seed " + seed + ", after " + start + " restarts");
             }
         }

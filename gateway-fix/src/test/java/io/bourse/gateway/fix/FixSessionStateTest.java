@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What a session remembers across restarts: the last report it was sent, by batch and key within the batch, so that
  * a replay leaves out exactly those; and the last inbound message handled in order, so that those Artio counted and
- * the gateway never handled are asked for again.
+ * the gateway never handled are asked for again. And what it remembers while it runs: its orders closed most recently.
  */
 class FixSessionStateTest
 {
@@ -186,6 +186,49 @@ class FixSessionStateTest
     /**
      * A session on its files in the test's directory, as the gateway opens them at its start.
      */
+    @Test
+    void closedOrdersAreFoundByTheirLastClOrdIdUntilAThousandMoreHaveClosedOrTheDayEnds()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            final FixSessionState session = files.session;
+            final FixOrder first = closedOrder(session, "C0");
+            for (int i = 1; i < FixSessionState.RECENTLY_CLOSED_CAPACITY; i++)
+            {
+                closedOrder(session, "C" + i);
+            }
+            assertEquals(first, find(session, "C0"), "the oldest of a thousand");
+            // A ClOrdID used again (a new trading day's): the later order is the one found, and stays so when the
+            // earlier one leaves the ring.
+            final FixOrder again = closedOrder(session, "C1");
+            assertEquals(null, find(session, "C0"), "one more closed: the oldest went");
+            assertEquals(again, find(session, "C1"));
+            for (int i = 2; i < FixSessionState.RECENTLY_CLOSED_CAPACITY; i++)
+            {
+                closedOrder(session, "D" + i);
+            }
+            assertEquals(again, find(session, "C1"), "the earlier C1 left the ring, the later stays");
+            assertEquals(null, find(session, "C2"));
+            assertEquals(null, find(session, "unknown"));
+
+            session.newTradingDay(1_000);
+            assertEquals(null, find(session, "C1"), "a new trading day forgets them");
+            assertEquals(null, find(session, "D999"));
+        }
+    }
+
+    private static FixOrder closedOrder(final FixSessionState session, final String clOrdId)
+    {
+        final FixOrder order = FixOrderStoreTest.recordedOrder(session, clOrdId, 0, '1', 100, 1);
+        session.closed(order);
+        return order;
+    }
+
+    private static FixOrder find(final FixSessionState session, final String clOrdId)
+    {
+        return session.findRecentlyClosed(clOrdId.toCharArray(), clOrdId.length());
+    }
+
     private final class SessionFiles implements AutoCloseable
     {
         final FixEventPosition delivered = new FixEventPosition(new File(dir, "delivered.dat"));

@@ -199,6 +199,17 @@ final class FixTestExchange implements AutoCloseable
     }
 
     /**
+     * Replace an order (by its order id, or by its client order id when that is 0) straight at the node, past the
+     * gateway (which may be down), giving it a new client order id.
+     */
+    void sendReplace(final long accountId, final long orderId, final long clientOrderId, final long newClientOrderId,
+        final long price, final long quantity)
+    {
+        sendCommands(node.clientContext(), (encoder, buffer, send) -> send.applyAsLong(
+            encoder.replaceOrder(buffer, 0, accountId, orderId, clientOrderId, newClientOrderId, price, quantity)));
+    }
+
+    /**
      * Cancel every order of an account straight at the node, past the gateway (which may be down).
      */
     void sendMassCancel(final long accountId)
