@@ -544,7 +544,7 @@ public final class HttpGateway implements AutoCloseable
 
     private ApiException tooLarge()
     {
-        return ApiException.badRequest("BODY_TOO_LARGE", "the body is larger than " + context.maxBodyBytes + " bytes", null);
+        return new ApiException(413, "BODY_TOO_LARGE", "the body is larger than " + context.maxBodyBytes + " bytes", null);
     }
 
     private void route(final Exchange ex)

@@ -277,7 +277,7 @@ class RestApiTest
         expectProblem(400, "INVALID_QUANTITY", "quantity", harness.placeLimit(ALICE, "BUY", "100", "0", null));
         expectProblem(400, "INVALID_CLIENT_ORDER_ID", "clientOrderId", harness.placeLimit(ALICE, "BUY", "100", "1", "no spaces"));
         expectProblem(400, "QUANTITY_ABOVE_MAXIMUM", null, harness.placeLimit(ALICE, "BUY", "1", "101", null));
-        expectProblem(400, "BODY_TOO_LARGE", null, harness.call(ALICE, "POST", "/api/v1/orders",
+        expectProblem(413, "BODY_TOO_LARGE", null, harness.call(ALICE, "POST", "/api/v1/orders",
             "{\"symbol\":\"" + "X".repeat(20_000) + "\"}"));
         expectProblem(404, "UNKNOWN_INSTRUMENT", "symbol", harness.call(ALICE, "POST", "/api/v1/orders",
             "{\"symbol\":\"DOGE-USD\",\"side\":\"BUY\",\"price\":\"1\",\"quantity\":\"1\"}"));
