@@ -939,12 +939,13 @@ public final class FixGateway implements AutoCloseable
     }
 
     /**
-     * @return when the current trading day began: the last end of day at or before {@code nowMs}, or Long.MIN_VALUE
-     * when there is no end of day.
+     * @return when the current trading day began: the last end of day at or before {@code nowMs}; without one, the
+     * start of the UTC day (a restart on a later day starts without the ClOrdIDs of earlier ones).
      */
     private long tradingDayStartMs(final long nowMs)
     {
-        return context.endOfDayUtc == null ? Long.MIN_VALUE : nextEndOfDayMs(nowMs) - TimeUnit.DAYS.toMillis(1);
+        final long dayMs = TimeUnit.DAYS.toMillis(1);
+        return context.endOfDayUtc == null ? Math.floorDiv(nowMs, dayMs) * dayMs : nextEndOfDayMs(nowMs) - dayMs;
     }
 
     private void prune() throws InterruptedException

@@ -418,9 +418,20 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             ordersByOrderId.put(order.orderId, order);
             session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
         }
+        // A replace sent while its order was pending names no order id; a later one of the same order, sent once it
+        // was accepted, names the order by the same OrigClOrdID and its id.
+        final Map<String, Long> orderIdsByOrigClOrdId = new java.util.HashMap<>();
         for (final FixOrderStore.Entry entry : replacing)
         {
-            restoreReplace(entry);
+            if (entry.orderId() != 0)
+            {
+                orderIdsByOrigClOrdId.put(entry.senderCompId() + '\u0000' + entry.origClOrdId(), entry.orderId());
+            }
+        }
+        for (final FixOrderStore.Entry entry : replacing)
+        {
+            restoreReplace(entry, orderIdsByOrigClOrdId.getOrDefault(
+                entry.senderCompId() + '\u0000' + entry.origClOrdId(), 0L));
         }
         queryOpenAndPendingOrders();
         openOrders.lazySet(ordersByOrderId.size());
@@ -434,7 +445,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * answer came, and closed records are kept only after the reports before them: the exchange refused the replace as
      * too late.
      */
-    private void restoreReplace(final FixOrderStore.Entry entry)
+    private void restoreReplace(final FixOrderStore.Entry entry, final long laterOrderId)
     {
         final FixSessionState session = sessionsByCompId.get(entry.senderCompId());
         if (session == null)
@@ -445,7 +456,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final char[] clOrdId = entry.clOrdId().toCharArray();
         final char[] origClOrdId = entry.origClOrdId().toCharArray();
         session.usedClOrdIds.add(FixOrder.hash(clOrdId, clOrdId.length));
-        final FixOrder order = replacedOrder(session, entry, clOrdId, origClOrdId);
+        final FixOrder order = replacedOrder(session, entry, clOrdId, origClOrdId, laterOrderId);
         if (order == null)
         {
             final FixOrder done = newOrder();
@@ -472,11 +483,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     /**
      * @return the order a restored replace is about: by its order id; for a replace sent before the order's acceptance
-     * was handled, the pending order by the ClOrdID it had, or the open one it became since (by that ClOrdID, or by
-     * the replace's when its record carries the replace); null when the gateway no longer holds it.
+     * was handled, the pending order by the ClOrdID it had, or the open one it became since (by that ClOrdID, by the
+     * replace's when its record carries the replace, or by the order id a later replace of it names); null when the
+     * gateway no longer holds it.
      */
     private FixOrder replacedOrder(
-        final FixSessionState session, final FixOrderStore.Entry entry, final char[] clOrdId, final char[] origClOrdId)
+        final FixSessionState session,
+        final FixOrderStore.Entry entry,
+        final char[] clOrdId,
+        final char[] origClOrdId,
+        final long laterOrderId)
     {
         FixOrder order;
         if (entry.orderId() != 0)
@@ -493,6 +509,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             if (order == null)
             {
                 order = session.findOpen(clOrdId, clOrdId.length);
+            }
+            if (order == null && laterOrderId != 0)
+            {
+                order = ordersByOrderId.get(laterOrderId);
             }
         }
         return order != null && order.accountId == entry.accountId() ? order : null;
@@ -596,7 +616,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             final long nowMs = System.currentTimeMillis();
             for (final FixSessionState state : sessionsByCompId.values())
             {
-                if (!state.isLoggedOn())
+                if (state.isLoggedOn())
+                {
+                    // Once logged out (or gone).
+                    state.newTradingDayDue = true;
+                }
+                else
                 {
                     // Away at the end of day: its next logon is in the new trading day.
                     state.newTradingDay(nowMs);
@@ -759,6 +784,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null && state.session == session)
         {
             state.session = null;
+            if (state.newTradingDayDue)
+            {
+                state.newTradingDay(System.currentTimeMillis());
+            }
             if (state.loggedOutForEndOfDay)
             {
                 // The venue logged it out, not the client: its orders stay.
@@ -1656,9 +1685,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 // Neither accepted nor rejected: nothing to track.
                 closeOrder(pending.order);
             }
-            else if (pending.type == PENDING_REPLACE)
+            else if (pending.type == PENDING_REPLACE && !pending.settled)
             {
-                // Answered in this batch (replaced, or refused), reported before the batch's resume position.
+                // Its batch answers it, whatever the gateway made of the answer.
                 replaceSettled(pending);
             }
             releasePending(pending);
@@ -1826,6 +1855,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private void replaceSettled(final Pending replace)
     {
+        replace.settled = true;
         if (replacesRestored.get(replace.engineClientOrderId) == replace)
         {
             replacesRestored.remove(replace.engineClientOrderId);
@@ -1943,7 +1973,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                             unchainLostRequest(order, replace);
                         }
                         onRejected(replace, commandRejected.reason());
-                        replaceSettled(replace);
                         releasePending(replace);
                     }
                 }
@@ -2063,8 +2092,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         {
                             order.carriedReplace = null;
                         }
-                        sendReport(replacedView(order, replace, orderReplaced), EXEC_REPLACED, ordStatus(order), 0, 0,
-                            0, text, null, 0);
+                        final FixOrder view = replacedView(order, replace, orderReplaced);
+                        sendReport(view, EXEC_REPLACED, ordStatus(view), 0, 0, 0, text, null, 0);
                     }
                     else
                     {
@@ -2072,9 +2101,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                             orderReplaced.quantity(), orderReplaced.filledQuantity());
                         sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0, text, null, 0);
                     }
+                    // Now, not at the end of the batch: before the CLOSED record of a fill later in it.
+                    replaceSettled(replace);
                     if (pending == null)
                     {
-                        replaceSettled(replace);
                         releasePending(replace);
                     }
                 }
@@ -2211,6 +2241,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     pending.origClOrdIdLength, pending.type == PENDING_CANCEL ? '1' : '2',
                     reason == RejectReason.UNKNOWN_ORDER ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER,
                     FixRejects.engineText(reason));
+                if (pending.type == PENDING_REPLACE)
+                {
+                    replaceSettled(pending);
+                }
             }
             case PENDING_STATUS, PENDING_RESTORE ->
             {
@@ -2489,16 +2523,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private void heldMessagesSent(final FixSessionState session)
     {
-        for (int i = 0; i < session.closedWhileHeld.size(); i++)
-        {
-            afterArchive.add(lastSentPosition, CLOSED, null, session.closedWhileHeld.getLong(i), 0);
-        }
-        session.closedWhileHeld.clear();
+        // Replaces first: a restart between the two must not find a replace whose order is already closed.
         for (int i = 0; i < session.replacesDoneWhileHeld.size(); i++)
         {
             afterArchive.add(lastSentPosition, REPLACE_DONE, null, session.replacesDoneWhileHeld.getLong(i), 0);
         }
         session.replacesDoneWhileHeld.clear();
+        for (int i = 0; i < session.closedWhileHeld.size(); i++)
+        {
+            afterArchive.add(lastSentPosition, CLOSED, null, session.closedWhileHeld.getLong(i), 0);
+        }
+        session.closedWhileHeld.clear();
         for (final FixOrder order : session.openOrdersByClOrdId.values())
         {
             if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
@@ -2698,7 +2733,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     /**
      * The order as a replace replayed after a restart left it, for its report when the order has since moved on: its
-     * ClOrdIDs and terms those of the replace; its fills those the gateway knows now.
+     * ClOrdIDs, terms and fills those of the replace.
      */
     private static FixOrder replacedView(
         final FixOrder order, final Pending replace, final OrderReplacedDecoder orderReplaced)
@@ -2713,8 +2748,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         view.ordType = order.ordType;
         view.price = orderReplaced.price();
         view.quantity = orderReplaced.quantity();
-        view.filledQuantity = order.filledQuantity;
-        view.executedNotional = order.executedNotional;
+        view.filledQuantity = orderReplaced.filledQuantity();
+        // The event does not carry the notional then: the average price the order has now stands for it.
+        view.executedNotional = order.filledQuantity == 0 ? 0 :
+            (long)((double)order.executedNotional * view.filledQuantity / order.filledQuantity);
         view.clOrdId(replace.clOrdId, replace.clOrdIdLength);
         view.origClOrdId(replace.origClOrdId, replace.origClOrdIdLength);
         return view;
@@ -3215,6 +3252,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         pending.msgSeqNum = 0;
         pending.massCancelRequestType = 0;
         pending.rejected = false;
+        pending.settled = false;
         pending.engineClientOrderId = 0;
         pending.nextLost = null;
         pendingPool.offer(pending);
@@ -3238,6 +3276,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         int msgSeqNum;
         char massCancelRequestType;
         boolean rejected;
+        /**
+         * For a replace: its REPLACE_DONE record has been made (see {@link #replaceSettled}).
+         */
+        boolean settled;
         /**
          * The client order id a replace gives the order; for the query about a pending order after a restart, the
          * client order id it was asked by.

@@ -107,6 +107,10 @@ final class FixSessionState
      * Logged out by the gateway at the end of day: its disconnect does not cancel its orders.
      */
     boolean loggedOutForEndOfDay;
+    /**
+     * An end of day came while it was logged on: its trading day turns ({@link #newTradingDay}) once it is logged out.
+     */
+    boolean newTradingDayDue;
     Session session;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 
@@ -313,6 +317,7 @@ final class FixSessionState
      */
     void newTradingDay(final long nowMs)
     {
+        newTradingDayDue = false;
         usedClOrdIds.clear(nowMs);
         recentlyClosedByClOrdId.clear();
         java.util.Arrays.fill(recentlyClosed, null);

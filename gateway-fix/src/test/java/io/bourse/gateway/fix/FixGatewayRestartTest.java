@@ -252,7 +252,8 @@ class FixGatewayRestartTest
      * order's record already carried it is reported once more without being applied twice, one of an order done
      * meanwhile is answered as too late, one of a new order whose acceptance was not handled either is reported after
      * it (the order still open, though no longer known by the client order id it was sent with), two of one order are
-     * each reported on their own terms, and one sent while its order was pending is found once the order is open.
+     * each reported on their own terms, and one sent while its order was pending is found once the order is open, even
+     * when a later replace of it is what its record carries.
      */
     @Test
     void replacesWhoseAnswersTheGatewayDidNotHandleBeforeItStoppedAreReportedAfterItRestarts() throws Exception
@@ -261,7 +262,7 @@ class FixGatewayRestartTest
         try (FixTestExchange exchange = aliceOnly();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
         {
-            final long[] orderIds = new long[6];
+            final long[] orderIds = new long[7];
             for (int i = 0; i < orderIds.length; i++)
             {
                 alice.send(limit("R" + (i + 1), Side.SELL, "1", (200 + 10 * i) + ".00"));
@@ -312,6 +313,16 @@ class FixGatewayRestartTest
                 final FixOrder whilePending =
                     FixOrderStoreTest.recordedOrder(session, "R6", 0, Side.SELL, 25_000, 10_000);
                 store.writeReplacing(whilePending, 923, 25_500, 10_000, "R6-A".toCharArray(), 4);
+                final FixOrder pendingThenTwice =
+                    FixOrderStoreTest.recordedOrder(session, "R7", 0, Side.SELL, 26_000, 10_000);
+                store.writeReplacing(pendingThenTwice, 924, 26_100, 10_000, "R7-A".toCharArray(), 4);
+                pendingThenTwice.orderId = orderIds[6];
+                store.writeReplacing(pendingThenTwice, 925, 26_200, 10_000, "R7-B".toCharArray(), 4);
+                final FixOrder pendingThenTwiceCarried =
+                    FixOrderStoreTest.recordedOrder(session, "R7-B", 925, Side.SELL, 26_200, 10_000);
+                pendingThenTwiceCarried.orderId = orderIds[6];
+                pendingThenTwiceCarried.origClOrdId("R7-A".toCharArray(), 4);
+                store.writeOpen(pendingThenTwiceCarried);
             });
             exchange.sendReplace(1, orderIds[0], 0, 911, 20_100, 10_000);
             exchange.sendReplace(1, orderIds[1], 0, 912, 21_000, 0);
@@ -321,6 +332,8 @@ class FixGatewayRestartTest
             exchange.sendReplace(1, orderIds[4], 0, 921, 24_100, 10_000);
             exchange.sendReplace(1, orderIds[4], 0, 922, 24_200, 10_000);
             exchange.sendReplace(1, orderIds[5], 0, 923, 25_500, 10_000);
+            exchange.sendReplace(1, orderIds[6], 0, 924, 26_100, 10_000);
+            exchange.sendReplace(1, orderIds[6], 0, 925, 26_200, 10_000);
             exchange.startGateway();
             alice.awaitLogon();
 
@@ -364,6 +377,13 @@ class FixGatewayRestartTest
             assertEquals("R6-A", afterPending.getString(ClOrdID.FIELD));
             assertEquals("R6", afterPending.getString(OrigClOrdID.FIELD));
             assertEquals(String.valueOf(orderIds[5]), afterPending.getString(OrderID.FIELD));
+            for (final String clOrdId : List.of("R7-A", "R7-B"))
+            {
+                final Message ofPendingThenOpen = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+                assertEquals(clOrdId, ofPendingThenOpen.getString(ClOrdID.FIELD));
+                assertEquals("R7", ofPendingThenOpen.getString(OrigClOrdID.FIELD));
+                assertEquals(String.valueOf(orderIds[6]), ofPendingThenOpen.getString(OrderID.FIELD));
+            }
             // The query about R3's order after the replay: the order is open as it was.
             final Message notApplied = alice.next("9");
             assertEquals("R3-A", notApplied.getString(ClOrdID.FIELD));
@@ -385,6 +405,8 @@ class FixGatewayRestartTest
             alice.send(cancel("R5-CXL", "R5-B", Side.SELL));
             report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
             alice.send(cancel("R6-CXL", "R6-A", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            alice.send(cancel("R7-CXL", "R7-B", Side.SELL));
             report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
 
             // Settled for good: another restart reports none of them again.

@@ -183,9 +183,6 @@ class FixSessionStateTest
         }
     }
 
-    /**
-     * A session on its files in the test's directory, as the gateway opens them at its start.
-     */
     @Test
     void closedOrdersAreFoundByTheirLastClOrdIdUntilAThousandMoreHaveClosedOrTheDayEnds()
     {
@@ -229,6 +226,9 @@ class FixSessionStateTest
         return session.findRecentlyClosed(clOrdId.toCharArray(), clOrdId.length());
     }
 
+    /**
+     * A session on its files in the test's directory, as the gateway opens them at its start.
+     */
     private final class SessionFiles implements AutoCloseable
     {
         final FixEventPosition delivered = new FixEventPosition(new File(dir, "delivered.dat"));
