@@ -3,6 +3,7 @@ package io.bourse.cluster;
 import io.aeron.archive.ArchiveTool;
 import io.aeron.archive.CatalogView;
 import io.aeron.archive.client.ArchiveException;
+import io.aeron.archive.codecs.CatalogHeaderEncoder;
 import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.protocol.DataHeaderFlyweight;
 import org.agrona.BitUtil;
@@ -23,8 +24,9 @@ import java.util.function.Supplier;
 import static io.aeron.archive.client.AeronArchive.NULL_POSITION;
 
 /**
- * Cuts a journal write that a crash tore in two, so that the node (or a FIX gateway, whose message archive is an Aeron
- * archive too) can start again by itself.
+ * Cuts a journal write that a crash tore in two, and counts a recording whose addition to the catalog a crash cut short
+ * ({@link #countLastRecording}), so that the node (or a FIX gateway, whose message archive is an Aeron archive too) can
+ * start again by itself.
  * <p>
  * Linux may stop a process killed with {@code kill -9} in the middle of a {@code write}, between two pages of the
  * file. The archive then finds, at the end of a recording that was never stopped, a fragment that spans a page
@@ -63,6 +65,7 @@ public final class TornWriteRepair
      */
     public static <T> T launch(final File archiveDir, final PrintStream log, final String who, final Supplier<T> launch)
     {
+        countLastRecording(archiveDir, log, who);
         cutTornLastFragments(archiveDir, log, who);
         try
         {
@@ -77,6 +80,54 @@ public final class TornWriteRepair
             log.printf("%s: %s%n", who, ex.getMessage().lines().findFirst().orElse(""));
             cutTornWrites(archiveDir, log, who);
             return launch.get();
+        }
+    }
+
+    /**
+     * Before the archive starts: make the catalog's next recording id count the last recording it describes. Aeron adds
+     * a recording by writing its descriptor into the catalog and then the catalog header's next recording id (both in
+     * memory-mapped pages); a process killed between the two stores leaves a whole descriptor the header does not count,
+     * and the archive then refuses to start ("invalid nextRecordingId"). The descriptor was written first and whole, so
+     * the header is brought up to it, as the next store would have done: the recording it names had at most begun, and
+     * nothing in it was committed. The catalog is read by Aeron's read-only view, which does not check the header.
+     *
+     * @param log where the process's log goes: a repair is named there.
+     * @param who what the log lines begin with, e.g. "bourse node 0".
+     */
+    static void countLastRecording(final File archiveDir, final PrintStream log, final String who)
+    {
+        final File catalog = new File(archiveDir, CATALOG_FILE);
+        if (!catalog.exists())
+        {
+            return;
+        }
+        final long[] lastRecordingId = {-1};
+        CatalogView.listRecordings(archiveDir, (controlSessionId, correlationId, recordingId, startTimestamp,
+            stopTimestamp, startPosition, stopPosition, initialTermId, segmentFileLength, termBufferLength, mtuLength,
+            sessionId, streamId, strippedChannel, originalChannel, sourceIdentity) ->
+            lastRecordingId[0] = Math.max(lastRecordingId[0], recordingId));
+        try (FileChannel channel = FileChannel.open(catalog.toPath(), StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final ByteBuffer field = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            final int offset = CatalogHeaderEncoder.nextRecordingIdEncodingOffset();
+            channel.read(field, offset);
+            final long nextRecordingId = field.getLong(0);
+            if (field.position() == Long.BYTES && nextRecordingId < lastRecordingId[0] + 1)
+            {
+                log.printf("%s: the journal's catalog counts %d recordings but describes recording %d, added as the " +
+                    "crash came: counting it%n", who, nextRecordingId, lastRecordingId[0]);
+                field.clear();
+                field.putLong(0, lastRecordingId[0] + 1);
+                while (field.hasRemaining())
+                {
+                    channel.write(field, offset + field.position());
+                }
+                channel.force(false);
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
         }
     }
 

@@ -1,11 +1,18 @@
 package io.bourse.cluster;
 
+import io.aeron.archive.codecs.CatalogHeaderEncoder;
 import io.bourse.protocol.cluster.IgnoredReason;
 import io.bourse.protocol.codec.OrderAcceptedDecoder;
 import io.bourse.protocol.codec.Side;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.io.File;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -86,6 +93,49 @@ class SingleNodeTest
         {
             cluster.startAll();
             assertArrayEquals(new int[] {0, 0, 0}, cluster.node(0).fileSyncLevels(), "Aeron's default: no syncs");
+        }
+    }
+
+    /**
+     * A kill between Aeron's two stores that add a recording to the catalog (its descriptor, then the header's next
+     * recording id) leaves a catalog the archive refuses; the node counts the recording and starts.
+     */
+    @Test
+    void aCatalogWhoseHeaderDoesNotCountItsLastRecordingIsRepairedAtStart() throws Exception
+    {
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            final ReferenceWorkload workload = new ReferenceWorkload(17);
+            try (TestClient client = newClient(cluster))
+            {
+                workload.setUp(client);
+                workload.trade(client, 200);
+                client.awaitAllAnswered();
+            }
+            cluster.crash(0);
+            final Path catalog = new File(new File(cluster.dataDir(0), "archive"), "archive.catalog")
+                .toPath();
+            final int offset = CatalogHeaderEncoder.nextRecordingIdEncodingOffset();
+            try (FileChannel channel = FileChannel.open(
+                catalog, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                final ByteBuffer field =
+                    ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+                channel.read(field, offset);
+                final long counted = field.getLong(0);
+                assertTrue(counted > 0, "the run recorded its log");
+                field.clear();
+                field.putLong(0, counted - 1);
+                channel.write(field, offset);
+            }
+
+            cluster.start(0);
+            cluster.awaitLeader();
+            cluster.awaitSameState();
+
+            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+            assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("describes recording")),
+                "start-up names the repair: " + cluster.logLines());
         }
     }
 
