@@ -83,11 +83,7 @@ class SingleNodeTest
             }
 
             cluster.crash(0);
-            cluster.start(0);
-            cluster.awaitLeader();
-            cluster.awaitSameState();
-
-            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+            startAndAwaitTheReferenceState(cluster, workload);
         }
         try (TestCluster cluster = new TestCluster(1))
         {
@@ -113,14 +109,11 @@ class SingleNodeTest
                 client.awaitAllAnswered();
             }
             cluster.crash(0);
-            final Path catalog = new File(new File(cluster.dataDir(0), "archive"), "archive.catalog")
-                .toPath();
+            final Path catalog = new File(new File(cluster.dataDir(0), "archive"), "archive.catalog").toPath();
             final int offset = CatalogHeaderEncoder.nextRecordingIdEncodingOffset();
-            try (FileChannel channel = FileChannel.open(
-                catalog, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            try (FileChannel channel = FileChannel.open(catalog, StandardOpenOption.READ, StandardOpenOption.WRITE))
             {
-                final ByteBuffer field =
-                    ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+                final ByteBuffer field = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
                 channel.read(field, offset);
                 final long counted = field.getLong(0);
                 assertTrue(counted > 0, "the run recorded its log");
@@ -129,11 +122,7 @@ class SingleNodeTest
                 channel.write(field, offset);
             }
 
-            cluster.start(0);
-            cluster.awaitLeader();
-            cluster.awaitSameState();
-
-            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+            startAndAwaitTheReferenceState(cluster, workload);
             assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("describes recording")),
                 "start-up names the repair: " + cluster.logLines());
         }
@@ -158,11 +147,7 @@ class SingleNodeTest
             }
 
             cluster.crash(0);
-            cluster.start(0);
-            cluster.awaitLeader();
-            cluster.awaitSameState();
-
-            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+            startAndAwaitTheReferenceState(cluster, workload);
             assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("replayed log tail")),
                 "start-up reports the log tail it replayed: " + cluster.logLines());
         }
@@ -314,7 +299,18 @@ class SingleNodeTest
         }
     }
 
-    private static TestClient newClient(final TestCluster cluster)
+    /**
+     * Start the stopped node and wait until it leads with the state of the workload's reference engine.
+     */
+    private static void startAndAwaitTheReferenceState(final TestCluster cluster, final ReferenceWorkload workload)
+    {
+        cluster.start(0);
+        cluster.awaitLeader();
+        cluster.awaitSameState();
+        assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash());
+    }
+
+        private static TestClient newClient(final TestCluster cluster)
     {
         cluster.startAll();
         cluster.awaitLeader();

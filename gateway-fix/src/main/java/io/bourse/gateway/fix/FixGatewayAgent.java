@@ -425,13 +425,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             if (entry.orderId() != 0)
             {
-                orderIdsByOrigClOrdId.put(entry.senderCompId() + '\u0000' + entry.origClOrdId(), entry.orderId());
+                orderIdsByOrigClOrdId.put(origClOrdIdKey(entry), entry.orderId());
             }
         }
         for (final FixOrderStore.Entry entry : replacing)
         {
-            restoreReplace(entry, orderIdsByOrigClOrdId.getOrDefault(
-                entry.senderCompId() + '\u0000' + entry.origClOrdId(), 0L));
+            restoreReplace(entry, orderIdsByOrigClOrdId.getOrDefault(origClOrdIdKey(entry), 0L));
         }
         queryOpenAndPendingOrders();
         openOrders.lazySet(ordersByOrderId.size());
@@ -516,6 +515,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         return order != null && order.accountId == entry.accountId() ? order : null;
+    }
+
+    private static String origClOrdIdKey(final FixOrderStore.Entry entry)
+    {
+        return entry.senderCompId() + '\u0000' + entry.origClOrdId();
     }
 
     private FixOrder pendingRestored(final FixSessionState session, final char[] clOrdId)
@@ -1548,16 +1552,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * A status answer made by the gateway from its own record of the order: under an ExecID of the request's own, since
-     * no event batch names it.
+     * A status answer made by the gateway from its own record of the order (named by the request, see
+     * {@link #sendReport}).
      */
     private void answerStatusFromGateway(
         final FixSessionState state, final FixOrder order, final OrderStatusRequestDecoder in, final String text)
     {
         final Pending requester = statusRequester(state, order, in);
-        localAnswerMsgSeqNum = requester.msgSeqNum;
         sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, text, requester, 0);
-        localAnswerMsgSeqNum = -1;
         releasePending(requester);
     }
 
@@ -1789,9 +1791,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         else if (pending.type == PENDING_STATUS && ordersByOrderId.get(order.orderId) == order)
         {
             // The gateway's own view; the query after the gap restates the order if the exchange's differs.
-            localAnswerMsgSeqNum = pending.msgSeqNum;
             sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, null, pending, 0);
-            localAnswerMsgSeqNum = -1;
         }
         else if (pending.type == PENDING_MASS_CANCEL)
         {
@@ -2389,9 +2389,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 report.ordStatusReqID(requester.clOrdId, requester.clOrdIdLength);
             }
         }
-        if (!inBatch && localAnswerMsgSeqNum >= 0)
+        if (!inBatch && requester != null && requester.type == PENDING_STATUS)
         {
-            report.execID(localExecId(session, localAnswerMsgSeqNum));
+            // A status answer the gateway made from its own record (no event batch names it): named by the request.
+            report.execID(localExecId(session, requester.msgSeqNum));
         }
         else if (order.orderId == 0 && execType == EXEC_REJECTED)
         {
@@ -2895,11 +2896,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     private final UnsafeBuffer localExecIdView = new UnsafeBuffer(0, 0);
-    /**
-     * While the gateway answers a request from its own record, the request's MsgSeqNum: the report's ExecID is then
-     * {@link #localExecId}; -1 otherwise.
-     */
-    private int localAnswerMsgSeqNum = -1;
     /**
      * The ExecRestatementReason of the restatement being reported: the exchange's self-trade prevention's while its
      * event is, else {@link #RESTATEMENT_OTHER}.

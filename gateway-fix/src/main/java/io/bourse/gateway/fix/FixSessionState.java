@@ -7,6 +7,7 @@ import uk.co.real_logic.artio.builder.Encoder;
 import uk.co.real_logic.artio.session.Session;
 
 import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * A configured session's live state: its Artio session while logged on, its open orders by ClOrdID and those closed
@@ -320,7 +321,7 @@ final class FixSessionState
         newTradingDayDue = false;
         usedClOrdIds.clear(nowMs);
         recentlyClosedByClOrdId.clear();
-        java.util.Arrays.fill(recentlyClosed, null);
+        Arrays.fill(recentlyClosed, null);
         nextClosed = 0;
     }
 
