@@ -72,6 +72,7 @@ public final class StoreDatabase implements AutoCloseable
      */
     private final File sqliteFile;
     private FileChannel writerLockFile;
+    private boolean holdsAdvisoryLock;
 
     private StoreDatabase(
         final Connection connection, final Dialect dialect, final String description, final File sqliteFile)
@@ -109,6 +110,7 @@ public final class StoreDatabase implements AutoCloseable
                 {
                     throw new IllegalStateException(held);
                 }
+                holdsAdvisoryLock = true;
             }
             return;
         }
@@ -426,6 +428,7 @@ public final class StoreDatabase implements AutoCloseable
             if (!connection.isClosed())
             {
                 rollbackBeforeClose();
+                releaseAdvisoryLock();
                 connection.close();
             }
         }
@@ -440,6 +443,32 @@ public final class StoreDatabase implements AutoCloseable
                 CloseHelper.quietClose(writerLockFile);
                 writerLockFile = null;
             }
+        }
+    }
+
+    /**
+     * The server releases a session's advisory lock when the session's backend exits, which it does some time after the
+     * connection closes: released here first, so that the next store (this one starting again, say) is not refused
+     * meanwhile. On a broken connection this fails, and the server releases it once it finds the session gone.
+     */
+    private void releaseAdvisoryLock()
+    {
+        if (!holdsAdvisoryLock)
+        {
+            return;
+        }
+        holdsAdvisoryLock = false;
+        try (Statement statement = connection.createStatement())
+        {
+            statement.execute("SELECT pg_advisory_unlock(" + WRITER_LOCK_KEY + ")");
+            if (!connection.getAutoCommit())
+            {
+                connection.commit();
+            }
+        }
+        catch (final SQLException ex)
+        {
+            // Released by the server instead, as the method comment says.
         }
     }
 
