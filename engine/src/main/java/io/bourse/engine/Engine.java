@@ -180,11 +180,13 @@ public final class Engine
         order.filledQuantity = 0;
         order.executedNotional = 0;
         order.expiryTimeNs = expiryTimeNs;
+        order.createdNs = nowNs;
+        order.updatedNs = nowNs;
         order.feeReservePpm = side == Side.BUY ? instrument.maxFeePpm() : 0;
 
         listener.onOrderAccepted(
             order.orderId, clientOrderId, accountId, instrumentId, side, orderType, timeInForce, price, quantity,
-            quoteAmount, nowNs);
+            quoteAmount, postOnly, order.selfTradePrevention, expiryTimeNs, nowNs);
 
         if (market)
         {
@@ -307,6 +309,7 @@ public final class Engine
         {
             order.feeReservePpm = instrument.maxFeePpm();
         }
+        order.updatedNs = nowNs;
 
         listener.onOrderReplaced(
             order.orderId, oldClientOrderId, clientOrderId, accountId, instrument.instrumentId, order.side, price,
@@ -1310,6 +1313,7 @@ public final class Engine
     {
         final long oldReservation = taker.price == 0 ? 0 : reservation(taker);
         taker.quantity -= overlap;
+        taker.updatedNs = nowNs;
         if (taker.remainingQuantity() > 0)
         {
             listener.onOrderRestated(
@@ -1326,6 +1330,7 @@ public final class Engine
     {
         final long oldReservation = reservation(maker);
         maker.quantity -= overlap;
+        maker.updatedNs = nowNs;
         maker.instrument.book.reduced(maker, overlap);
         listener.onOrderRestated(
             maker.orderId, maker.clientOrderId, maker.account.accountId, maker.instrument.instrumentId, maker.side,
@@ -1421,8 +1426,10 @@ public final class Engine
         final long takerReleased = market ? 0 : reservationReleasedByFill(taker, quantity);
         maker.filledQuantity += quantity;
         maker.executedNotional += notional;
+        maker.updatedNs = nowNs;
         taker.filledQuantity += quantity;
         taker.executedNotional += notional;
+        taker.updatedNs = nowNs;
 
         final Account makerAccount = maker.account;
         final Account takerAccount = taker.account;

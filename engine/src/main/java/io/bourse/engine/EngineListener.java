@@ -23,9 +23,14 @@ public interface EngineListener
         CommandType commandType, RejectReason reason, long accountId, long orderId, long clientOrderId,
         int instrumentId, long timestampNs);
 
+    /**
+     * @param selfTradePrevention the mode the order trades under, never {@code ACCOUNT_DEFAULT}.
+     * @param expiryTimeNs        a GTD order's expiry; 0 for any other.
+     */
     void onOrderAccepted(
         long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType,
-        TimeInForce timeInForce, long price, long quantity, long quoteAmount, long timestampNs);
+        TimeInForce timeInForce, long price, long quantity, long quoteAmount, boolean postOnly,
+        SelfTradePrevention selfTradePrevention, long expiryTimeNs, long timestampNs);
 
     void onTrade(
         long tradeId, int instrumentId, long price, long quantity, Side takerSide,

@@ -97,6 +97,9 @@ public final class EventEncoder implements EngineListener
         final long price,
         final long quantity,
         final long quoteAmount,
+        final boolean postOnly,
+        final SelfTradePrevention selfTradePrevention,
+        final long expiryTimeNs,
         final long timestampNs)
     {
         orderAccepted.wrapAndApplyHeader(buffer, 0, header)
@@ -110,7 +113,10 @@ public final class EventEncoder implements EngineListener
             .price(price)
             .quantity(quantity)
             .quoteAmount(quoteAmount)
-            .timestampNs(timestampNs);
+            .timestampNs(timestampNs)
+            .postOnly(postOnly ? BooleanType.TRUE : BooleanType.FALSE)
+            .selfTradePrevention(selfTradePrevention)
+            .expiryTimeNs(expiryTimeNs);
         sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + orderAccepted.encodedLength());
     }
 

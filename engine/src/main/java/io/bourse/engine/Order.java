@@ -21,6 +21,12 @@ final class Order
     /** Sum of price × quantity of the fills, in quote minor units. */
     long executedNotional;
     long expiryTimeNs;
+    /**
+     * When the order was accepted and when its terms or fills last changed (cluster time). What a user is shown of
+     * it; not part of the state hash, since snapshots before format 3 do not carry them.
+     */
+    long createdNs;
+    long updatedNs;
     Account account;
     Instrument instrument;
     Side side;

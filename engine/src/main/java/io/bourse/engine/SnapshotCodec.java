@@ -35,11 +35,16 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class SnapshotCodec
 {
-    static final int FORMAT_VERSION = 2;
+    static final int FORMAT_VERSION = 3;
     /**
      * Format 1 recorded transaction ids one by one (TransactionIdsRecord); such snapshots still load.
      */
     private static final int FORMAT_VERSION_IDS_ONE_BY_ONE = 1;
+    /**
+     * Format 2 recorded no order's creation or update time (schema version 0 OrderRecords); such snapshots still load,
+     * their orders with both times 0.
+     */
+    private static final int FORMAT_VERSION_WITHOUT_ORDER_TIMES = 2;
     private static final int TRANSACTION_ID_BLOCKS_PER_RECORD = 4096;
 
     /**
@@ -157,7 +162,9 @@ final class SnapshotCodec
                         .filledQuantity(order.filledQuantity)
                         .executedNotional(order.executedNotional)
                         .expiryTimeNs(order.expiryTimeNs)
-                        .feeReservePpm(order.feeReservePpm);
+                        .feeReservePpm(order.feeReservePpm)
+                        .createdTimeNs(order.createdNs)
+                        .updatedTimeNs(order.updatedNs);
                     position += MessageHeaderEncoder.ENCODED_LENGTH + orderEncoder.encodedLength();
                     records++;
                 }
@@ -254,7 +261,8 @@ final class SnapshotCodec
                 {
                     final SnapshotBeginDecoder decoder = new SnapshotBeginDecoder().wrap(buffer, body, blockLength, version);
                     format = decoder.formatVersion();
-                    if (format != FORMAT_VERSION && format != FORMAT_VERSION_IDS_ONE_BY_ONE)
+                    if (format != FORMAT_VERSION && format != FORMAT_VERSION_WITHOUT_ORDER_TIMES &&
+                        format != FORMAT_VERSION_IDS_ONE_BY_ONE)
                     {
                         throw new IllegalStateException("unsupported snapshot format " + format);
                     }
@@ -423,6 +431,8 @@ final class SnapshotCodec
         order.executedNotional = decoder.executedNotional();
         order.expiryTimeNs = decoder.expiryTimeNs();
         order.feeReservePpm = decoder.feeReservePpm();
+        order.createdNs = orderTime(decoder.createdTimeNs());
+        order.updatedNs = orderTime(decoder.updatedTimeNs());
         engine.ordersById.put(order.orderId, order);
         account.openOrdersByClientOrderId.put(order.clientOrderId, order);
         if (order.timeInForce == TimeInForce.GTD)
@@ -431,6 +441,14 @@ final class SnapshotCodec
         }
         instrument.book.add(order);
         return body + decoder.encodedLength();
+    }
+
+    /**
+     * A record of schema version 0 reads a time it does not hold as SBE's null value: such an order's time is unknown.
+     */
+    private static long orderTime(final long recorded)
+    {
+        return recorded == OrderRecordDecoder.createdTimeNsNullValue() ? 0 : recorded;
     }
 
     private static Asset require(final Engine engine, final int assetId)

@@ -190,6 +190,9 @@ class EventEncoderTest
                     orderAccepted.price(),
                     orderAccepted.quantity(),
                     orderAccepted.quoteAmount(),
+                    orderAccepted.postOnly() == BooleanType.TRUE,
+                    orderAccepted.selfTradePrevention(),
+                    orderAccepted.expiryTimeNs(),
                     orderAccepted.timestampNs());
             }
             case TradeDecoder.TEMPLATE_ID ->

@@ -32,7 +32,7 @@ public final class EventRecorder implements EngineListener
     {
     }
 
-    record OrderAccepted(long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType, TimeInForce timeInForce, long price, long quantity, long quoteAmount, long timestampNs) implements Event
+    record OrderAccepted(long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType, TimeInForce timeInForce, long price, long quantity, long quoteAmount, boolean postOnly, SelfTradePrevention selfTradePrevention, long expiryTimeNs, long timestampNs) implements Event
     {
     }
 
@@ -149,9 +149,9 @@ public final class EventRecorder implements EngineListener
         events.add(new CommandRejected(commandType, reason, accountId, orderId, clientOrderId, instrumentId, timestampNs));
     }
 
-    public void onOrderAccepted(final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final OrderType orderType, final TimeInForce timeInForce, final long price, final long quantity, final long quoteAmount, final long timestampNs)
+    public void onOrderAccepted(final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final OrderType orderType, final TimeInForce timeInForce, final long price, final long quantity, final long quoteAmount, final boolean postOnly, final SelfTradePrevention selfTradePrevention, final long expiryTimeNs, final long timestampNs)
     {
-        events.add(new OrderAccepted(orderId, clientOrderId, accountId, instrumentId, side, orderType, timeInForce, price, quantity, quoteAmount, timestampNs));
+        events.add(new OrderAccepted(orderId, clientOrderId, accountId, instrumentId, side, orderType, timeInForce, price, quantity, quoteAmount, postOnly, selfTradePrevention, expiryTimeNs, timestampNs));
     }
 
     public void onTrade(final long tradeId, final int instrumentId, final long price, final long quantity, final Side takerSide, final long makerOrderId, final long makerClientOrderId, final long makerAccountId, final long makerFilledQuantity, final long makerRemainingQuantity, final long makerExecutedNotional, final long makerFee, final long takerOrderId, final long takerClientOrderId, final long takerAccountId, final long takerFilledQuantity, final long takerRemainingQuantity, final long takerExecutedNotional, final long takerFee, final long timestampNs)

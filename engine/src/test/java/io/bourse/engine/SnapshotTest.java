@@ -5,12 +5,14 @@ import io.bourse.protocol.codec.AssetRecordDecoder;
 import io.bourse.protocol.codec.BooleanType;
 import io.bourse.protocol.codec.InstrumentRecordDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
+import io.bourse.protocol.codec.MessageHeaderEncoder;
 import io.bourse.protocol.codec.OrderRecordDecoder;
 import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.RejectReason;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.SnapshotBeginDecoder;
+import io.bourse.protocol.codec.SnapshotBeginEncoder;
 import io.bourse.protocol.codec.SnapshotEndDecoder;
 import io.bourse.protocol.codec.TimeInForce;
 import io.bourse.protocol.codec.TradingState;
@@ -229,6 +231,117 @@ class SnapshotTest
         two.newOrder(1, 999_999, BTC_USD, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, false,
             SelfTradePrevention.ACCOUNT_DEFAULT, 1, 1, 0, 0, two.lastTimestampNs() + 1);
         assertNotEquals(one.stateHash(), two.stateHash());
+    }
+
+    @Test
+    void ordersKeepTheirCreationAndUpdateTimesThroughASnapshot()
+    {
+        final EngineFixture f = new EngineFixture();
+        f.fundAll(1);
+        f.fundAll(2);
+        f.limit(1, 1, Side.SELL, 100_00, 10);
+        final long restingId = f.lastOrderId();
+        final long created = f.nowNs;
+        f.order(2, 2, BTC_USD, Side.BUY, OrderType.LIMIT, TimeInForce.IOC, false, SelfTradePrevention.ACCOUNT_DEFAULT,
+            100_00, 4, 0, 0);
+        final long filled = f.nowNs;
+        f.limit(2, 3, Side.BUY, 90_00, 5);
+        final long untouchedId = f.lastOrderId();
+        final long accepted = f.nowNs;
+
+        final byte[] snapshot = snapshot(f.engine);
+        assertArrayEquals(new long[]{ created, filled }, orderTimes(snapshot, restingId), "a fill updates the maker");
+        assertArrayEquals(new long[]{ accepted, accepted }, orderTimes(snapshot, untouchedId));
+        final Engine restored = new Engine(new EventRecorder());
+        restored.loadSnapshot(new UnsafeBuffer(snapshot), 0, snapshot.length);
+        assertArrayEquals(snapshot, snapshot(restored), "the times are restored with the order");
+    }
+
+    @Test
+    void aFormatTwoSnapshotLoadsWithItsOrdersTimesUnknown()
+    {
+        final Engine engine = busyEngine(14);
+        final byte[] formatTwo = asFormatTwo(snapshot(engine));
+        final Engine restored = new Engine(new EventRecorder());
+        restored.loadSnapshot(new UnsafeBuffer(formatTwo), 0, formatTwo.length);
+        assertEquals(engine.stateHash(), restored.stateHash(), "the times are not part of the state hash");
+        assertEquals(engine.openOrderCount(), restored.openOrderCount());
+        restored.validateInternalState();
+        final byte[] rewritten = snapshot(restored);
+        final UnsafeBuffer buffer = new UnsafeBuffer(rewritten);
+        final MessageHeaderDecoder header = new MessageHeaderDecoder();
+        final OrderRecordDecoder order = new OrderRecordDecoder();
+        int orders = 0;
+        for (int position = 0; position < rewritten.length;
+            position += MessageHeaderDecoder.ENCODED_LENGTH + bodyLength(buffer, position, header))
+        {
+            header.wrap(buffer, position);
+            if (header.templateId() == OrderRecordDecoder.TEMPLATE_ID)
+            {
+                order.wrapAndApplyHeader(buffer, position, header);
+                assertEquals(0, order.createdTimeNs(), "order " + order.orderId());
+                assertEquals(0, order.updatedTimeNs(), "order " + order.orderId());
+                orders++;
+            }
+        }
+        assertTrue(orders > 10, "orders " + orders);
+    }
+
+    /**
+     * The same snapshot as format 2 wrote it: the version in SnapshotBegin, every record of schema version 0, and order
+     * records without the times.
+     */
+    static byte[] asFormatTwo(final byte[] snapshot)
+    {
+        final UnsafeBuffer in = new UnsafeBuffer(snapshot);
+        final ExpandableArrayBuffer out = new ExpandableArrayBuffer();
+        final MessageHeaderDecoder header = new MessageHeaderDecoder();
+        final int timesLength = 2 * Long.BYTES;
+        int written = 0;
+        for (int position = 0; position < snapshot.length;)
+        {
+            header.wrap(in, position);
+            final int length = MessageHeaderDecoder.ENCODED_LENGTH + bodyLength(in, position, header);
+            final boolean order = header.templateId() == OrderRecordDecoder.TEMPLATE_ID;
+            final int copied = order ? length - timesLength : length;
+            out.putBytes(written, in, position, copied);
+            final MessageHeaderEncoder outHeader = new MessageHeaderEncoder().wrap(out, written);
+            outHeader.version(0);
+            if (order)
+            {
+                outHeader.blockLength(OrderRecordDecoder.BLOCK_LENGTH - timesLength);
+            }
+            if (header.templateId() == SnapshotBeginDecoder.TEMPLATE_ID)
+            {
+                new SnapshotBeginEncoder().wrap(out, written + MessageHeaderEncoder.ENCODED_LENGTH).formatVersion(2);
+            }
+            written += copied;
+            position += length;
+        }
+        final byte[] bytes = new byte[written];
+        out.getBytes(0, bytes);
+        return bytes;
+    }
+
+    /**
+     * @return the order's creation and update times as the snapshot records them.
+     */
+    private static long[] orderTimes(final byte[] snapshot, final long orderId)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(snapshot);
+        final MessageHeaderDecoder header = new MessageHeaderDecoder();
+        final OrderRecordDecoder order = new OrderRecordDecoder();
+        for (int position = 0; position < snapshot.length;
+            position += MessageHeaderDecoder.ENCODED_LENGTH + bodyLength(buffer, position, header))
+        {
+            header.wrap(buffer, position);
+            if (header.templateId() == OrderRecordDecoder.TEMPLATE_ID &&
+                order.wrapAndApplyHeader(buffer, position, header).orderId() == orderId)
+            {
+                return new long[]{ order.createdTimeNs(), order.updatedTimeNs() };
+            }
+        }
+        throw new AssertionError("no record of order " + orderId);
     }
 
     private static Engine busyEngine(final long seed)

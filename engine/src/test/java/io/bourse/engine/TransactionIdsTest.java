@@ -191,7 +191,8 @@ class TransactionIdsTest
      */
     private static byte[] asFormatOne(final byte[] snapshot)
     {
-        final UnsafeBuffer in = new UnsafeBuffer(snapshot);
+        final byte[] formatTwo = SnapshotTest.asFormatTwo(snapshot);
+        final UnsafeBuffer in = new UnsafeBuffer(formatTwo);
         final ExpandableArrayBuffer out = new ExpandableArrayBuffer();
         final MessageHeaderDecoder header = new MessageHeaderDecoder();
         final MessageHeaderEncoder headerEncoder = new MessageHeaderEncoder();
@@ -199,7 +200,7 @@ class TransactionIdsTest
         final List<Long> applied = new ArrayList<>();
         int written = 0;
         int records = 0;
-        for (int position = 0; position < snapshot.length; position += recordLength(in, position, header))
+        for (int position = 0; position < formatTwo.length; position += recordLength(in, position, header))
         {
             header.wrap(in, position);
             if (header.templateId() == TransactionIdBlocksRecordDecoder.TEMPLATE_ID)

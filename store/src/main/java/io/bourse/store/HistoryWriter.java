@@ -188,7 +188,8 @@ final class HistoryWriter implements EngineListener
     public void onOrderAccepted(
         final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
         final OrderType orderType, final TimeInForce timeInForce, final long price, final long quantity,
-        final long quoteAmount, final long timestampNs)
+        final long quoteAmount, final boolean postOnly, final SelfTradePrevention selfTradePrevention,
+        final long expiryTimeNs, final long timestampNs)
     {
         if (!writing)
         {

@@ -2,6 +2,7 @@ package io.bourse.store;
 
 import io.bourse.protocol.codec.BalanceChangeReason;
 import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.TimeInForce;
 import org.agrona.IoUtil;
@@ -274,10 +275,12 @@ abstract class StoreTestBase
             {
                 writer.writing(true);
                 writer.logPosition(140);
-                writer.onOrderAccepted(3, 31, 1, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, 100, 50, 0, 5);
+                writer.onOrderAccepted(3, 31, 1, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, 100, 50, 0, false,
+                    SelfTradePrevention.CANCEL_RESTING, 0, 5);
                 writer.onBalanceChanged(1, 2, 985000, 5000, BalanceChangeReason.RESERVE, 5);
                 writer.logPosition(150);
-                writer.onOrderAccepted(4, 41, 2, 1, Side.SELL, OrderType.LIMIT, TimeInForce.IOC, 100, 50, 0, 6);
+                writer.onOrderAccepted(4, 41, 2, 1, Side.SELL, OrderType.LIMIT, TimeInForce.IOC, 100, 50, 0, false,
+                    SelfTradePrevention.CANCEL_RESTING, 0, 6);
                 writer.onBalanceChanged(2, 1, 350, 50, BalanceChangeReason.RESERVE, 6);
                 writer.onTrade(2, 1, 100, 50, Side.SELL, 3, 31, 1, 50, 0, 5000, 0, 4, 41, 2, 50, 0, 5000, 0, 6);
                 writer.onBalanceChanged(1, 1, 150, 0, BalanceChangeReason.TRADE, 6);

@@ -20,7 +20,7 @@ final class Answer
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final CommandRejectedDecoder rejected = new CommandRejectedDecoder();
     private final OrderAcceptedDecoder accepted = new OrderAcceptedDecoder();
-    private final OrderReplacedDecoder replaced = new OrderReplacedDecoder();
+    private final OrderReplacedDecoder replacedOrder = new OrderReplacedDecoder();
     private final OrderCanceledDecoder canceled = new OrderCanceledDecoder();
     private final MassCancelCompletedDecoder massCanceled = new MassCancelCompletedDecoder();
     private final TransferProcessedDecoder transfer = new TransferProcessedDecoder();
@@ -29,6 +29,11 @@ final class Answer
     long orderId;
     long accountId;
     int canceledCount;
+    /**
+     * Whether the command's order was replaced, and if so whether it kept its place in the queue.
+     */
+    boolean replaced;
+    boolean priorityKept;
     boolean transferApplied;
     boolean ignored;
 
@@ -38,6 +43,8 @@ final class Answer
         orderId = 0;
         accountId = 0;
         canceledCount = 0;
+        replaced = false;
+        priorityKept = false;
         transferApplied = false;
         ignored = false;
         final int end = offset + length;
@@ -54,8 +61,16 @@ final class Answer
                     rejectReason = rejected.wrap(buffer, body, blockLength, version).reason();
                 case OrderAcceptedDecoder.TEMPLATE_ID -> first(accepted.wrap(buffer, body, blockLength, version).orderId(),
                     accepted.accountId());
-                case OrderReplacedDecoder.TEMPLATE_ID -> first(replaced.wrap(buffer, body, blockLength, version).orderId(),
-                    replaced.accountId());
+                case OrderReplacedDecoder.TEMPLATE_ID ->
+                {
+                    replacedOrder.wrap(buffer, body, blockLength, version);
+                    if (orderId == 0)
+                    {
+                        replaced = true;
+                        priorityKept = replacedOrder.priorityKept() == BooleanType.TRUE;
+                    }
+                    first(replacedOrder.orderId(), replacedOrder.accountId());
+                }
                 case OrderCanceledDecoder.TEMPLATE_ID -> first(canceled.wrap(buffer, body, blockLength, version).orderId(),
                     canceled.accountId());
                 case MassCancelCompletedDecoder.TEMPLATE_ID ->

@@ -993,6 +993,10 @@ public final class HttpGateway implements AutoCloseable
                 return node;
             }
             final ObjectNode node = Views.order(order, model.instrument(order.instrumentId));
+            if (answer.replaced)
+            {
+                node.put("priorityKept", answer.priorityKept);
+            }
             final ArrayNode fills = node.putArray("fills");
             final ReadModel.AccountState account = model.existingAccount(accountId);
             // This command's fills: the newest of the account's, at the command's time (that of the order's last change).

@@ -15,6 +15,15 @@ final class OrderView
     long price;
     long quantity;
     long quoteAmount;
+    boolean postOnly;
+    /**
+     * The mode the order trades under; null when a node older than schema version 1 did not say.
+     */
+    String selfTradePrevention;
+    /**
+     * A GTD order's expiry; 0 for any other.
+     */
+    long expiryNs;
     long filledQuantity;
     long executedNotional;
     String status;

@@ -4,6 +4,7 @@ import io.bourse.protocol.codec.AccountRecordDecoder;
 import io.bourse.protocol.codec.AssetDefinedDecoder;
 import io.bourse.protocol.codec.AssetRecordDecoder;
 import io.bourse.protocol.codec.BalanceChangedDecoder;
+import io.bourse.protocol.codec.BooleanType;
 import io.bourse.protocol.codec.BookLevelChangedDecoder;
 import io.bourse.protocol.codec.InstrumentDefinedDecoder;
 import io.bourse.protocol.codec.InstrumentRecordDecoder;
@@ -14,6 +15,7 @@ import io.bourse.protocol.codec.OrderExpiredDecoder;
 import io.bourse.protocol.codec.OrderRecordDecoder;
 import io.bourse.protocol.codec.OrderReplacedDecoder;
 import io.bourse.protocol.codec.OrderRestatedDecoder;
+import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.SnapshotBeginDecoder;
 import io.bourse.protocol.codec.SnapshotEndDecoder;
@@ -349,6 +351,11 @@ final class ReadModel
                     order.quantity = r.quantity();
                     order.filledQuantity = r.filledQuantity();
                     order.executedNotional = r.executedNotional();
+                    order.postOnly = r.postOnly() == BooleanType.TRUE;
+                    order.selfTradePrevention = tradingMode(r.selfTradePrevention());
+                    order.expiryNs = r.expiryTimeNs();
+                    order.createdNs = time(r.createdTimeNs());
+                    order.updatedNs = time(r.updatedTimeNs());
                     order.status = order.filledQuantity > 0 ? "PARTIALLY_FILLED" : "NEW";
                     account(order.accountId).openOrders.put(order.orderId, order);
                     final Market market = market(order.instrumentId);
@@ -519,12 +526,28 @@ final class ReadModel
         order.price = e.price();
         order.quantity = e.quantity();
         order.quoteAmount = e.quoteAmount();
+        order.postOnly = e.postOnly() == BooleanType.TRUE;
+        order.selfTradePrevention = tradingMode(e.selfTradePrevention());
+        order.expiryNs = time(e.expiryTimeNs());
         order.status = "NEW";
         order.createdNs = e.timestampNs();
         order.updatedNs = e.timestampNs();
         lastTimestampNs = e.timestampNs();
         account(order.accountId).openOrders.put(order.orderId, order);
         changes.orders.add(order);
+    }
+
+    /**
+     * A time a message of schema version 0 does not hold reads as SBE's null value: unknown, shown as 0.
+     */
+    private static long time(final long value)
+    {
+        return value == OrderRecordDecoder.createdTimeNsNullValue() ? 0 : value;
+    }
+
+    private static String tradingMode(final SelfTradePrevention mode)
+    {
+        return mode == SelfTradePrevention.NULL_VAL ? null : mode.name();
     }
 
     private void onTrade(final TradeDecoder e, final Changes changes)

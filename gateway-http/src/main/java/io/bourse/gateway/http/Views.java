@@ -56,8 +56,21 @@ final class Views
         node.put("side", o.side);
         node.put("type", o.type);
         node.put("timeInForce", o.timeInForce);
+        if (o.expiryNs != 0)
+        {
+            node.put("expireTime", o.expiryNs / 1_000_000);
+        }
+        node.put("postOnly", o.postOnly);
+        if (o.selfTradePrevention != null)
+        {
+            node.put("selfTradePrevention", o.selfTradePrevention);
+        }
         node.put("price", i.price(o.price));
         node.put("quantity", i.quantity(o.quantity));
+        if (o.quoteAmount != 0)
+        {
+            node.put("quoteAmount", i.quote(o.quoteAmount));
+        }
         node.put("filledQuantity", i.quantity(o.filledQuantity));
         node.put("remainingQuantity", i.quantity(o.isOpen() ? Math.max(0, o.quantity - o.filledQuantity) : 0));
         node.put("executedNotional", i.quote(o.executedNotional));

@@ -148,7 +148,13 @@ class RestApiTest
         assertEquals("91.00", replaced.str("price"));
         assertEquals("0.8000", replaced.str("quantity"));
         assertEquals("rp-2", replaced.str("clientOrderId"));
+        assertFalse(replaced.get("priorityKept").asBoolean(), "a new price loses the order's place");
         assertEquals("91.00", expect(200, harness.get("/api/v1/book/BTC-USD")).get("bids").get(0).get("price").asText());
+        final GatewayHarness.Response reduced = expect(200, harness.call(ALICE, "PUT", "/api/v1/orders/" + orderId,
+            "{\"price\":\"91.00\",\"quantity\":\"0.5\"}"));
+        assertTrue(reduced.get("priorityKept").asBoolean(), "a smaller quantity at the same price keeps it");
+        assertFalse(expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + orderId, null)).json().has("priorityKept"),
+            "only a replace's answer says it");
 
         expectProblem(400, "PRICE_OFF_TICK", "price",
             harness.call(ALICE, "PUT", "/api/v1/orders/" + orderId, "{\"price\":\"91.001\",\"quantity\":\"1\"}"));
@@ -250,7 +256,15 @@ class RestApiTest
             "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"10.00\",\"quantity\":\"1\",\"timeInForce\":\"GTD\"," +
                 "\"expireTime\":" + expire + "}"));
         assertEquals("GTD", gtd.str("timeInForce"));
+        assertEquals(expire, gtd.get("expireTime").asLong());
         assertEquals("NEW", gtd.str("status"));
+        assertFalse(gtd.get("postOnly").asBoolean());
+        final GatewayHarness.Response maker = expect(200, harness.call(BOB, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"11.00\",\"quantity\":\"1\",\"postOnly\":true," +
+                "\"selfTradePrevention\":\"DECREMENT\"}"));
+        assertTrue(maker.get("postOnly").asBoolean());
+        assertEquals("DECREMENT", maker.str("selfTradePrevention"));
+        assertFalse(maker.json().has("expireTime"), "a GTC order has no expiry");
         expectProblem(400, "MISSING_FIELD", "expireTime", harness.call(BOB, "POST", "/api/v1/orders",
             "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"price\":\"10.00\",\"quantity\":\"1\",\"timeInForce\":\"GTD\"}"));
     }
