@@ -143,6 +143,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final char STATUS_DONE_FOR_DAY = '3';
     private static final char STATUS_PENDING_NEW = 'A';
     private static final char[] NONE = "NONE".toCharArray();
+    /**
+     * ExecInst (18) 6, participate don't initiate: what a post-only order is entered with, echoed in its reports.
+     */
+    private static final char[] POST_ONLY = { '6' };
     private static final String MASS_CANCEL_NOT_SUPPORTED = "0";
     private static final String MASS_CANCEL_UNKNOWN_SECURITY = "1";
     /**
@@ -402,6 +406,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             order.instrument = instrument;
             order.side = entry.side();
             order.ordType = entry.ordType();
+            order.timeInForce = entry.timeInForce();
+            order.postOnly = entry.postOnly();
             order.price = entry.price();
             order.quantity = entry.quantity();
             order.filledQuantity = entry.filledQuantity();
@@ -1288,6 +1294,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.instrument = instrument;
         order.side = in.side();
         order.ordType = in.ordType();
+        order.timeInForce = fixTimeInForce(timeInForce);
+        order.postOnly = postOnly;
         order.price = price;
         order.quantity = quantity;
         order.receivedNs = receivedNs;
@@ -2425,6 +2433,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             report.price(order.price, instrument.priceScale());
         }
+        if (order.timeInForce != 0)
+        {
+            report.timeInForce(order.timeInForce);
+        }
+        if (order.postOnly)
+        {
+            report.execInst(POST_ONLY);
+        }
         averagePrice(report, order);
         if (execType == EXEC_TRADE)
         {
@@ -2747,6 +2763,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         view.instrument = order.instrument;
         view.side = order.side;
         view.ordType = order.ordType;
+        view.timeInForce = order.timeInForce;
+        view.postOnly = order.postOnly;
         view.price = orderReplaced.price();
         view.quantity = orderReplaced.quantity();
         view.filledQuantity = orderReplaced.filledQuantity();
@@ -3205,6 +3223,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case '3' -> TimeInForce.IOC;
             case '4' -> TimeInForce.FOK;
             default -> null;
+        };
+    }
+
+    private static char fixTimeInForce(final TimeInForce timeInForce)
+    {
+        return switch (timeInForce)
+        {
+            case IOC -> '3';
+            case FOK -> '4';
+            default -> '1';
         };
     }
 

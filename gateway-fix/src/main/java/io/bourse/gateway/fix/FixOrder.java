@@ -21,6 +21,15 @@ final class FixOrder
     FixInstrument instrument;
     char side;
     char ordType;
+    /**
+     * Its TimeInForce (59) as FIX spells it, the default resolved; 0 for an order recorded by a gateway that did not
+     * keep it, whose reports then leave the field out.
+     */
+    char timeInForce;
+    /**
+     * Whether it was entered with ExecInst (18) 6, post only.
+     */
+    boolean postOnly;
     long price;
     long quantity;
     long filledQuantity;
@@ -86,6 +95,8 @@ final class FixOrder
         instrument = null;
         side = 0;
         ordType = 0;
+        timeInForce = 0;
+        postOnly = false;
         price = 0;
         quantity = 0;
         filledQuantity = 0;

@@ -47,7 +47,12 @@ final class FixOrderStore implements AutoCloseable
     static final byte REPLACING = 4;
     static final byte REPLACE_DONE = 5;
     private static final int COMP_ID_LENGTH = 64;
-    static final int RECORD_LENGTH = 1 + 8 * 8 + 2 + COMP_ID_LENGTH + 2 * (2 + FixOrder.MAX_ID_LENGTH) + 2 + 2;
+    /**
+     * Side, post only, the CompID, the ClOrdIDs, OrdType and TimeInForce follow the eight longs. Side and OrdType are
+     * ASCII in the first byte of two; post only and TimeInForce take the second, which gateways that did not keep
+     * them left zero, so their records still read (TimeInForce unknown, not post only).
+     */
+    static final int RECORD_LENGTH = 1 + 8 * 8 + 2 + (2 + COMP_ID_LENGTH) + 2 * (2 + FixOrder.MAX_ID_LENGTH) + 2;
     /**
      * The smallest file that is rewritten while the gateway runs: 16 MiB, about 20,000 orders' records.
      */
@@ -60,8 +65,8 @@ final class FixOrderStore implements AutoCloseable
      */
     record Entry(
         String senderCompId, long orderId, long engineClientOrderId, long accountId, int instrumentId, char side,
-        char ordType, long price, long quantity, long filledQuantity, long executedNotional, String clOrdId,
-        String origClOrdId)
+        char ordType, char timeInForce, boolean postOnly, long price, long quantity, long filledQuantity,
+        long executedNotional, String clOrdId, String origClOrdId)
     {
     }
 
@@ -287,7 +292,8 @@ final class FixOrderStore implements AutoCloseable
         offset += 8;
         buffer.putLong(offset, order.executedNotional, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
-        buffer.putChar(offset, order.side, ByteOrder.LITTLE_ENDIAN);
+        buffer.putByte(offset, (byte)order.side);
+        buffer.putByte(offset + 1, (byte)(order.postOnly ? 1 : 0));
         offset += 2;
         buffer.putShort(offset, (short)compId.length(), ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < compId.length(); i++)
@@ -297,7 +303,8 @@ final class FixOrderStore implements AutoCloseable
         offset += 2 + COMP_ID_LENGTH;
         offset = putChars(offset, clOrdId, clOrdIdLength);
         offset = putChars(offset, origClOrdId, origClOrdIdLength);
-        buffer.putChar(offset, order.ordType, ByteOrder.LITTLE_ENDIAN);
+        buffer.putByte(offset, (byte)order.ordType);
+        buffer.putByte(offset + 1, (byte)order.timeInForce);
     }
 
     void writeClosed(final long orderId)
@@ -530,7 +537,8 @@ final class FixOrderStore implements AutoCloseable
         offset += 8;
         final long notional = in.getLong(offset, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
-        final char side = in.getChar(offset, ByteOrder.LITTLE_ENDIAN);
+        final char side = (char)in.getByte(offset);
+        final boolean postOnly = in.getByte(offset + 1) == 1;
         offset += 2;
         final String compId = in.getStringWithoutLengthAscii(offset + 2, in.getShort(offset, ByteOrder.LITTLE_ENDIAN));
         offset += 2 + COMP_ID_LENGTH;
@@ -539,8 +547,9 @@ final class FixOrderStore implements AutoCloseable
         final String origClOrdId =
             in.getStringWithoutLengthAscii(offset + 2, in.getShort(offset, ByteOrder.LITTLE_ENDIAN));
         offset += 2 + FixOrder.MAX_ID_LENGTH;
-        final char ordType = in.getChar(offset, ByteOrder.LITTLE_ENDIAN);
-        return new Entry(compId, orderId, engineClientOrderId, accountId, instrumentId, side, ordType, price, quantity,
-            filled, notional, clOrdId, origClOrdId);
+        final char ordType = (char)in.getByte(offset);
+        final char timeInForce = (char)in.getByte(offset + 1);
+        return new Entry(compId, orderId, engineClientOrderId, accountId, instrumentId, side, ordType, timeInForce,
+            postOnly, price, quantity, filled, notional, clOrdId, origClOrdId);
     }
 }

@@ -20,6 +20,7 @@ import quickfix.field.PossResend;
 import quickfix.field.Price;
 import quickfix.field.Side;
 import quickfix.field.Text;
+import quickfix.field.TimeInForce;
 
 import java.io.File;
 import java.util.ArrayList;
@@ -85,6 +86,8 @@ class FixGatewayRestartTest
             assertEquals("R1", canceled.getString(OrigClOrdID.FIELD));
             assertEquals("R1-CXL", canceled.getString(ClOrdID.FIELD));
             assertEquals(restingOrderId, canceled.getString(OrderID.FIELD));
+            assertEquals(TimeInForce.GOOD_TILL_CANCEL, canceled.getChar(TimeInForce.FIELD),
+                "the order's TimeInForce is kept in the gateway's record");
 
             alice.send(limit("S2", Side.SELL, "1", "10.00"));
             final String newOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);

@@ -12,6 +12,7 @@ import quickfix.field.CumQty;
 import quickfix.field.CxlRejReason;
 import quickfix.field.CxlRejResponseTo;
 import quickfix.field.ExecID;
+import quickfix.field.ExecInst;
 import quickfix.field.ExecType;
 import quickfix.field.LastPx;
 import quickfix.field.LastQty;
@@ -217,6 +218,37 @@ class FixGatewayTest
         assertEquals(CxlRejReason.UNKNOWN_ORDER, reject.getInt(CxlRejReason.FIELD));
         assertEquals(CxlRejResponseTo.ORDER_CANCEL_REQUEST, reject.getChar(CxlRejResponseTo.FIELD));
         assertEquals("never-sent", reject.getString(OrigClOrdID.FIELD));
+    }
+
+    @Test
+    void reportsEchoTheOrdersTimeInForceAndPostOnlyInstruction() throws Exception
+    {
+        final String maker = id("P");
+        final NewOrderSingle postOnly = limit(maker, Side.BUY, "0.1", "40.00");
+        postOnly.set(new ExecInst(String.valueOf(ExecInst.PARTICIPATE_DONT_INITIATE)));
+        alice.send(postOnly);
+        final Message makerNew = report(alice, ExecType.NEW, OrdStatus.NEW);
+        assertEquals(TimeInForce.GOOD_TILL_CANCEL, makerNew.getChar(TimeInForce.FIELD));
+        assertEquals("6", makerNew.getString(ExecInst.FIELD));
+        alice.send(cancel(id("X"), maker, Side.BUY));
+        final Message makerCanceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+        assertEquals(TimeInForce.GOOD_TILL_CANCEL, makerCanceled.getChar(TimeInForce.FIELD));
+        assertEquals("6", makerCanceled.getString(ExecInst.FIELD));
+
+        final NewOrderSingle ioc = limit(id("I"), Side.BUY, "0.1", "30.00");
+        ioc.set(new TimeInForce(TimeInForce.IMMEDIATE_OR_CANCEL));
+        bob.send(ioc);
+        final Message iocNew = report(bob, ExecType.NEW, OrdStatus.NEW);
+        assertEquals(TimeInForce.IMMEDIATE_OR_CANCEL, iocNew.getChar(TimeInForce.FIELD));
+        assertFalse(iocNew.isSetField(ExecInst.FIELD), iocNew.toString());
+        final Message iocCanceled = report(bob, ExecType.CANCELED, OrdStatus.CANCELED);
+        assertEquals(TimeInForce.IMMEDIATE_OR_CANCEL, iocCanceled.getChar(TimeInForce.FIELD));
+
+        final NewOrderSingle defaulted = limit(id("D"), Side.BUY, "0.1", "30.00");
+        defaulted.removeField(TimeInForce.FIELD);
+        bob.send(defaulted);
+        assertEquals(TimeInForce.GOOD_TILL_CANCEL, report(bob, ExecType.NEW, OrdStatus.NEW).getChar(TimeInForce.FIELD),
+            "a limit order without TimeInForce is good till cancel");
     }
 
     @Test

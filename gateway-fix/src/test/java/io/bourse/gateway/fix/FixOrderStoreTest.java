@@ -38,6 +38,9 @@ class FixOrderStoreTest
             final FixOrder accepted = recordedOrder(session, "A", 11, '1', 100, 1);
             final FixOrder refused = recordedOrder(session, "B", 12, '1', 100, 1);
             final FixOrder unanswered = recordedOrder(session, "C", 13, '1', 100, 1);
+            accepted.timeInForce = '1';
+            accepted.postOnly = true;
+            unanswered.timeInForce = '4';
             store.writePending(accepted);
             store.writePending(refused);
             store.writePending(unanswered);
@@ -54,6 +57,8 @@ class FixOrderStoreTest
                     entries.stream().map(entry -> entry.clOrdId() + ":" + entry.orderId()).toList(),
                     "after " + start + " compactions");
                 assertEquals(13, entries.get(1).engineClientOrderId());
+                assertEquals(List.of("1/true", "4/false"), entries.stream()
+                    .map(entry -> entry.timeInForce() + "/" + entry.postOnly()).toList(), "TimeInForce and post only");
             }
         }
     }
