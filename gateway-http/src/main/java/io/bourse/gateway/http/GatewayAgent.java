@@ -1,5 +1,6 @@
 package io.bourse.gateway.http;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
@@ -18,6 +19,7 @@ import org.agrona.concurrent.OffsetEpochNanoClock;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +52,12 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final ServerWebSocket socket;
         long accountId;
         boolean closed;
+        /**
+         * The last sequence number of the connection's orders and fills channels: each message meant for it takes the
+         * next one, sent or dropped, so that a gap tells the client it missed one.
+         */
+        long ordersSequence;
+        long fillsSequence;
         /**
          * Set by the connection's event loop when it closes. The close is also handed to the gateway thread as a task,
          * but the task queue may be full then; the heartbeat removes what such a lost task would have.
@@ -361,6 +369,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             live = true;
             stateRequested = false;
             resendBookSnapshots();
+            resendPrivateSnapshots();
         }
     }
 
@@ -549,17 +558,108 @@ final class GatewayAgent implements Agent, ExchangeClientListener
 
     void subscribePrivate(final WsSession session, final String channel, final boolean on)
     {
-        final Long2ObjectHashMap<Set<WsSession>> map = "orders".equals(channel) ? orderSubscribers : fillSubscribers;
+        final boolean orders = "orders".equals(channel);
+        final Long2ObjectHashMap<Set<WsSession>> map = orders ? orderSubscribers : fillSubscribers;
         final Set<WsSession> set = map.computeIfAbsent(session.accountId, ignored -> new LinkedHashSet<>());
-        if (on)
+        if (!on)
         {
-            set.add(session);
+            set.remove(session);
+            sendControl(session, "unsubscribed", channel, null);
+            return;
+        }
+        set.add(session);
+        sendControl(session, "subscribed", channel, null);
+        if (orders)
+        {
+            send(session, ordersSnapshot(session));
         }
         else
         {
-            set.remove(session);
+            send(session, fillsSnapshot(session));
         }
-        sendControl(session, on ? "subscribed" : "unsubscribed", channel, null);
+    }
+
+    /**
+     * The account's open orders, and the sequence number the next order message will follow.
+     */
+    private String ordersSnapshot(final WsSession session)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("type", "orders.snapshot");
+        node.put("sequence", session.ordersSequence);
+        final ArrayNode array = node.putArray("orders");
+        final ReadModel.AccountState account = model.existingAccount(session.accountId);
+        if (account != null)
+        {
+            account.openOrders.values().stream()
+                .sorted(Comparator.comparingLong(o -> o.orderId))
+                .forEach(o -> array.add(privateOrder(o, model.instrument(o.instrumentId))));
+        }
+        return node.toString();
+    }
+
+    /**
+     * The account's recent fills, newest first, and the sequence number the next fill message will follow.
+     */
+    private String fillsSnapshot(final WsSession session)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("type", "fills.snapshot");
+        node.put("sequence", session.fillsSequence);
+        final ArrayNode array = node.putArray("fills");
+        final ReadModel.AccountState account = model.existingAccount(session.accountId);
+        if (account != null)
+        {
+            for (final ReadModel.FillView fill : account.fills)
+            {
+                array.add(Views.fill(fill, model.instrument(fill.instrumentId())));
+            }
+        }
+        return node.toString();
+    }
+
+    /**
+     * After the state was fetched again: every private subscriber starts again from a snapshot, as book subscribers do.
+     */
+    private void resendPrivateSnapshots()
+    {
+        for (final Set<WsSession> subscribers : orderSubscribers.values())
+        {
+            for (final WsSession session : subscribers)
+            {
+                send(session, ordersSnapshot(session));
+            }
+        }
+        for (final Set<WsSession> subscribers : fillSubscribers.values())
+        {
+            for (final WsSession session : subscribers)
+            {
+                send(session, fillsSnapshot(session));
+            }
+        }
+    }
+
+    /**
+     * An order as the orders channel has it: "type" names the message, so the order's own (LIMIT or MARKET) is
+     * "orderType".
+     */
+    private static ObjectNode privateOrder(final OrderView order, final InstrumentView instrument)
+    {
+        final ObjectNode node = Views.order(order, instrument);
+        node.set("orderType", node.remove("type"));
+        return node;
+    }
+
+    /**
+     * A private message to each of the account's subscribers, numbered per connection.
+     */
+    private void sendPrivate(final Set<WsSession> subscribers, final ObjectNode node, final boolean orders)
+    {
+        for (final WsSession session : subscribers)
+        {
+            node.put("sequence", orders ? ++session.ordersSequence : ++session.fillsSequence);
+            send(session, node.toString());
+        }
     }
 
     void sendControl(final WsSession session, final String type, final String channel, final String symbol)
@@ -691,7 +791,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             {
                 final ObjectNode node = Views.fill(fill, instrument);
                 node.put("type", "fill");
-                sendAll(subscribers, node.toString());
+                sendPrivate(subscribers, node, false);
             }
         }
         if (!orderSubscribers.isEmpty())
@@ -706,11 +806,9 @@ final class GatewayAgent implements Agent, ExchangeClientListener
                     order.publication != publication)
                 {
                     order.publication = publication;
-                    final ObjectNode node = Views.order(order, instrument);
-                    // "type" names the message here: the order's own (LIMIT or MARKET) is kept as "orderType".
-                    node.set("orderType", node.get("type"));
+                    final ObjectNode node = privateOrder(order, instrument);
                     node.put("type", "order");
-                    sendAll(subscribers, node.toString());
+                    sendPrivate(subscribers, node, true);
                 }
             }
         }

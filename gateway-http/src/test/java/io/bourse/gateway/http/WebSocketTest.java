@@ -300,4 +300,58 @@ class WebSocketTest
             assertTrue(harness.get("/api/v1/monitor").json().get("http").get("webSocketSessions").asInt() >= 2);
         }
     }
+
+    @Test
+    void privateChannelsStartFromASnapshotAndNumberTheirMessagesPerConnection()
+    {
+        final String restingId = expect(200, harness.placeLimit(ALICE, "SELL", "260.00", "1", "snap-1")).str("orderId");
+        try (Client alice = new Client(harness.baseUrl()))
+        {
+            alice.send(auth(ALICE, System.currentTimeMillis()));
+            alice.next("authenticated");
+            alice.send("{\"op\":\"subscribe\",\"channel\":\"orders\"}");
+            final JsonNode orders = alice.next("orders.snapshot");
+            assertEquals(0, orders.get("sequence").asLong());
+            final JsonNode resting = find(orders.get("orders"), restingId);
+            assertEquals("snap-1", resting.get("clientOrderId").asText());
+            assertEquals("LIMIT", resting.get("orderType").asText());
+            assertEquals("NEW", resting.get("status").asText());
+            alice.send("{\"op\":\"subscribe\",\"channel\":\"fills\"}");
+            assertEquals(0, alice.next("fills.snapshot").get("sequence").asLong());
+
+            expect(200, harness.placeLimit(BOB, "BUY", "260.00", "0.25", null));
+            final JsonNode fill = alice.next("fill");
+            assertEquals(1, fill.get("sequence").asLong(), "fills are numbered on their own channel");
+            final JsonNode partial = alice.next("order");
+            assertEquals(1, partial.get("sequence").asLong());
+            assertEquals("PARTIALLY_FILLED", partial.get("status").asText());
+
+            // A client that saw a gap subscribes again: the snapshot says where the numbers go on from.
+            alice.send("{\"op\":\"subscribe\",\"channel\":\"fills\"}");
+            final JsonNode fills = alice.next("fills.snapshot");
+            assertEquals(1, fills.get("sequence").asLong());
+            assertEquals(fill.get("tradeId").asText(), fills.get("fills").get(0).get("tradeId").asText(), "newest first");
+            alice.send("{\"op\":\"subscribe\",\"channel\":\"orders\"}");
+            final JsonNode again = alice.next("orders.snapshot");
+            assertEquals(1, again.get("sequence").asLong());
+            assertEquals("0.7500", find(again.get("orders"), restingId).get("remainingQuantity").asText());
+
+            expect(200, harness.call(ALICE, "DELETE", "/api/v1/orders/" + restingId, null));
+            final JsonNode canceled = alice.next("order");
+            assertEquals(2, canceled.get("sequence").asLong());
+            assertEquals("CANCELED", canceled.get("status").asText());
+        }
+    }
+
+    private static JsonNode find(final JsonNode orders, final String orderId)
+    {
+        for (final JsonNode order : orders)
+        {
+            if (order.get("orderId").asText().equals(orderId))
+            {
+                return order;
+            }
+        }
+        throw new AssertionError("no order " + orderId + " in " + orders);
+    }
 }
