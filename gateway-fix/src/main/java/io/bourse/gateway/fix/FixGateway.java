@@ -456,6 +456,7 @@ public final class FixGateway implements AutoCloseable
         }
         final String aeronDir = aeronDirectory(dataDir);
         final Map<String, FixSessionState> sessionsByCompId = new HashMap<>();
+        final Map<String, List<RecentlyClosedOrders.Closed>> closedBefore = new HashMap<>();
 
         ArchivingMediaDriver launchedDriver = null;
         FixEngine launchedEngine = null;
@@ -482,6 +483,9 @@ public final class FixGateway implements AutoCloseable
                 final long nowMs = System.currentTimeMillis();
                 session.usedClOrdIds.keepIn(new File(dataDir, FixSessionState.clOrdIdsFileName(spec.senderCompId())),
                     tradingDayStartMs(nowMs), nowMs);
+                closedBefore.put(spec.senderCompId(), session.closedOrdersKept.keepIn(
+                    new File(dataDir, FixSessionState.closedOrdersFileName(spec.senderCompId())),
+                    tradingDayStartMs(nowMs), nowMs));
             }
 
             logonChecks = new FixAuthenticator(context.compId, context.sessions, context.maxLogonFailures,
@@ -578,7 +582,7 @@ public final class FixGateway implements AutoCloseable
             exchangeClient = context.applicationMessageOverride != null ? null :
                 new ExchangeClient(context.exchangeClient.listener(agent));
             agent.start(connectedLibrary, exchangeClient);
-            agent.restore(restored, store.replacing());
+            agent.restore(restored, store.replacing(), closedBefore);
         }
         catch (final InterruptedException ex)
         {
@@ -1057,6 +1061,7 @@ public final class FixGateway implements AutoCloseable
             session.delivered.close();
             session.handled.close();
             session.usedClOrdIds.close();
+            session.closedOrdersKept.close();
             session.outbound.close();
         }
     }

@@ -386,10 +386,28 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     /**
      * Take back the open orders and the replaces under way a previous run recorded, and ask the engine about each
-     * order: one that closed while the gateway was away is forgotten.
+     * order: one that closed while the gateway was away is forgotten. Take back too the orders each session had seen
+     * close, so that a request about one is still answered with its final state.
      */
-    void restore(final List<FixOrderStore.Entry> entries, final List<FixOrderStore.Entry> replacing)
+    void restore(
+        final List<FixOrderStore.Entry> entries,
+        final List<FixOrderStore.Entry> replacing,
+        final Map<String, List<RecentlyClosedOrders.Closed>> closedBySession)
     {
+        for (final Map.Entry<String, List<RecentlyClosedOrders.Closed>> sessionClosed : closedBySession.entrySet())
+        {
+            final FixSessionState session = sessionsByCompId.get(sessionClosed.getKey());
+            for (final RecentlyClosedOrders.Closed closed : sessionClosed.getValue())
+            {
+                final FixInstrument instrument = instrumentsById.get(closed.entry().instrumentId());
+                if (session != null && instrument != null)
+                {
+                    final FixOrder order = restoredOrder(session, instrument, closed.entry());
+                    order.closedStatus = closed.closedStatus();
+                    session.restoredClosed(order);
+                }
+            }
+        }
         for (final FixOrderStore.Entry entry : entries)
         {
             final FixSessionState session = sessionsByCompId.get(entry.senderCompId());
@@ -398,22 +416,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 continue;
             }
-            final FixOrder order = newOrder();
-            order.session = session;
-            order.orderId = entry.orderId();
-            order.engineClientOrderId = entry.engineClientOrderId();
-            order.accountId = entry.accountId();
-            order.instrument = instrument;
-            order.side = entry.side();
-            order.ordType = entry.ordType();
-            order.timeInForce = entry.timeInForce();
-            order.postOnly = entry.postOnly();
-            order.price = entry.price();
-            order.quantity = entry.quantity();
-            order.filledQuantity = entry.filledQuantity();
-            order.executedNotional = entry.executedNotional();
-            order.clOrdId(entry.clOrdId().toCharArray(), entry.clOrdId().length());
-            order.origClOrdId(entry.origClOrdId().toCharArray(), entry.origClOrdId().length());
+            final FixOrder order = restoredOrder(session, instrument, entry);
             session.usedClOrdIds.add(order.clOrdIdHash);
             if (order.orderId == 0)
             {
@@ -3244,6 +3247,28 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         return order.filledQuantity == 0 ? STATUS_NEW :
             order.filledQuantity < order.quantity ? STATUS_PARTIAL : STATUS_FILLED;
+    }
+
+    private static FixOrder restoredOrder(
+        final FixSessionState session, final FixInstrument instrument, final FixOrderStore.Entry entry)
+    {
+        final FixOrder order = newOrder();
+        order.session = session;
+        order.orderId = entry.orderId();
+        order.engineClientOrderId = entry.engineClientOrderId();
+        order.accountId = entry.accountId();
+        order.instrument = instrument;
+        order.side = entry.side();
+        order.ordType = entry.ordType();
+        order.timeInForce = entry.timeInForce();
+        order.postOnly = entry.postOnly();
+        order.price = entry.price();
+        order.quantity = entry.quantity();
+        order.filledQuantity = entry.filledQuantity();
+        order.executedNotional = entry.executedNotional();
+        order.clOrdId(entry.clOrdId().toCharArray(), entry.clOrdId().length());
+        order.origClOrdId(entry.origClOrdId().toCharArray(), entry.origClOrdId().length());
+        return order;
     }
 
     private static FixOrder newOrder()

@@ -1,6 +1,8 @@
 package io.bourse.gateway.fix;
 
+import org.agrona.DirectBuffer;
 import org.agrona.LangUtil;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.IntArrayList;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.LongLongConsumer;
@@ -227,7 +229,7 @@ final class FixOrderStore implements AutoCloseable
         final char[] clOrdId,
         final int clOrdIdLength)
     {
-        encode(REPLACING, order.session.spec.senderCompId(), order.instrument.instrumentId(), order,
+        encode(buffer, 0, REPLACING, order.session.spec.senderCompId(), order.instrument.instrumentId(), order,
             engineClientOrderId, price, quantity, clOrdId, clOrdIdLength, order.clOrdId, order.clOrdIdLength);
         append();
     }
@@ -256,11 +258,23 @@ final class FixOrderStore implements AutoCloseable
 
     private void encode(final byte type, final String compId, final int instrumentId, final FixOrder order)
     {
-        encode(type, compId, instrumentId, order, order.engineClientOrderId, order.price, order.quantity,
+        encode(buffer, 0, type, compId, instrumentId, order, order.engineClientOrderId, order.price, order.quantity,
             order.clOrdId, order.clOrdIdLength, order.origClOrdId, order.origClOrdIdLength);
     }
 
-    private void encode(
+    /**
+     * Write an order's record of the given type at an offset of any buffer: what {@link #read} reads back.
+     */
+    static void encode(
+        final MutableDirectBuffer buffer, final int offset, final byte type, final String compId, final FixOrder order)
+    {
+        encode(buffer, offset, type, compId, order.instrument.instrumentId(), order, order.engineClientOrderId,
+            order.price, order.quantity, order.clOrdId, order.clOrdIdLength, order.origClOrdId, order.origClOrdIdLength);
+    }
+
+    private static void encode(
+        final MutableDirectBuffer buffer,
+        final int start,
         final byte type,
         final String compId,
         final int instrumentId,
@@ -273,9 +287,9 @@ final class FixOrderStore implements AutoCloseable
         final char[] origClOrdId,
         final int origClOrdIdLength)
     {
-        buffer.setMemory(0, RECORD_LENGTH, (byte)0);
-        buffer.putByte(0, type);
-        int offset = 1;
+        buffer.setMemory(start, RECORD_LENGTH, (byte)0);
+        buffer.putByte(start, type);
+        int offset = start + 1;
         buffer.putLong(offset, order.orderId, ByteOrder.LITTLE_ENDIAN);
         offset += 8;
         buffer.putLong(offset, engineClientOrderId, ByteOrder.LITTLE_ENDIAN);
@@ -301,8 +315,8 @@ final class FixOrderStore implements AutoCloseable
             buffer.putByte(offset + 2 + i, (byte)compId.charAt(i));
         }
         offset += 2 + COMP_ID_LENGTH;
-        offset = putChars(offset, clOrdId, clOrdIdLength);
-        offset = putChars(offset, origClOrdId, origClOrdIdLength);
+        offset = putChars(buffer, offset, clOrdId, clOrdIdLength);
+        offset = putChars(buffer, offset, origClOrdId, origClOrdIdLength);
         buffer.putByte(offset, (byte)order.ordType);
         buffer.putByte(offset + 1, (byte)order.timeInForce);
     }
@@ -331,7 +345,8 @@ final class FixOrderStore implements AutoCloseable
         }
     }
 
-    private int putChars(final int offset, final char[] value, final int length)
+    private static int putChars(
+        final MutableDirectBuffer buffer, final int offset, final char[] value, final int length)
     {
         buffer.putShort(offset, (short)length, ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < length; i++)
@@ -518,7 +533,10 @@ final class FixOrderStore implements AutoCloseable
         }
     }
 
-    private static Entry read(final UnsafeBuffer in, final int start)
+    /**
+     * Read a record written by {@link #encode} back.
+     */
+    static Entry read(final DirectBuffer in, final int start)
     {
         int offset = start + 1;
         final long orderId = in.getLong(offset, ByteOrder.LITTLE_ENDIAN);

@@ -33,6 +33,10 @@ final class FixSessionState
     private final FixOrder[] recentlyClosed = new FixOrder[RECENTLY_CLOSED_CAPACITY];
     private int nextClosed;
     /**
+     * The same orders kept in a file by the gateway, so that a restarted gateway still finds them.
+     */
+    final RecentlyClosedOrders closedOrdersKept = new RecentlyClosedOrders(RECENTLY_CLOSED_CAPACITY);
+    /**
      * The ClOrdIDs it used most recently, so that a PossDup resend of an order already taken is not executed twice,
      * kept in a file by the gateway.
      */
@@ -273,6 +277,14 @@ final class FixSessionState
         return fileName(senderCompId, "-clordids.dat");
     }
 
+    /**
+     * The name of the file that keeps a session's recently closed orders (see {@link RecentlyClosedOrders}).
+     */
+    static String closedOrdersFileName(final String senderCompId)
+    {
+        return fileName(senderCompId, "-closed.dat");
+    }
+
     private static String fileName(final String senderCompId, final String suffix)
     {
         final StringBuilder name = new StringBuilder("session-");
@@ -303,6 +315,15 @@ final class FixSessionState
      */
     void closed(final FixOrder order)
     {
+        restoredClosed(order);
+        closedOrdersKept.add(order, spec.senderCompId());
+    }
+
+    /**
+     * An order that had closed before the gateway restarted, as {@link #closedOrdersKept} read it back.
+     */
+    void restoredClosed(final FixOrder order)
+    {
         final FixOrder oldest = recentlyClosed[nextClosed];
         if (oldest != null && recentlyClosedByClOrdId.get(oldest.clOrdIdHash) == oldest)
         {
@@ -320,6 +341,7 @@ final class FixSessionState
     {
         newTradingDayDue = false;
         usedClOrdIds.clear(nowMs);
+        closedOrdersKept.clear(nowMs);
         recentlyClosedByClOrdId.clear();
         Arrays.fill(recentlyClosed, null);
         nextClosed = 0;

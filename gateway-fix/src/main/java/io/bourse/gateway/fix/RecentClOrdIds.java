@@ -1,13 +1,9 @@
 package io.bourse.gateway.fix;
 
-import org.agrona.IoUtil;
 import org.agrona.collections.LongArrayQueue;
 import org.agrona.collections.LongHashSet;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.File;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
 
 /**
  * The ClOrdIDs (by hash) a session used most recently, up to a limit: what tells a PossDup resend of an order already
@@ -17,19 +13,13 @@ import java.nio.channels.FileChannel;
  * for again after a gap or a restart), so the most recent ones are the ones that matter; the ClOrdIDs of open orders
  * are checked against the open orders themselves, however old.
  * <p>
- * Kept in a file too ({@link #keepIn}), so that a restarted gateway still knows them: a resend after a restart of an
- * order that closed before it is not executed again. The file is memory-mapped, a ring of the hashes behind a count of
- * those added and the time they were last cleared (the trading day they belong to): an add is two stores, no system
- * call, and the page cache keeps them across a crash of the process (an add cut short by one loses only itself, and
- * the order it is about is then recorded as pending in the open-order record). The count is stored after the hash,
- * so it never covers a slot not yet written.
+ * Kept in a file too ({@link #keepIn}, a {@link MappedRing} of the hashes), so that a restarted gateway still knows
+ * them: a resend after a restart of an order that closed before it is not executed again. An add is two stores, no
+ * system call (an add cut short by a crash loses only itself, and the order it is about is then recorded as pending in
+ * the open-order record).
  */
 final class RecentClOrdIds implements AutoCloseable
 {
-    private static final int COUNT_OFFSET = 0;
-    private static final int CLEARED_AT_OFFSET = Long.BYTES;
-    private static final int RING_OFFSET = 2 * Long.BYTES;
-
     /**
      * The ClOrdIDs kept per session: 100,000 take about 3 MB.
      */
@@ -38,9 +28,7 @@ final class RecentClOrdIds implements AutoCloseable
     private final int capacity;
     private final LongHashSet hashes = new LongHashSet();
     private final LongArrayQueue oldestFirst = new LongArrayQueue(Long.MIN_VALUE);
-    private MappedByteBuffer mapped;
-    private UnsafeBuffer file;
-    private long added;
+    private final MappedRing ring;
 
     RecentClOrdIds()
     {
@@ -52,60 +40,16 @@ final class RecentClOrdIds implements AutoCloseable
      */
     RecentClOrdIds(final int capacity)
     {
-        if (capacity < 1)
-        {
-            throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
-        }
+        ring = new MappedRing(Long.BYTES, capacity);
         this.capacity = capacity;
     }
 
     /**
-     * Take back the ClOrdIDs a file holds (none when it does not exist, or when it was last cleared before the trading
-     * day began: they were an earlier day's), and keep every one added from now on in it. A file made for another
-     * capacity is read, and made again for this one with the most recent of them.
-     *
-     * @param tradingDayStartMs when the current trading day began (the last end of day), epoch ms; Long.MIN_VALUE
-     *                          when there are no trading days.
-     * @param nowMs             the time now, epoch ms: when a file made now was last cleared.
+     * Take back the ClOrdIDs a file holds (see {@link MappedRing#open}), and keep every one added from now on in it.
      */
     void keepIn(final File path, final long tradingDayStartMs, final long nowMs)
     {
-        final long length = RING_OFFSET + (long)capacity * Long.BYTES;
-        long clearedAtMs = nowMs;
-        if (path.exists())
-        {
-            final MappedByteBuffer existing =
-                IoUtil.mapExistingFile(path, FileChannel.MapMode.READ_WRITE, "FIX session ClOrdIDs");
-            final UnsafeBuffer buffer = new UnsafeBuffer(existing);
-            final int slots = (buffer.capacity() - RING_OFFSET) / Long.BYTES;
-            final boolean sameDay = slots >= 1 && buffer.getLong(CLEARED_AT_OFFSET) >= tradingDayStartMs;
-            final long count = sameDay ? buffer.getLong(COUNT_OFFSET) : 0;
-            for (long i = Math.max(0, count - slots); i < count; i++)
-            {
-                add(buffer.getLong(RING_OFFSET + (int)(i % slots) * Long.BYTES));
-            }
-            if (existing.capacity() == length)
-            {
-                mapped = existing;
-                file = buffer;
-                added = count;
-                if (!sameDay)
-                {
-                    clear(nowMs);
-                }
-                return;
-            }
-            if (sameDay)
-            {
-                clearedAtMs = buffer.getLong(CLEARED_AT_OFFSET);
-            }
-            IoUtil.unmap(existing);
-            IoUtil.delete(path, false);
-        }
-        mapped = IoUtil.mapNewFile(path, length);
-        file = new UnsafeBuffer(mapped);
-        file.putLong(CLEARED_AT_OFFSET, clearedAtMs);
-        oldestFirst.forEachLong(this::store);
+        ring.open(path, "FIX session ClOrdIDs", tradingDayStartMs, nowMs, (buffer, offset) -> add(buffer.getLong(offset)));
     }
 
     void add(final long clOrdIdHash)
@@ -113,9 +57,10 @@ final class RecentClOrdIds implements AutoCloseable
         if (hashes.add(clOrdIdHash))
         {
             oldestFirst.addLong(clOrdIdHash);
-            if (file != null)
+            if (ring.isOpen())
             {
-                store(clOrdIdHash);
+                ring.buffer().putLong(ring.nextSlot(), clOrdIdHash);
+                ring.added();
             }
             if (oldestFirst.size() > capacity)
             {
@@ -133,29 +78,12 @@ final class RecentClOrdIds implements AutoCloseable
     {
         hashes.clear();
         oldestFirst.clear();
-        if (file != null)
-        {
-            added = 0;
-            file.putLongOrdered(COUNT_OFFSET, 0);
-            file.putLongOrdered(CLEARED_AT_OFFSET, nowMs);
-        }
+        ring.clear(nowMs);
     }
 
     public void close()
     {
-        if (mapped != null)
-        {
-            IoUtil.unmap(mapped);
-            mapped = null;
-            file = null;
-        }
-    }
-
-    private void store(final long clOrdIdHash)
-    {
-        file.putLong(RING_OFFSET + (int)(added % capacity) * Long.BYTES, clOrdIdHash);
-        added++;
-        file.putLongOrdered(COUNT_OFFSET, added);
+        ring.close();
     }
 
     boolean contains(final long clOrdIdHash)

@@ -66,6 +66,10 @@ class FixGatewayRestartTest
             final String restingOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
             bob.send(limit("BID1", Side.BUY, "1", "10.00"));
             final String bidOrderId = report(bob, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            alice.send(limit("C1", Side.SELL, "1", "300.00"));
+            final String closedOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            alice.send(cancel("C1-CXL", "C1", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
             final int aliceSentBefore = alice.session().getExpectedSenderNum();
             final int aliceReceivedBefore = alice.session().getExpectedTargetNum();
 
@@ -88,6 +92,13 @@ class FixGatewayRestartTest
             assertEquals(restingOrderId, canceled.getString(OrderID.FIELD));
             assertEquals(TimeInForce.GOOD_TILL_CANCEL, canceled.getChar(TimeInForce.FIELD),
                 "the order's TimeInForce is kept in the gateway's record");
+
+            // An order that closed before the restart is still known: too late, with its final state.
+            alice.send(cancel("C1-CXL2", "C1", Side.SELL));
+            final Message tooLate = alice.next("9");
+            assertEquals(CxlRejReason.TOO_LATE_TO_CANCEL, tooLate.getInt(CxlRejReason.FIELD), tooLate.toString());
+            assertEquals(OrdStatus.CANCELED, tooLate.getChar(OrdStatus.FIELD));
+            assertEquals(closedOrderId, tooLate.getString(OrderID.FIELD));
 
             alice.send(limit("S2", Side.SELL, "1", "10.00"));
             final String newOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
