@@ -6,6 +6,7 @@ import io.bourse.cluster.client.ExchangeClient;
 import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.cluster.IgnoredReason;
+import io.vertx.core.Context;
 import io.vertx.core.http.ServerWebSocket;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -47,9 +49,32 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     /**
      * One WebSocket connection's subscriptions; touched only on the gateway thread.
      */
+    /**
+     * What a WebSocket connection may have waiting to be written, on the gateway thread's side and in the connection's
+     * buffer each, before its messages are dropped: room for a burst of a few thousand messages that a client reading
+     * at full speed takes in a moment.
+     */
+    static final int WS_QUEUE_BYTES = 1024 * 1024;
+
     static final class WsSession
     {
         final ServerWebSocket socket;
+        /**
+         * The connection's event loop, where its messages are written: written from the gateway thread, each would
+         * queue in Vert.x's cross-thread queue, which reports itself full at 16 messages and so dropped bursts
+         * (a batch's book updates, a mass cancel's orders) to clients that were keeping up.
+         */
+        final Context eventLoop;
+        /**
+         * Messages made for it in this duty cycle, handed to {@link #eventLoop} together at the cycle's end, and their
+         * bytes.
+         */
+        final ArrayList<String> outbox = new ArrayList<>();
+        long outboxBytes;
+        /**
+         * Bytes handed to the event loop and not yet written: what bounds a connection whose event loop falls behind.
+         */
+        final AtomicLong handedBytes = new AtomicLong();
         long accountId;
         boolean closed;
         /**
@@ -64,9 +89,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
          */
         volatile boolean disconnected;
 
-        WsSession(final ServerWebSocket socket)
+        WsSession(final ServerWebSocket socket, final Context eventLoop)
         {
             this.socket = socket;
+            this.eventLoop = eventLoop;
         }
     }
 
@@ -100,6 +126,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private final Long2ObjectHashMap<Set<WsSession>> fillSubscribers = new Long2ObjectHashMap<>();
     private final IntHashSet touchedInstruments = new IntHashSet();
     private final List<WsSession> disconnectedSessions = new ArrayList<>();
+    /**
+     * The connections with messages queued in this duty cycle.
+     */
+    private final List<WsSession> flushing = new ArrayList<>();
 
     private volatile boolean live;
     private volatile int leaderMemberId = -1;
@@ -208,6 +238,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             work++;
         }
+        flushWebSockets();
         return work;
     }
 
@@ -620,6 +651,8 @@ final class GatewayAgent implements Agent, ExchangeClientListener
 
     /**
      * After the state was fetched again: every private subscriber starts again from a snapshot, as book subscribers do.
+     * The changes of the gap were never published, so the snapshot's number skips one: a subscriber whose snapshot is
+     * dropped too still sees a gap in the next message.
      */
     private void resendPrivateSnapshots()
     {
@@ -627,6 +660,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             for (final WsSession session : subscribers)
             {
+                session.ordersSequence++;
                 send(session, ordersSnapshot(session));
             }
         }
@@ -634,6 +668,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             for (final WsSession session : subscribers)
             {
+                session.fillsSequence++;
                 send(session, fillsSnapshot(session));
             }
         }
@@ -674,20 +709,61 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         send(session, node.toString());
     }
 
+    /**
+     * Queue a message for a connection: written by its event loop once this duty cycle ends ({@link #flushWebSockets}),
+     * or dropped when the connection has {@link #WS_QUEUE_BYTES} waiting already (a slow subscriber misses messages;
+     * the sequence numbers tell it to resync).
+     */
     void send(final WsSession session, final String text)
     {
         if (session.closed)
         {
             return;
         }
-        if (session.socket.writeQueueFull())
+        if (session.handedBytes.get() + session.outboxBytes + text.length() > WS_QUEUE_BYTES)
         {
-            // A slow subscriber misses this message; the sequence numbers tell it to resync.
             metrics.wsDropped.increment();
             return;
         }
-        metrics.wsMessages.increment();
-        session.socket.writeTextMessage(text);
+        if (session.outbox.isEmpty())
+        {
+            flushing.add(session);
+        }
+        session.outbox.add(text);
+        session.outboxBytes += text.length();
+    }
+
+    /**
+     * Hand each connection's messages of this duty cycle to its event loop, one task per connection.
+     */
+    private void flushWebSockets()
+    {
+        for (int i = 0; i < flushing.size(); i++)
+        {
+            final WsSession session = flushing.get(i);
+            final String[] messages = session.outbox.toArray(new String[0]);
+            final long bytes = session.outboxBytes;
+            session.outbox.clear();
+            session.outboxBytes = 0;
+            session.handedBytes.addAndGet(bytes);
+            session.eventLoop.runOnContext(ignored ->
+            {
+                for (final String message : messages)
+                {
+                    if (session.socket.isClosed() || session.socket.writeQueueFull())
+                    {
+                        metrics.wsDropped.increment();
+                    }
+                    else
+                    {
+                        metrics.wsMessages.increment();
+                        session.socket.writeTextMessage(message);
+                    }
+                }
+                session.handedBytes.addAndGet(-bytes);
+            });
+        }
+        flushing.clear();
     }
 
     private void sendAll(final Set<WsSession> subscribers, final String text)

@@ -1802,7 +1802,9 @@ public final class HttpGateway implements AutoCloseable
             socket.close((short)1008, "no such WebSocket endpoint: use /ws");
             return;
         }
-        final GatewayAgent.WsSession session = new GatewayAgent.WsSession(socket);
+        socket.setWriteQueueMaxSize(GatewayAgent.WS_QUEUE_BYTES);
+        // Called on the connection's event loop: its context is where the gateway thread has its messages written.
+        final GatewayAgent.WsSession session = new GatewayAgent.WsSession(socket, Vertx.currentContext());
         if (!agent.submit(a -> a.onWsOpen(session)))
         {
             metrics.wsDropped.increment();

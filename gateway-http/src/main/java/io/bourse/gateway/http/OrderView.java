@@ -15,10 +15,10 @@ final class OrderView
     long price;
     long quantity;
     long quoteAmount;
-    boolean postOnly;
     /**
-     * The mode the order trades under; null when a node older than schema version 1 did not say.
+     * Post only, and the mode the order trades under: null when a node older than schema version 1 did not say.
      */
+    Boolean postOnly;
     String selfTradePrevention;
     /**
      * A GTD order's expiry; 0 for any other.

@@ -284,15 +284,19 @@ final class ReadModel
     }
 
     /**
-     * Replace everything with the engine snapshot records in the buffer.
+     * Replace the engine's state with the snapshot records in the buffer. The accounts' recent closed orders and fills
+     * are not the engine's state but what the gateway saw of its history: they are kept (those of the gap the state
+     * was fetched across are not among them).
      */
     void loadState(final DirectBuffer buffer, final int offset, final int length)
     {
         instruments.clear();
         instrumentsBySymbol.clear();
-        accounts.clear();
-        closedOrdersOldestFirst.clear();
-        fillsOldestFirst.clear();
+        for (final AccountState account : accounts.values())
+        {
+            account.balances.clear();
+            account.openOrders.clear();
+        }
         for (final Market market : markets.values())
         {
             market.bids.clear();
@@ -526,7 +530,7 @@ final class ReadModel
         order.price = e.price();
         order.quantity = e.quantity();
         order.quoteAmount = e.quoteAmount();
-        order.postOnly = e.postOnly() == BooleanType.TRUE;
+        order.postOnly = e.postOnly() == BooleanType.NULL_VAL ? null : e.postOnly() == BooleanType.TRUE;
         order.selfTradePrevention = tradingMode(e.selfTradePrevention());
         order.expiryNs = time(e.expiryTimeNs());
         order.status = "NEW";

@@ -60,7 +60,10 @@ final class Views
         {
             node.put("expireTime", o.expiryNs / 1_000_000);
         }
-        node.put("postOnly", o.postOnly);
+        if (o.postOnly != null)
+        {
+            node.put("postOnly", o.postOnly);
+        }
         if (o.selfTradePrevention != null)
         {
             node.put("selfTradePrevention", o.selfTradePrevention);

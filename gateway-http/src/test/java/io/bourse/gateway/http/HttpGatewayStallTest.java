@@ -1,5 +1,6 @@
 package io.bourse.gateway.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.bourse.cluster.OrderFlood;
 import io.bourse.cluster.SeededRounds;
 import io.bourse.protocol.codec.Side;
@@ -45,8 +46,13 @@ class HttpGatewayStallTest
         final int rounds = seeded.rounds();
         final SplittableRandom random = new SplittableRandom(seed);
         try (GatewayHarness harness = GatewayHarness.withGatewayProcess(4096);
-            OrderFlood flood = OrderFlood.ioc(harness.node().clientContext(), BOB_ACCOUNT, Side.SELL, FLOOD_PRICE, 100))
+            OrderFlood flood = OrderFlood.ioc(harness.node().clientContext(), BOB_ACCOUNT, Side.SELL, FLOOD_PRICE, 100);
+            WebSocketTest.Client orders = new WebSocketTest.Client(harness.baseUrl()))
         {
+            orders.send(WebSocketTest.auth(GatewayHarness.ALICE, System.currentTimeMillis()));
+            orders.next("authenticated");
+            orders.send("{\"op\":\"subscribe\",\"channel\":\"orders\"}");
+            orders.next("orders.snapshot");
             final Load load = new Load(harness, random);
             for (int round = 1; round <= rounds; round++)
             {
@@ -103,7 +109,44 @@ class HttpGatewayStallTest
             assertEquals(outcomes.getOrDefault("503 OUTCOME_UNKNOWN", 0), (int)lost,
                 where + ": each lost answer counted");
             assertTrue(gaps > 0, where + ": the gateway fell behind past the history");
+            assertPrivateChannelShowsEveryReload(orders, where);
         }
+    }
+
+    /**
+     * The orders channel's messages are numbered one by one, and every state fetched again after a gap is sent as a
+     * snapshot whose number skips one, for the changes of the gap that were never sent.
+     */
+    private static void assertPrivateChannelShowsEveryReload(final WebSocketTest.Client orders, final String where)
+    {
+        // Everything sent before the answer to a ping.
+        orders.send("{\"op\":\"ping\"}");
+        final List<JsonNode> received = new ArrayList<>();
+        orders.next(message -> !received.add(message) || message.get("type").asText().equals("pong"), "pong");
+        long last = 0;
+        int snapshots = 0;
+        int dropped = 0;
+        for (final JsonNode message : received)
+        {
+            final String type = message.get("type").asText();
+            if (type.equals("orders.snapshot"))
+            {
+                snapshots++;
+                assertTrue(message.get("sequence").asLong() > last,
+                    where + ": a snapshot after a reload skips a number: had " + last + ", got " + message);
+                last = message.get("sequence").asLong();
+            }
+            else if (type.equals("order"))
+            {
+                final long sequence = message.get("sequence").asLong();
+                assertTrue(sequence > last, where + ": numbers only go up: had " + last + ", got " + sequence);
+                dropped += (int)(sequence - last - 1);
+                last = sequence;
+            }
+        }
+        System.out.printf("HttpGatewayStallTest: the orders channel had %d snapshot(s) after the first and numbered " +
+            "%d messages, %d dropped%n", snapshots, last, dropped);
+        assertTrue(snapshots > 0, where + ": the state fetched again was sent to the private subscriber");
     }
 
     private static long counter(final Pattern pattern, final String metrics)

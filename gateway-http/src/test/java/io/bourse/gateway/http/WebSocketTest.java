@@ -240,7 +240,7 @@ class WebSocketTest
         }
     }
 
-    private static String auth(final ApiKey key, final long timeMs)
+    static String auth(final ApiKey key, final long timeMs)
     {
         final String timestamp = Long.toString(timeMs);
         return "{\"op\":\"auth\",\"key\":\"" + key.key() + "\",\"timestamp\":\"" + timestamp +
@@ -336,10 +336,19 @@ class WebSocketTest
             assertEquals(1, again.get("sequence").asLong());
             assertEquals("0.7500", find(again.get("orders"), restingId).get("remainingQuantity").asText());
 
-            expect(200, harness.call(ALICE, "DELETE", "/api/v1/orders/" + restingId, null));
-            final JsonNode canceled = alice.next("order");
-            assertEquals(2, canceled.get("sequence").asLong());
-            assertEquals("CANCELED", canceled.get("status").asText());
+            try (Client second = new Client(harness.baseUrl()))
+            {
+                second.send(auth(ALICE, System.currentTimeMillis() + 1));
+                second.next("authenticated");
+                second.send("{\"op\":\"subscribe\",\"channel\":\"orders\"}");
+                assertEquals(0, second.next("orders.snapshot").get("sequence").asLong(), "numbered per connection");
+
+                expect(200, harness.call(ALICE, "DELETE", "/api/v1/orders/" + restingId, null));
+                final JsonNode canceled = alice.next("order");
+                assertEquals(2, canceled.get("sequence").asLong());
+                assertEquals("CANCELED", canceled.get("status").asText());
+                assertEquals(1, second.next("order").get("sequence").asLong());
+            }
         }
     }
 
