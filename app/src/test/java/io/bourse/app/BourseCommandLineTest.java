@@ -1,14 +1,23 @@
 package io.bourse.app;
 
+import io.aeron.CncFileDescriptor;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.MappedByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -91,6 +100,38 @@ class BourseCommandLineTest
         finally
         {
             Files.deleteIfExists(empty);
+        }
+    }
+
+    @Test
+    void aSnapshotRequestToANodeThatCrashedFailsAtOnce() throws IOException
+    {
+        final Path aeronDir = Files.createTempDirectory("bourse-cli-crashed");
+        try
+        {
+            // A stopped driver's files, as a crash leaves them: its last heartbeat long ago.
+            MediaDriver.launch(new MediaDriver.Context()
+                .aeronDirectoryName(aeronDir.toString()).dirDeleteOnStart(true).dirDeleteOnShutdown(false)
+                .threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(new SleepingMillisIdleStrategy(1))).close();
+            final File cnc = new File(aeronDir.toFile(), CncFileDescriptor.CNC_FILE);
+            final MappedByteBuffer mapped = IoUtil.mapExistingFile(cnc, "cnc");
+            try
+            {
+                final UnsafeBuffer metaData = CncFileDescriptor.createMetaDataBuffer(mapped);
+                new ManyToOneRingBuffer(CncFileDescriptor.createToDriverBuffer(mapped, metaData)).consumerHeartbeatTime(0);
+            }
+            finally
+            {
+                IoUtil.unmap(mapped);
+            }
+            final long startNs = System.nanoTime();
+            assertExit(1, "no running node: the media driver at " + aeronDir + " has stopped",
+                "journal", "snapshot", "--aeron-dir=" + aeronDir);
+            assertTrue(System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(30), "not the 60 s timeout");
+        }
+        finally
+        {
+            IoUtil.delete(aeronDir.toFile(), true);
         }
     }
 

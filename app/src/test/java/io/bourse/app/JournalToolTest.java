@@ -145,6 +145,9 @@ class JournalToolTest
             lines.stream().filter(line -> line.contains("\"type\":\"NewOrder\"")).count());
         assertTrue(lines.stream().anyMatch(line -> line.contains("\"type\":\"Deposit\"") &&
             line.contains("\"transactionId\":11") && line.contains("\"amount\":1000000000")), dump.out());
+        final CommandLine limited = bourse("journal", "dump", "--limit=3", "--config", configFile.getPath());
+        assertEquals(0, limited.code(), limited.err());
+        assertEquals(lines.subList(0, 3), limited.out().lines().toList(), "the first three messages");
         final CommandLine tail = bourse("journal", "dump", "--tail", "--config", configFile.getPath());
         assertEquals(ORDERS_AFTER_SNAPSHOT,
             tail.out().lines().filter(line -> line.contains("\"type\":\"NewOrder\"")).count());

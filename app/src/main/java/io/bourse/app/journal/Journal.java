@@ -86,6 +86,10 @@ public final class Journal implements AutoCloseable
     private long fragmentsDamaged;
     private long firstDamagedPosition = -1;
     private boolean tornLastWrite;
+    /**
+     * Set by a handler that has seen what it wants: the scan ends after the message it was handed.
+     */
+    private boolean scanStopped;
     private final DataDirectoryLock lock;
     private final Map<Long, Recording> recordings = new TreeMap<>();
     private final List<RecordingLog.Entry> entries;
@@ -279,7 +283,8 @@ public final class Journal implements AutoCloseable
         long assemblyStart = 0;
         long position = fromPosition;
         long messageEnd = fromPosition;
-        while (position < limit)
+        scanStopped = false;
+        while (position < limit && !scanStopped)
         {
             final long segmentBase = AeronArchive.segmentFileBasePosition(
                 recording.startPosition(), position, recording.termBufferLength(), recording.segmentFileLength());
@@ -293,7 +298,7 @@ public final class Journal implements AutoCloseable
             {
                 final UnsafeBuffer segment = new UnsafeBuffer(mapped);
                 final long segmentEnd = segmentBase + segment.capacity();
-                while (position < limit && position < segmentEnd)
+                while (position < limit && position < segmentEnd && !scanStopped)
                 {
                     final int offset = (int)(position - segmentBase);
                     final int frameLength = segment.getIntVolatile(offset);
@@ -367,6 +372,14 @@ public final class Journal implements AutoCloseable
             }
         }
         return messageEnd;
+    }
+
+    /**
+     * End the scan under way after the message being handled.
+     */
+    public void stopScan()
+    {
+        scanStopped = true;
     }
 
     public void close()

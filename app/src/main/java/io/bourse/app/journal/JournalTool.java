@@ -1,6 +1,7 @@
 package io.bourse.app.journal;
 
 import io.aeron.CncFileDescriptor;
+import io.aeron.CommonContext;
 import io.aeron.cluster.ClusterControl;
 import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.RecordingLog;
@@ -26,6 +27,10 @@ public final class JournalTool
      * The service id of the exchange service in the recording log (the consensus module's is -1).
      */
     public static final int SERVICE_ID = 0;
+    /**
+     * How long since its last heartbeat a media driver is taken for stopped: Aeron's clients' own default.
+     */
+    private static final long DRIVER_HEARTBEAT_TIMEOUT_MS = CommonContext.DEFAULT_DRIVER_TIMEOUT_MS;
 
     /**
      * What {@code verify} found.
@@ -153,11 +158,11 @@ public final class JournalTool
             final long[] count = { 0 };
             journal.scan(log, from, Long.MAX_VALUE, (buffer, offset, length, start, stop) ->
             {
-                if (limit > 0 && count[0] >= limit)
+                if (limit > 0 && ++count[0] >= limit)
                 {
-                    return;
+                    // The rest of the journal is not read at all: it may be gigabytes.
+                    journal.stopScan();
                 }
-                count[0]++;
                 decoder.decode(buffer, offset, length);
                 line.setLength(0);
                 line.append("{\"type\":\"");
@@ -253,6 +258,13 @@ public final class JournalTool
         {
             throw new IllegalStateException("no running node: no media driver at " + aeronDirectoryName +
                 " (give the node's --data-dir, or --aeron-dir when it was set)");
+        }
+        // A node that crashed leaves its media driver's files behind, and a request written to them would wait for
+        // the whole timeout: the driver's heartbeat tells a live one.
+        if (!CommonContext.isDriverActive(new File(aeronDirectoryName), DRIVER_HEARTBEAT_TIMEOUT_MS, ignored -> { }))
+        {
+            throw new IllegalStateException("no running node: the media driver at " + aeronDirectoryName +
+                " has stopped (its files are left from a node that is no longer running)");
         }
         final CountersReader counters = ClusterControl.mapCounters(cncFile);
         final AtomicCounter toggle = ClusterControl.findControlToggle(counters, 0);
