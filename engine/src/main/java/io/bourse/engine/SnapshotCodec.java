@@ -57,9 +57,13 @@ final class SnapshotCodec
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
     private final OrderRecordDecoder orderDecoder = new OrderRecordDecoder();
 
+    /**
+     * @return the most orders a snapshot of this length can hold: by the shortest order record, a format-2 one,
+     * without the times.
+     */
     static int maxOrders(final int snapshotLength)
     {
-        return snapshotLength / (MessageHeaderEncoder.ENCODED_LENGTH + OrderRecordEncoder.BLOCK_LENGTH);
+        return snapshotLength / (MessageHeaderEncoder.ENCODED_LENGTH + OrderRecordEncoder.BLOCK_LENGTH - 2 * Long.BYTES);
     }
 
     int write(final Engine engine, final MutableDirectBuffer buffer, final int offset)

@@ -248,10 +248,17 @@ class SnapshotTest
         f.limit(2, 3, Side.BUY, 90_00, 5);
         final long untouchedId = f.lastOrderId();
         final long accepted = f.nowNs;
+        f.limit(2, 4, Side.BUY, 80_00, 5);
+        final long replacedId = f.lastOrderId();
+        final long replacedCreated = f.nowNs;
+        f.engine.replaceOrder(2, replacedId, 0, 0, 81_00, 5, f.tick());
+        final long replaced = f.nowNs;
 
         final byte[] snapshot = snapshot(f.engine);
         assertArrayEquals(new long[]{ created, filled }, orderTimes(snapshot, restingId), "a fill updates the maker");
         assertArrayEquals(new long[]{ accepted, accepted }, orderTimes(snapshot, untouchedId));
+        assertArrayEquals(new long[]{ replacedCreated, replaced }, orderTimes(snapshot, replacedId),
+            "a replace updates the order, and keeps its creation");
         final Engine restored = new Engine(new EventRecorder());
         restored.loadSnapshot(new UnsafeBuffer(snapshot), 0, snapshot.length);
         assertArrayEquals(snapshot, snapshot(restored), "the times are restored with the order");

@@ -2141,6 +2141,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case OrderStatusReportDecoder.TEMPLATE_ID ->
             {
                 orderStatus.wrap(buffer, offset, blockLength, version);
+                if (pending != null && pending.order != null && pending.order.timeInForce == 0)
+                {
+                    // Recorded by a gateway that did not keep it: the engine says.
+                    pending.order.timeInForce = fixTimeInForce(orderStatus.timeInForce());
+                }
                 if (pending != null && pending.type == PENDING_STATUS)
                 {
                     final FixOrder order = pending.order;
@@ -3233,9 +3238,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         return switch (timeInForce)
         {
+            case GTC -> '1';
             case IOC -> '3';
             case FOK -> '4';
-            default -> '1';
+            case GTD -> '6';
+            default -> 0;
         };
     }
 

@@ -52,7 +52,8 @@ final class FixOrderStore implements AutoCloseable
     /**
      * Side, post only, the CompID, the ClOrdIDs, OrdType and TimeInForce follow the eight longs. Side and OrdType are
      * ASCII in the first byte of two; post only and TimeInForce take the second, which gateways that did not keep
-     * them left zero, so their records still read (TimeInForce unknown, not post only).
+     * them left zero, so their records still read (TimeInForce unknown, not post only). The reverse does not hold:
+     * such a gateway reads these records' Side and OrdType wrong, so a gateway is not to be downgraded past this.
      */
     static final int RECORD_LENGTH = 1 + 8 * 8 + 2 + (2 + COMP_ID_LENGTH) + 2 * (2 + FixOrder.MAX_ID_LENGTH) + 2;
     /**
