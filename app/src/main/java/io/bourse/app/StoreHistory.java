@@ -49,10 +49,21 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
     {
         final HistoryQueries.Page<HistoryQueries.Order> page =
             queries.orders(accountId, fromNs, toNs, cursor(after), limit);
-        final List<Order> rows = page.rows().stream().map(o -> new Order(o.orderId(), o.clientOrderId(),
-            o.instrumentId(), o.side(), o.orderType(), o.timeInForce(), o.price(), o.quantity(), o.filledQuantity(),
-            o.remainingQuantity(), o.executedNotional(), o.status(), o.createdNs(), o.updatedNs())).toList();
+        final List<Order> rows = page.rows().stream().map(StoreHistory::order).toList();
         return new Page<>(rows, cursor(page.nextCursor()));
+    }
+
+    public Order order(final long accountId, final long orderId)
+    {
+        final HistoryQueries.Order order = queries.order(accountId, orderId);
+        return order == null ? null : order(order);
+    }
+
+    private static Order order(final HistoryQueries.Order o)
+    {
+        return new Order(o.orderId(), o.clientOrderId(), o.instrumentId(), o.side(), o.orderType(), o.timeInForce(),
+            o.price(), o.quantity(), o.filledQuantity(), o.remainingQuantity(), o.executedNotional(), o.status(),
+            o.createdNs(), o.updatedNs());
     }
 
     private static HistoryQueries.Cursor cursor(final Cursor cursor)

@@ -70,6 +70,7 @@ class HistoryApiTest
     private static final int TRADES = 5;
 
     private static File dataDir;
+    private static BourseConfig config;
     private static ClusterNode node;
     private static Store store;
     private static StoreHistory history;
@@ -86,7 +87,7 @@ class HistoryApiTest
     {
         dataDir = Files.createTempDirectory("bourse-history-test").toFile();
         final int portBase = freePortBase();
-        final BourseConfig config = BourseConfig.load(null, Map.of(
+        config = BourseConfig.load(null, Map.of(
             "data.dir", dataDir.getPath(),
             "port.base", Integer.toString(portBase),
             "aeron.dir", new File(System.getProperty("java.io.tmpdir"),
@@ -223,6 +224,30 @@ class HistoryApiTest
         }
         assertEquals(0, get(BYSTANDER, "/api/v1/history/orders").get("orders").size());
         assertEquals(0, get(BYSTANDER, "/api/v1/history/trades").get("trades").size());
+    }
+
+    @Test
+    void anOrderTheGatewayNoLongerHoldsIsAnsweredFromTheStore() throws Exception
+    {
+        // A gateway started after the trades holds none of the closed orders: the store does.
+        try (HttpGateway fresh = HttpGateway.launch(
+            Bourse.embeddedHttpContext(new HttpConfig(config), node, history, new FixSessionCounts())))
+        {
+            fresh.awaitReady(TIMEOUT_NS);
+            final String freshUrl = "http://127.0.0.1:" + fresh.port();
+            final String filledId = SELLER_ORDER_IDS.getFirst();
+            final JsonNode filled = call(freshUrl, SELLER, "GET", "/api/v1/orders/" + filledId, null);
+            assertEquals(200, filled.get("status").asInt(), filled.toString());
+            assertEquals(filledId, filled.get("body").get("orderId").asText());
+            assertEquals("FILLED", filled.get("body").get("status").asText());
+            assertEquals("0.1000", filled.get("body").get("filledQuantity").asText());
+            assertEquals("NEW", call(freshUrl, SELLER, "GET", "/api/v1/orders/" + restingOrderId, null)
+                .get("body").get("status").asText(), "an open order from the gateway's own state");
+            assertProblem(404, "UNKNOWN_ORDER", "orderId",
+                call(freshUrl, BUYER, "GET", "/api/v1/orders/" + filledId, null));
+            assertProblem(404, "UNKNOWN_ORDER", "orderId",
+                call(freshUrl, SELLER, "GET", "/api/v1/orders/999999999", null));
+        }
     }
 
     @Test
@@ -408,12 +433,19 @@ class HistoryApiTest
     private static JsonNode call(final String[] key, final String method, final String path, final String body)
         throws Exception
     {
+        return call(baseUrl, key, method, path, body);
+    }
+
+    private static JsonNode call(
+        final String base, final String[] key, final String method, final String path, final String body)
+        throws Exception
+    {
         final String timestamp = Long.toString(System.currentTimeMillis());
         final Mac mac = Mac.getInstance("HmacSHA256");
         mac.init(new SecretKeySpec(key[1].getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
         final String signature = HexFormat.of().formatHex(mac.doFinal(
             (timestamp + method + path + (body == null ? "" : body)).getBytes(StandardCharsets.UTF_8)));
-        final HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + path))
+        final HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(base + path))
             .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
             .header("Content-Type", "application/json")
             .header("X-Bourse-Key", key[0])

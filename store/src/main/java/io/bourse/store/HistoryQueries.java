@@ -61,6 +61,10 @@ public final class HistoryQueries implements AutoCloseable
     {
     }
 
+    private static final String ORDER_COLUMNS = "order_id, account_id, client_order_id, instrument_id, side, " +
+        "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
+        "created_ns, updated_ns";
+
     private final String jdbcUrl;
     private final File sqliteFile;
     private final String user;
@@ -71,6 +75,7 @@ public final class HistoryQueries implements AutoCloseable
     private StoreDatabase database;
     private PreparedStatement tradesQuery;
     private PreparedStatement ordersQuery;
+    private PreparedStatement orderQuery;
 
     private HistoryQueries(final String jdbcUrl, final File sqliteFile, final String user, final String password)
     {
@@ -117,11 +122,11 @@ public final class HistoryQueries implements AutoCloseable
             "ORDER BY timestamp_ns DESC, trade_id DESC LIMIT ?) taker_side" +
             ") account_trades ORDER BY timestamp_ns DESC, trade_id DESC LIMIT ?");
         ordersQuery = connection.prepareStatement(
-            "SELECT order_id, account_id, client_order_id, instrument_id, side, order_type, time_in_force, price, " +
-            "quantity, filled_quantity, remaining_quantity, executed_notional, status, created_ns, updated_ns " +
-            "FROM orders WHERE account_id = ? AND created_ns >= ? AND created_ns < ? " +
+            "SELECT " + ORDER_COLUMNS + " FROM orders WHERE account_id = ? AND created_ns >= ? AND created_ns < ? " +
             "AND (created_ns < ? OR order_id < ?) " +
             "ORDER BY created_ns DESC, order_id DESC LIMIT ?");
+        orderQuery = connection.prepareStatement(
+            "SELECT " + ORDER_COLUMNS + " FROM orders WHERE order_id = ? AND account_id = ?");
     }
 
     /**
@@ -166,6 +171,7 @@ public final class HistoryQueries implements AutoCloseable
         {
             tradesQuery.close();
             ordersQuery.close();
+            orderQuery.close();
         }
         catch (final SQLException ignored)
         {
@@ -252,10 +258,7 @@ public final class HistoryQueries implements AutoCloseable
             {
                 while (rows.next())
                 {
-                    orders.add(new Order(rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getInt(4),
-                        rows.getString(5), rows.getString(6), rows.getString(7), rows.getLong(8), rows.getLong(9),
-                        rows.getLong(10), rows.getLong(11), rows.getLong(12), rows.getString(13), rows.getLong(14),
-                        rows.getLong(15)));
+                    orders.add(order(rows));
                 }
             }
             database.connection().commit();
@@ -266,6 +269,40 @@ public final class HistoryQueries implements AutoCloseable
         {
             throw failed("orders of account " + accountId, ex);
         }
+    }
+
+    /**
+     * One of an account's orders by its id, or null when the store has none.
+     */
+    public synchronized Order order(final long accountId, final long orderId)
+    {
+        if (database == null)
+        {
+            connect();
+        }
+        try
+        {
+            orderQuery.setLong(1, orderId);
+            orderQuery.setLong(2, accountId);
+            final Order order;
+            try (ResultSet rows = orderQuery.executeQuery())
+            {
+                order = rows.next() ? order(rows) : null;
+            }
+            database.connection().commit();
+            return order;
+        }
+        catch (final SQLException ex)
+        {
+            throw failed("order " + orderId + " of account " + accountId, ex);
+        }
+    }
+
+    private static Order order(final ResultSet rows) throws SQLException
+    {
+        return new Order(rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getInt(4), rows.getString(5),
+            rows.getString(6), rows.getString(7), rows.getLong(8), rows.getLong(9), rows.getLong(10), rows.getLong(11),
+            rows.getLong(12), rows.getString(13), rows.getLong(14), rows.getLong(15));
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -160,6 +161,10 @@ abstract class StoreTestBase
                 final long middle = orders.rows().get(orders.rows().size() / 2).createdNs();
                 assertTrue(queries.orders(1, middle, Long.MAX_VALUE, null, 1000).rows().stream()
                     .allMatch(order -> order.createdNs() >= middle), "time filter");
+                final HistoryQueries.Order one = orders.rows().get(orders.rows().size() / 2);
+                assertEquals(one, queries.order(1, one.orderId()), "one order by its id");
+                assertNull(queries.order(2, one.orderId()), "only the account's own");
+                assertNull(queries.order(1, Long.MAX_VALUE), "no such order");
                 assertThrows(IllegalArgumentException.class, () -> queries.trades(1, 0, Long.MAX_VALUE, null, 0));
                 assertThrows(IllegalArgumentException.class, () -> queries.orders(1, 10, 5, null, 10));
                 assertThrows(IllegalArgumentException.class,

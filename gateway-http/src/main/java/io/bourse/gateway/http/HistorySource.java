@@ -67,4 +67,11 @@ public interface HistorySource
      * @param limit 1 to {@link #MAX_LIMIT}.
      */
     Page<Order> orders(long accountId, long fromNs, long toNs, Cursor after, int limit);
+
+    /**
+     * One of an account's orders by its id.
+     *
+     * @return the order in its current or final state, or null when the account has no such order in the store.
+     */
+    Order order(long accountId, long orderId);
 }

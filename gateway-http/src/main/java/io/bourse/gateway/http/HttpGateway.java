@@ -37,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -719,6 +720,34 @@ public final class HttpGateway implements AutoCloseable
         }
         final long fromNs = fromMs * 1_000_000;
         final long toNs = toMs < 0 ? Long.MAX_VALUE : toMs * 1_000_000;
+        historyQuery(ex, () -> trades ?
+            historyTrades(source.trades(accountId, fromNs, toNs, cursor, limit)) :
+            historyOrders(source.orders(accountId, fromNs, toNs, cursor, limit)));
+    }
+
+    /**
+     * {@code GET /api/v1/orders/{orderId}} of an order the gateway does not hold (closed before it started, or longer
+     * ago than its recent ones): the post-trade store's row, which is every order's current or final state.
+     */
+    private void storedOrder(final Exchange ex, final long accountId, final long orderId)
+    {
+        historyQuery(ex, () ->
+        {
+            final HistorySource.Order order = context.history.order(accountId, orderId);
+            if (order == null)
+            {
+                throw unknownOrder(orderId);
+            }
+            return historyOrder(order);
+        });
+    }
+
+    /**
+     * Run a query of the post-trade store's database on a worker thread, since it blocks, and answer with its result on
+     * the request's event loop.
+     */
+    private void historyQuery(final Exchange ex, final Callable<Object> query)
+    {
         // The database answers one query at a time; beyond a bound, waiting queries would only pile up.
         if (historyQueries.incrementAndGet() > MAX_WAITING_HISTORY_QUERIES)
         {
@@ -727,9 +756,7 @@ public final class HttpGateway implements AutoCloseable
                 " history queries are waiting for the database: try again shortly", null, 1);
         }
         // A query whose client has gone by the time its turn comes is not run (its answer is null).
-        vertx.<Object>executeBlocking(() -> ex.request.response().closed() ? null : trades ?
-            historyTrades(source.trades(accountId, fromNs, toNs, cursor, limit)) :
-            historyOrders(source.orders(accountId, fromNs, toNs, cursor, limit)))
+        vertx.<Object>executeBlocking(() -> ex.request.response().closed() ? null : query.call())
             .onComplete(result ->
             {
                 historyQueries.decrementAndGet();
@@ -783,25 +810,31 @@ public final class HttpGateway implements AutoCloseable
         final ArrayNode rows = node.putArray("orders");
         for (final HistorySource.Order order : page.rows())
         {
-            final InstrumentView i = historyInstrument(order.instrumentId());
-            final ObjectNode row = rows.addObject();
-            row.put("orderId", Long.toString(order.orderId()));
-            row.put("clientOrderId", ClientOrderIds.decode(order.clientOrderId()));
-            row.put("symbol", i.symbol());
-            row.put("side", order.side());
-            row.put("type", order.type());
-            row.put("timeInForce", order.timeInForce());
-            row.put("price", i.price(order.price()));
-            row.put("quantity", i.quantity(order.quantity()));
-            row.put("filledQuantity", i.quantity(order.filledQuantity()));
-            row.put("remainingQuantity", i.quantity(order.remainingQuantity()));
-            row.put("executedNotional", i.quote(order.executedNotional()));
-            row.put("status", order.status());
-            row.put("createdTime", order.createdNs() / 1_000_000);
-            row.put("updatedTime", order.updatedNs() / 1_000_000);
+            rows.add(historyOrder(order));
         }
         node.put("nextCursor", cursorText(page.nextCursor()));
         return node;
+    }
+
+    private ObjectNode historyOrder(final HistorySource.Order order)
+    {
+        final InstrumentView i = historyInstrument(order.instrumentId());
+        final ObjectNode row = Views.MAPPER.createObjectNode();
+        row.put("orderId", Long.toString(order.orderId()));
+        row.put("clientOrderId", ClientOrderIds.decode(order.clientOrderId()));
+        row.put("symbol", i.symbol());
+        row.put("side", order.side());
+        row.put("type", order.type());
+        row.put("timeInForce", order.timeInForce());
+        row.put("price", i.price(order.price()));
+        row.put("quantity", i.quantity(order.quantity()));
+        row.put("filledQuantity", i.quantity(order.filledQuantity()));
+        row.put("remainingQuantity", i.quantity(order.remainingQuantity()));
+        row.put("executedNotional", i.quote(order.executedNotional()));
+        row.put("status", order.status());
+        row.put("createdTime", order.createdNs() / 1_000_000);
+        row.put("updatedTime", order.updatedNs() / 1_000_000);
+        return row;
     }
 
     private InstrumentView historyInstrument(final int instrumentId)
@@ -872,16 +905,35 @@ public final class HttpGateway implements AutoCloseable
         {
             final long accountId = trader(ex).accountId();
             onlyParameters(ex);
-            query(ex, model ->
+            if (!agent.submit(a ->
             {
-                final OrderView order = model.order(accountId, orderId);
-                if (order == null)
+                final OrderView order = a.model().order(accountId, orderId);
+                if (order != null)
                 {
-                    throw new ApiException(404, RejectReason.UNKNOWN_ORDER.name(),
-                        "no order " + orderId + " of this account", "orderId");
+                    ex.complete(Views.order(order, a.model().instrument(order.instrumentId)), null);
                 }
-                return Views.order(order, model.instrument(order.instrumentId));
-            });
+                else if (context.history == null)
+                {
+                    ex.complete(null, unknownOrder(orderId));
+                }
+                else
+                {
+                    ex.vertxContext.runOnContext(ignored ->
+                    {
+                        try
+                        {
+                            storedOrder(ex, accountId, orderId);
+                        }
+                        catch (final ApiException error)
+                        {
+                            problem(ex, error);
+                        }
+                    });
+                }
+            }))
+            {
+                throw busy();
+            }
         }
         else if (method == HttpMethod.DELETE)
         {
@@ -1452,6 +1504,12 @@ public final class HttpGateway implements AutoCloseable
         {
             throw busy();
         }
+    }
+
+    private static ApiException unknownOrder(final long orderId)
+    {
+        return new ApiException(404, RejectReason.UNKNOWN_ORDER.name(), "no order " + orderId + " of this account",
+            "orderId");
     }
 
     private static ApiException busy()
