@@ -684,6 +684,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             state.session = session;
+            state.lastSessionId = session.id();
+            state.lastSequenceIndex = session.sequenceIndex();
             continueAfterRecorded(state, session);
             outboundSequenceNumbers.track(session.connectionId(), state.outbound);
             requestUnhandledMessagesAgain(state, session);
@@ -2908,13 +2910,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private DirectBuffer localExecId(final FixSessionState state, final int msgSeqNum)
     {
         // Answers given by the gateway itself, not sequenced by the cluster: unique by session and inbound MsgSeqNum
-        // (and the session's sequence index, which grows on every sequence reset).
+        // (and the session's sequence index, which grows on every sequence reset). An answer for a session that has
+        // gone away since its request takes the ids it last had.
         final Session session = state.session;
         int length = 0;
         idBuffer.putByte(length++, (byte)'G');
-        length += idBuffer.putLongAscii(length, session != null ? session.id() : 0);
+        length += idBuffer.putLongAscii(length, session != null ? session.id() : state.lastSessionId);
         idBuffer.putByte(length++, (byte)'.');
-        length += idBuffer.putIntAscii(length, session != null ? session.sequenceIndex() : 0);
+        length += idBuffer.putIntAscii(length, session != null ? session.sequenceIndex() : state.lastSequenceIndex);
         idBuffer.putByte(length++, (byte)'.');
         length += idBuffer.putIntAscii(length, msgSeqNum);
         localExecIdView.wrap(idBuffer, 0, length);

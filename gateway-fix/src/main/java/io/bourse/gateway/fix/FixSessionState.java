@@ -117,6 +117,12 @@ final class FixSessionState
      */
     boolean newTradingDayDue;
     Session session;
+    /**
+     * The Artio session id and sequence index it had when last logged on (0 before its first logon in this run): what
+     * names an answer the gateway makes itself once the session has gone away.
+     */
+    long lastSessionId;
+    int lastSequenceIndex;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
 
     /**
