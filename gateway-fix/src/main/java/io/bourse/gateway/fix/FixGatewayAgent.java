@@ -798,6 +798,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         loggedOnSessions = sessionsById.size();
         if (state != null && state.session == session)
         {
+            // A reset during the session moved its sequence index on since its logon.
+            state.lastSequenceIndex = session.sequenceIndex();
             state.session = null;
             if (state.newTradingDayDue)
             {
@@ -1561,6 +1563,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             requester.clOrdId(in.ordStatusReqID(), Math.min(in.ordStatusReqIDLength(), FixOrder.MAX_ID_LENGTH));
         }
         requester.msgSeqNum = in.header().msgSeqNum();
+        requester.sequenceIndex = state.session != null ? state.session.sequenceIndex() : state.lastSequenceIndex;
         return requester;
     }
 
@@ -2410,7 +2413,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (!inBatch && requester != null && requester.type == PENDING_STATUS)
         {
             // A status answer the gateway made from its own record (no event batch names it): named by the request.
-            report.execID(localExecId(session, requester.msgSeqNum));
+            report.execID(localExecId(session, requester.sequenceIndex, requester.msgSeqNum));
         }
         else if (order.orderId == 0 && execType == EXEC_REJECTED)
         {
@@ -2909,15 +2912,23 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private DirectBuffer localExecId(final FixSessionState state, final int msgSeqNum)
     {
-        // Answers given by the gateway itself, not sequenced by the cluster: unique by session and inbound MsgSeqNum
-        // (and the session's sequence index, which grows on every sequence reset). An answer for a session that has
-        // gone away since its request takes the ids it last had.
+        return localExecId(state, state.session != null ? state.session.sequenceIndex() : state.lastSequenceIndex,
+            msgSeqNum);
+    }
+
+    /**
+     * Answers given by the gateway itself, not sequenced by the cluster: unique by session and inbound MsgSeqNum, and
+     * the session's sequence index when the request came, which grows on every sequence reset. An answer for a session
+     * that has gone away since its request takes the session id it last had.
+     */
+    private DirectBuffer localExecId(final FixSessionState state, final int sequenceIndex, final int msgSeqNum)
+    {
         final Session session = state.session;
         int length = 0;
         idBuffer.putByte(length++, (byte)'G');
         length += idBuffer.putLongAscii(length, session != null ? session.id() : state.lastSessionId);
         idBuffer.putByte(length++, (byte)'.');
-        length += idBuffer.putIntAscii(length, session != null ? session.sequenceIndex() : state.lastSequenceIndex);
+        length += idBuffer.putIntAscii(length, sequenceIndex);
         idBuffer.putByte(length++, (byte)'.');
         length += idBuffer.putIntAscii(length, msgSeqNum);
         localExecIdView.wrap(idBuffer, 0, length);
@@ -3309,6 +3320,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         pending.clOrdIdLength = 0;
         pending.origClOrdIdLength = 0;
         pending.msgSeqNum = 0;
+        pending.sequenceIndex = 0;
         pending.massCancelRequestType = 0;
         pending.rejected = false;
         pending.settled = false;
@@ -3333,6 +3345,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final char[] origClOrdId = new char[FixOrder.MAX_ID_LENGTH];
         int origClOrdIdLength;
         int msgSeqNum;
+        /**
+         * A status request's session's sequence index when it came, which with its MsgSeqNum names the answer.
+         */
+        int sequenceIndex;
         char massCancelRequestType;
         boolean rejected;
         /**

@@ -535,6 +535,32 @@ final class FixOrderStore implements AutoCloseable
     }
 
     /**
+     * @return whether the bytes at the offset hold an order's record as {@link #encode} writes it: a known type, a
+     * side, an OrdType, and the CompID's and ClOrdIDs' lengths within their fields.
+     */
+    static boolean isOrderRecord(final DirectBuffer in, final int start)
+    {
+        final byte type = in.getByte(start);
+        final int sideOffset = start + 1 + 8 * 8;
+        final int compIdOffset = sideOffset + 2;
+        final int clOrdIdOffset = compIdOffset + 2 + COMP_ID_LENGTH;
+        final int origClOrdIdOffset = clOrdIdOffset + 2 + FixOrder.MAX_ID_LENGTH;
+        final int ordTypeOffset = origClOrdIdOffset + 2 + FixOrder.MAX_ID_LENGTH;
+        return (type == OPEN || type == PENDING || type == REPLACING) &&
+            (in.getByte(sideOffset) == '1' || in.getByte(sideOffset) == '2') &&
+            (in.getByte(ordTypeOffset) == '1' || in.getByte(ordTypeOffset) == '2') &&
+            lengthWithin(in, compIdOffset, COMP_ID_LENGTH) &&
+            lengthWithin(in, clOrdIdOffset, FixOrder.MAX_ID_LENGTH) &&
+            lengthWithin(in, origClOrdIdOffset, FixOrder.MAX_ID_LENGTH);
+    }
+
+    private static boolean lengthWithin(final DirectBuffer in, final int offset, final int max)
+    {
+        final short length = in.getShort(offset, ByteOrder.LITTLE_ENDIAN);
+        return length >= 0 && length <= max;
+    }
+
+    /**
      * Read a record written by {@link #encode} back.
      */
     static Entry read(final DirectBuffer in, final int start)

@@ -321,8 +321,15 @@ final class FixSessionState
      */
     void closed(final FixOrder order)
     {
+        // An order whose close the file holds from before a restart, replayed: kept once, or every restart while its
+        // CLOSED record waits (a session away) would add a copy and push out other orders.
+        final FixOrder kept = recentlyClosedByClOrdId.get(order.clOrdIdHash);
+        final boolean alreadyKept = kept != null && kept.orderId == order.orderId;
         restoredClosed(order);
-        closedOrdersKept.add(order, spec.senderCompId());
+        if (!alreadyKept)
+        {
+            closedOrdersKept.add(order, spec.senderCompId());
+        }
     }
 
     /**

@@ -70,7 +70,9 @@ final class MappedRing implements AutoCloseable
             final MappedByteBuffer existing = IoUtil.mapExistingFile(path, FileChannel.MapMode.READ_WRITE, what);
             final UnsafeBuffer buffer = new UnsafeBuffer(existing);
             final int slots = (buffer.capacity() - RING_OFFSET) / slotLength;
-            final boolean sameDay = slots >= 1 && buffer.getLong(CLEARED_AT_OFFSET) >= tradingDayStartMs;
+            // A file of whole slots of another length is one its slots cannot be read from: made again, empty.
+            final boolean sameDay = slots >= 1 && (buffer.capacity() - RING_OFFSET) % slotLength == 0 &&
+                buffer.getLong(CLEARED_AT_OFFSET) >= tradingDayStartMs;
             final long count = sameDay ? buffer.getLong(COUNT_OFFSET) : 0;
             final long first = Math.max(0, count - Math.min(slots, capacity));
             for (long i = first; i < count; i++)

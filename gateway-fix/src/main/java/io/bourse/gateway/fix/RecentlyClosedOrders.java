@@ -39,7 +39,13 @@ final class RecentlyClosedOrders implements AutoCloseable
     {
         final List<Closed> closed = new ArrayList<>();
         ring.open(path, "FIX session closed orders", tradingDayStartMs, nowMs, (buffer, offset) ->
-            closed.add(new Closed(FixOrderStore.read(buffer, offset + 2), buffer.getChar(offset))));
+        {
+            // A slot of another layout (a file of an older gateway whose length happens to fit) is not an order.
+            if (FixOrderStore.isOrderRecord(buffer, offset + 2))
+            {
+                closed.add(new Closed(FixOrderStore.read(buffer, offset + 2), buffer.getChar(offset)));
+            }
+        });
         return closed;
     }
 

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -211,6 +212,41 @@ class FixSessionStateTest
             session.newTradingDay(1_000);
             assertEquals(null, find(session, "C1"), "a new trading day forgets them");
             assertEquals(null, find(session, "D999"));
+        }
+    }
+
+    @Test
+    void anOrderWhoseCloseTheFileHeldBeforeARestartIsKeptOnceWhenTheReplayClosesItAgain()
+    {
+        final File file = new File(dir, "closed.dat");
+        try (SessionFiles files = new SessionFiles())
+        {
+            files.session.closedOrdersKept.keepIn(file, Long.MIN_VALUE, 1_000);
+            final FixOrder order = FixOrderStoreTest.recordedOrder(files.session, "K1", 0, '1', 100, 1);
+            order.orderId = 11;
+            files.session.closed(order);
+            files.session.closedOrdersKept.close();
+        }
+        try (SessionFiles files = new SessionFiles())
+        {
+            final List<RecentlyClosedOrders.Closed> kept = files.session.closedOrdersKept.keepIn(file, Long.MIN_VALUE, 1_000);
+            assertEquals(1, kept.size());
+            final FixOrder restored = FixOrderStoreTest.recordedOrder(files.session, "K1", 0, '1', 100, 1);
+            restored.orderId = 11;
+            files.session.restoredClosed(restored);
+            final FixOrder replayed = FixOrderStoreTest.recordedOrder(files.session, "K1", 0, '1', 100, 1);
+            replayed.orderId = 11;
+            files.session.closed(replayed);
+            final FixOrder another = FixOrderStoreTest.recordedOrder(files.session, "K2", 0, '1', 100, 1);
+            another.orderId = 12;
+            files.session.closed(another);
+            files.session.closedOrdersKept.close();
+        }
+        try (SessionFiles files = new SessionFiles())
+        {
+            assertEquals(List.of(11L, 12L), files.session.closedOrdersKept.keepIn(file, Long.MIN_VALUE, 1_000).stream()
+                .map(closed -> closed.entry().orderId()).toList(), "the replayed close is not kept twice");
+            files.session.closedOrdersKept.close();
         }
     }
 

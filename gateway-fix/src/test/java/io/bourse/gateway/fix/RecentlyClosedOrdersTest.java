@@ -4,6 +4,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class RecentlyClosedOrdersTest
 {
     @Test
-    void closedOrdersAreReadBackWithTheirFinalStateByTheNextRun(@TempDir final File dir)
+    void closedOrdersAreReadBackWithTheirFinalStateByTheNextRun(@TempDir final File dir) throws IOException
     {
         final File file = new File(dir, "session-ALICE-closed.dat");
         try (RecentlyClosedOrders closed = new RecentlyClosedOrders(4);
@@ -56,13 +58,34 @@ class RecentlyClosedOrdersTest
                 "the file was made again for the new limit");
             closed.clear(2_000);
         }
-        try (RecentlyClosedOrders closed = new RecentlyClosedOrders(2))
+        try (RecentlyClosedOrders closed = new RecentlyClosedOrders(2);
+            FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
             assertTrue(closed.keepIn(file, Long.MIN_VALUE, 1_000).isEmpty(), "cleared for a new trading day");
+            final FixSessionState session = new FixSessionState(
+                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
+                scratch, scratch, scratch);
+            final FixOrder order = FixOrderStoreTest.recordedOrder(session, "D1", 21, '1', 100, 5);
+            order.orderId = 601;
+            closed.add(order, "ALICE");
+        }
+        try (RecentlyClosedOrders closed = new RecentlyClosedOrders(2))
+        {
+            assertEquals(List.of("D1:601:0:0"), describe(closed.keepIn(file, 1_500, 4_000)),
+                "the day the file was cleared on");
         }
         try (RecentlyClosedOrders closed = new RecentlyClosedOrders(2))
         {
             assertTrue(closed.keepIn(file, 3_000, 4_000).isEmpty(), "an end of day passed while the gateway was down");
+        }
+        assertEquals(16 + 2 * (2 + FixOrderStore.RECORD_LENGTH), file.length(), "the file made for a limit of 2");
+        try (RandomAccessFile bytes = new RandomAccessFile(file, "rw"))
+        {
+            bytes.setLength(16 + 3 * 100);
+        }
+        try (RecentlyClosedOrders closed = new RecentlyClosedOrders(2))
+        {
+            assertTrue(closed.keepIn(file, Long.MIN_VALUE, 1_000).isEmpty(), "slots of another length are not read");
         }
     }
 
