@@ -242,7 +242,7 @@ class HistoryApiTest
             assertEquals("FILLED", filled.get("body").get("status").asText());
             assertEquals("0.1000", filled.get("body").get("filledQuantity").asText());
             assertEquals("NEW", call(freshUrl, SELLER, "GET", "/api/v1/orders/" + restingOrderId, null)
-                .get("body").get("status").asText(), "an open order from the gateway's own state");
+                .get("body").get("status").asText(), "an open order");
             assertProblem(404, "UNKNOWN_ORDER", "orderId",
                 call(freshUrl, BUYER, "GET", "/api/v1/orders/" + filledId, null));
             assertProblem(404, "UNKNOWN_ORDER", "orderId",

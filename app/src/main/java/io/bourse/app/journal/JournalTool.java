@@ -261,7 +261,7 @@ public final class JournalTool
         }
         // A node that crashed leaves its media driver's files behind, and a request written to them would wait for
         // the whole timeout: the driver's heartbeat tells a live one.
-        if (!CommonContext.isDriverActive(new File(aeronDirectoryName), DRIVER_HEARTBEAT_TIMEOUT_MS, ignored -> { }))
+        if (!driverActive(aeronDirectoryName))
         {
             throw new IllegalStateException("no running node: the media driver at " + aeronDirectoryName +
                 " has stopped (its files are left from a node that is no longer running)");
@@ -302,6 +302,20 @@ public final class JournalTool
         out.printf("no snapshot within %d s (only the leader takes snapshots; is this node the leader?)%n",
             TimeUnit.NANOSECONDS.toSeconds(timeoutNs));
         return false;
+    }
+
+    private static boolean driverActive(final String aeronDirectoryName)
+    {
+        try
+        {
+            return CommonContext.isDriverActive(new File(aeronDirectoryName), DRIVER_HEARTBEAT_TIMEOUT_MS, ignored -> { });
+        }
+        catch (final RuntimeException ex)
+        {
+            // A driver still starting, or one of another Aeron version.
+            throw new IllegalStateException("cannot read the media driver's files at " + aeronDirectoryName + ": " +
+                ex.getMessage(), ex);
+        }
     }
 
     private void print(final VerifyResult result)

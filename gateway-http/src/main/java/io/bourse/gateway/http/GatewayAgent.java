@@ -136,6 +136,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private volatile int wsSessionCount;
     private long statePosition = -1;
     private long stateRequestedNs;
+    /**
+     * The cluster numbers its batches afresh since the state was last loaded: it is not the one the gateway's history
+     * came from, whose order ids it may use again.
+     */
+    private boolean anotherCluster;
     private boolean stateRequested;
     /**
      * After a gap, until the next answer to a command of this gateway's: commands before it still waiting lost theirs.
@@ -394,7 +399,8 @@ final class GatewayAgent implements Agent, ExchangeClientListener
                 nextChunkIndex = -1;
                 return;
             }
-            model.loadState(stateAssembly, 0, stateLength);
+            model.loadState(stateAssembly, 0, stateLength, !anotherCluster);
+            anotherCluster = false;
             statePosition = logPosition;
             applyKeptBatches();
             live = true;
@@ -446,6 +452,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     {
         // Batches are lost for good: the read model is stale until the state is fetched again.
         live = false;
+        anotherCluster |= renumbered;
         keptBatchesLength = 0;
         stateRequested = false;
         answersMayBeLost = true;
@@ -720,7 +727,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             return;
         }
-        if (session.handedBytes.get() + session.outboxBytes + text.length() > WS_QUEUE_BYTES)
+        // One message larger than the bound (a deep book's or a large account's snapshot) still goes to a connection
+        // with nothing waiting.
+        final long waiting = session.handedBytes.get() + session.outboxBytes;
+        if (waiting > 0 && waiting + text.length() > WS_QUEUE_BYTES)
         {
             metrics.wsDropped.increment();
             return;
@@ -748,19 +758,25 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             session.handedBytes.addAndGet(bytes);
             session.eventLoop.runOnContext(ignored ->
             {
-                for (final String message : messages)
+                try
                 {
-                    if (session.socket.isClosed() || session.socket.writeQueueFull())
+                    for (final String message : messages)
                     {
-                        metrics.wsDropped.increment();
-                    }
-                    else
-                    {
-                        metrics.wsMessages.increment();
-                        session.socket.writeTextMessage(message);
+                        if (session.socket.isClosed() || session.socket.writeQueueFull())
+                        {
+                            metrics.wsDropped.increment();
+                        }
+                        else
+                        {
+                            metrics.wsMessages.increment();
+                            session.socket.writeTextMessage(message);
+                        }
                     }
                 }
-                session.handedBytes.addAndGet(-bytes);
+                finally
+                {
+                    session.handedBytes.addAndGet(-bytes);
+                }
             });
         }
         flushing.clear();

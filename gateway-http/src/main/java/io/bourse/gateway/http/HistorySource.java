@@ -71,7 +71,11 @@ public interface HistorySource
     /**
      * One of an account's orders by its id.
      *
-     * @return the order in its current or final state, or null when the account has no such order in the store.
+     * @return the order in its current or final state, or null when the account has no such order in the store (or
+     * the source does not look orders up by id).
      */
-    Order order(long accountId, long orderId);
+    default Order order(final long accountId, final long orderId)
+    {
+        return null;
+    }
 }

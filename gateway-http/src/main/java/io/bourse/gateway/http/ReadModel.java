@@ -284,18 +284,29 @@ final class ReadModel
     }
 
     /**
-     * Replace the engine's state with the snapshot records in the buffer. The accounts' recent closed orders and fills
-     * are not the engine's state but what the gateway saw of its history: they are kept (those of the gap the state
-     * was fetched across are not among them).
+     * Replace the engine's state with the snapshot records in the buffer.
+     *
+     * @param keepHistory whether the accounts' recent closed orders and fills are kept: they are not the engine's
+     *                    state but what the gateway saw of the same exchange's history (those of the gap the state
+     *                    was fetched across are not among them); not when the state is another cluster's.
      */
-    void loadState(final DirectBuffer buffer, final int offset, final int length)
+    void loadState(final DirectBuffer buffer, final int offset, final int length, final boolean keepHistory)
     {
         instruments.clear();
         instrumentsBySymbol.clear();
-        for (final AccountState account : accounts.values())
+        if (keepHistory)
         {
-            account.balances.clear();
-            account.openOrders.clear();
+            for (final AccountState account : accounts.values())
+            {
+                account.balances.clear();
+                account.openOrders.clear();
+            }
+        }
+        else
+        {
+            accounts.clear();
+            closedOrdersOldestFirst.clear();
+            fillsOldestFirst.clear();
         }
         for (final Market market : markets.values())
         {

@@ -126,11 +126,6 @@ class ConnectionLimitsTest
             {
                 throw new UnsupportedOperationException("not asked");
             }
-
-            public Order order(final long accountId, final long orderId)
-            {
-                throw new UnsupportedOperationException("not asked");
-            }
         };
         final int extra = 6;
         try (GatewayHarness slow = new GatewayHarness(context -> context.history(slowDatabase)))
