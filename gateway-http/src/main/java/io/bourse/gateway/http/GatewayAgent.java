@@ -607,51 +607,29 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         set.add(session);
         sendControl(session, "subscribed", channel, null);
-        if (orders)
-        {
-            send(session, ordersSnapshot(session));
-        }
-        else
-        {
-            send(session, fillsSnapshot(session));
-        }
+        send(session, privateSnapshot(session, orders));
     }
 
     /**
-     * The account's open orders, and the sequence number the next order message will follow.
+     * The account's open orders, or its recent fills newest first, and the sequence number the channel's next message
+     * will follow.
      */
-    private String ordersSnapshot(final WsSession session)
+    private String privateSnapshot(final WsSession session, final boolean orders)
     {
         final ObjectNode node = Views.MAPPER.createObjectNode();
-        node.put("type", "orders.snapshot");
-        node.put("sequence", session.ordersSequence);
-        final ArrayNode array = node.putArray("orders");
+        node.put("type", orders ? "orders.snapshot" : "fills.snapshot");
+        node.put("sequence", orders ? session.ordersSequence : session.fillsSequence);
+        final ArrayNode array = node.putArray(orders ? "orders" : "fills");
         final ReadModel.AccountState account = model.existingAccount(session.accountId);
-        if (account != null)
+        if (account != null && orders)
         {
             account.openOrders.values().stream()
                 .sorted(Comparator.comparingLong(o -> o.orderId))
                 .forEach(o -> array.add(privateOrder(o, model.instrument(o.instrumentId))));
         }
-        return node.toString();
-    }
-
-    /**
-     * The account's recent fills, newest first, and the sequence number the next fill message will follow.
-     */
-    private String fillsSnapshot(final WsSession session)
-    {
-        final ObjectNode node = Views.MAPPER.createObjectNode();
-        node.put("type", "fills.snapshot");
-        node.put("sequence", session.fillsSequence);
-        final ArrayNode array = node.putArray("fills");
-        final ReadModel.AccountState account = model.existingAccount(session.accountId);
-        if (account != null)
+        else if (account != null)
         {
-            for (final ReadModel.FillView fill : account.fills)
-            {
-                array.add(Views.fill(fill, model.instrument(fill.instrumentId())));
-            }
+            account.fills.forEach(fill -> array.add(Views.fill(fill, model.instrument(fill.instrumentId()))));
         }
         return node.toString();
     }
@@ -668,7 +646,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             for (final WsSession session : subscribers)
             {
                 session.ordersSequence++;
-                send(session, ordersSnapshot(session));
+                send(session, privateSnapshot(session, true));
             }
         }
         for (final Set<WsSession> subscribers : fillSubscribers.values())
@@ -676,7 +654,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             for (final WsSession session : subscribers)
             {
                 session.fillsSequence++;
-                send(session, fillsSnapshot(session));
+                send(session, privateSnapshot(session, false));
             }
         }
     }
