@@ -60,6 +60,7 @@ import uk.co.real_logic.artio.session.SessionWriter;
 import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -117,7 +118,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * Tries to publish one filler Heartbeat before giving up (back-pressure at a logon is brief, if any).
      */
     private static final int FILLER_ATTEMPTS = 10_000;
+    private static final int MSG_TYPE_TAG = 35;
     private static final int MSG_SEQ_NUM_TAG = 34;
+    private static final byte SOH = 1;
     private static final int NEW_SEQ_NO_TAG = 36;
     private static final int GAP_FILL_FLAG_TAG = 123;
     private static final long SEQUENCE_RESET_MESSAGE_TYPE = '4';
@@ -159,6 +162,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final String RESTATED_AFTER_GAP = "Filled while the gateway missed the exchange's events";
     private static final String CLOSED_AFTER_RESTART =
         "Closed while the gateway was down; fills not reported here are in the exchange's trade history";
+    private static final String CLOSED_BEFORE_RESTART =
+        "Closed before the gateway restarted (OrdStatus and CumQty give how); fills not reported here are in the " +
+        "exchange's trade history";
     private static final String CLOSED_AFTER_GAP =
         "Closed while the gateway missed the exchange's events; fills not reported here are in the exchange's " +
         "trade history";
@@ -850,7 +856,20 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             final boolean isValid = messageInfo.isValid();
-            handleMessage(state, buffer, offset, length, session, sequenceIndex, messageType, timestampInNs, isValid);
+            try
+            {
+                handleMessage(state, buffer, offset, length, session, sequenceIndex, messageType, timestampInNs,
+                    isValid);
+            }
+            catch (final UncheckedIOException ex)
+            {
+                // The gateway's own records could not be written: fatal (FixGateway.agentErrors).
+                throw ex;
+            }
+            catch (final RuntimeException ex)
+            {
+                onHandlingFailed(state, buffer, offset, length, ex);
+            }
             // Recorded once acted on: a gateway stopped in between asks for the message again, and a NewOrderSingle
             // that comes again is known by its ClOrdID, not executed twice.
             recordHandled(state, buffer, offset, length, sequenceIndex, messageType, isValid,
@@ -980,6 +999,40 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             headerDecoder.decode(asciiBuffer, offset, length);
             onUnsupportedMessage(state, headerDecoder);
         }
+    }
+
+    /**
+     * A defect of the gateway's threw while it handled a message: the client is told, rather than left waiting for an
+     * answer that will not come, and the message is then recorded as handled like any other, so that a restart does
+     * not meet the same defect again. What the message had done before the failure stands, hence the advice.
+     */
+    private void onHandlingFailed(
+        final FixSessionState state,
+        final DirectBuffer buffer,
+        final int offset,
+        final int length,
+        final RuntimeException failure)
+    {
+        log.println("bourse: FIX session " + state.spec.senderCompId() + ": failed to handle a message (answered " +
+            "with a BusinessMessageReject): " +
+            buffer.getStringWithoutLengthAscii(offset, length).replace((char)SOH, '|'));
+        failure.printStackTrace(log);
+        final int msgTypeOffset = FixMessageFields.fieldValueOffset(buffer, offset, length, MSG_TYPE_TAG);
+        int msgTypeLength = 0;
+        while (msgTypeOffset >= 0 && msgTypeLength < msgTypeChars.length &&
+            msgTypeOffset + msgTypeLength < offset + length && buffer.getByte(msgTypeOffset + msgTypeLength) != SOH)
+        {
+            msgTypeChars[msgTypeLength] = (char)buffer.getByte(msgTypeOffset + msgTypeLength);
+            msgTypeLength++;
+        }
+        businessReject.reset();
+        businessReject.refSeqNum(FixMessageFields.intField(buffer, offset, length, MSG_SEQ_NUM_TAG))
+            .refMsgType(msgTypeChars, msgTypeLength)
+            .businessRejectReason(FixRejects.BUSINESS_OTHER)
+            .text("The gateway failed to handle this message (internal error: " +
+                failure.getClass().getSimpleName() + "); it may have taken effect in part: check the order's state " +
+                "with an OrderStatusRequest before sending it again");
+        send(state, businessReject);
     }
 
     /**
@@ -2307,11 +2360,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         final boolean restore = pending.type == PENDING_RESTORE;
                         final Pending lost = order.lostRequest;
                         order.lostRequest = null;
-                        sendReport(order, restore ? EXEC_RESTATED : EXEC_STATUS, STATUS_DONE_FOR_DAY, 0, 0, 0,
+                        // One that closed before the restart, whose record of it was not yet cleared: the session's
+                        // closed orders tell how, and with what filled.
+                        final FixOrder closed = restore ? closedBeforeRestart(order) : null;
+                        final char status = closed != null ? ordStatus(closed) : STATUS_DONE_FOR_DAY;
+                        sendReport(closed != null ? closed : order, restore ? EXEC_RESTATED : EXEC_STATUS, status,
+                            0, 0, 0, closed != null ? CLOSED_BEFORE_RESTART :
                             missedEventsWhileUp || !restore ? CLOSED_AFTER_GAP : CLOSED_AFTER_RESTART,
                             restore ? lost : pending, 0);
                         answerLostRequests(order, lost, restore ? lost : null, CLOSED_AFTER_GAP, true);
-                        order.closedStatus = STATUS_DONE_FOR_DAY;
+                        order.closedStatus = status;
                     }
                     closeOrder(order);
                 }
@@ -3258,6 +3316,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case GTD -> '6';
             default -> 0;
         };
+    }
+
+    /**
+     * @return the session's closed order that a restored open one is, when its close was kept before the restart.
+     */
+    private static FixOrder closedBeforeRestart(final FixOrder order)
+    {
+        final FixOrder closed = order.session.findRecentlyClosed(order.orderId);
+        return closed != order ? closed : null;
     }
 
     private static char ordStatus(final FixOrder order)

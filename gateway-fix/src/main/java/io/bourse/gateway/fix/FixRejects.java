@@ -25,6 +25,7 @@ final class FixRejects
     static final int CXL_REJ_DUPLICATE_CLORDID = 6;
     static final int CXL_REJ_OTHER = 99;
 
+    static final int BUSINESS_OTHER = 0;
     static final int BUSINESS_UNSUPPORTED_MESSAGE_TYPE = 3;
     static final int SESSION_INCORRECT_DATA_FORMAT = 6;
     static final int SESSION_INVALID_MSG_TYPE = 11;

@@ -366,6 +366,23 @@ final class FixSessionState
         return order != null && order.clOrdIdEquals(clOrdId, length) ? order : null;
     }
 
+    /**
+     * A search of every order kept, for the rare question of an order known by its id only (a restore): the newest
+     * close of that order, or null.
+     */
+    FixOrder findRecentlyClosed(final long orderId)
+    {
+        for (int i = 1; i <= recentlyClosed.length; i++)
+        {
+            final FixOrder order = recentlyClosed[(nextClosed - i + recentlyClosed.length) % recentlyClosed.length];
+            if (order != null && order.orderId == orderId)
+            {
+                return order;
+            }
+        }
+        return null;
+    }
+
     boolean isLoggedOn()
     {
         return session != null && session.isConnected();

@@ -11,8 +11,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -21,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A gateway whose duty-cycle thread dies of an {@link Error} does not stay up without it: the error goes to its
  * fatal-error action (by default a halt with exit code 70, for a supervisor to restart it) and the log says why. So does
- * one that cannot write its own records.
+ * one that cannot write its own records. Any other exception, a defect met handling one message, is answered to the
+ * client and the gateway carries on.
  */
 class FixGatewayFatalErrorTest
 {
@@ -52,6 +55,53 @@ class FixGatewayFatalErrorTest
             .onFatalError(fatal::add);
         FixGateway.agentErrors(context).onError(new IllegalStateException("a message it could not handle"));
         assertEquals(List.of(), fatal);
+    }
+
+    @Test
+    void aMessageTheGatewayFailsToHandleIsAnsweredAndTheSessionCarriesOn(@TempDir final File dataDir) throws Exception
+    {
+        final List<Throwable> fatal = new ArrayList<>();
+        final AtomicInteger handled = new AtomicInteger();
+        final ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (FixGateway gateway = FixGateway.launch(new FixGateway.Context()
+            .dataDir(dataDir)
+            .port(FixTestExchange.freeTcpPort())
+            .session(new FixSessionSpec("DEFECT", "secret", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0))
+            .transientSequenceNumbers()
+            .applicationMessageOverride((session, messageType, header, buffer, offset, length) ->
+            {
+                if (handled.getAndIncrement() == 0)
+                {
+                    throw new IllegalStateException("a defect met handling an order");
+                }
+            })
+            .log(new PrintStream(log, true, StandardCharsets.UTF_8))
+            .onFatalError(fatal::add));
+            RawFixClient client = new RawFixClient(gateway.context().port(), "DEFECT"))
+        {
+            assertEquals("A", client.logon("secret").get("35"));
+            client.sendApp("D", "11=1|21=1|55=BTC-USD|54=1|60=" + RawFixClient.now() + "|38=0.1|40=2|44=10.00|");
+
+            final Map<String, String> reject = client.read(10_000);
+            assertEquals("j", reject.get("35"), reject.toString());
+            assertEquals("2", reject.get("45"));
+            assertEquals("D", reject.get("372"));
+            assertEquals("0", reject.get("380"));
+            assertEquals("The gateway failed to handle this message (internal error: IllegalStateException); it may " +
+                "have taken effect in part: check the order's state with an OrderStatusRequest before sending it again",
+                reject.get("58"));
+            assertTrue(log.toString(StandardCharsets.UTF_8).contains("bourse: FIX session DEFECT: failed to handle " +
+                "a message (answered with a BusinessMessageReject): 8=FIX.4.4|"));
+
+            // The session carries on: the next order is handled, and a TestRequest answered after it.
+            client.sendApp("D", "11=2|21=1|55=BTC-USD|54=1|60=" + RawFixClient.now() + "|38=0.1|40=2|44=10.00|");
+            client.sendApp("1", "112=still-there|");
+            final Map<String, String> heartbeat = client.read(10_000);
+            assertEquals("0", heartbeat.get("35"), heartbeat.toString());
+            assertEquals("still-there", heartbeat.get("112"));
+            assertEquals(2, handled.get());
+            assertEquals(List.of(), fatal);
+        }
     }
 
     /**

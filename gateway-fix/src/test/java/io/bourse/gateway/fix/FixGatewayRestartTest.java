@@ -514,6 +514,41 @@ class FixGatewayRestartTest
         }
     }
 
+    @Test
+    void anOrderRecordedOpenThatClosedBeforeARestartIsRestatedAsItClosed() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("K1", Side.SELL, "1", "200.00"));
+            final long orderId = Long.parseLong(report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD));
+            exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
+            report(alice, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
+            alice.send(cancel("K1-CXL", "K1", Side.SELL));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+            // As a gateway stopped after the cancel's report but before its record dropped the order leaves it.
+            recordWhileStopped(exchange, (store, session) ->
+            {
+                final FixOrder open = FixOrderStoreTest.recordedOrder(session, "K1", 977, Side.SELL, 20_000, 10_000);
+                open.orderId = orderId;
+                store.writeOpen(open);
+            });
+            exchange.startGateway();
+            alice.awaitLogon();
+
+            final Message restated = report(alice, ExecType.RESTATED, OrdStatus.CANCELED);
+            assertEquals("K1", restated.getString(ClOrdID.FIELD));
+            assertEquals(Long.toString(orderId), restated.getString(OrderID.FIELD));
+            assertEquals(new BigDecimal("0.4"), restated.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            assertEquals(0, restated.getDecimal(LeavesQty.FIELD).signum());
+            assertEquals("Closed before the gateway restarted (OrdStatus and CumQty give how); fills not reported " +
+                "here are in the exchange's trade history", restated.getString(Text.FIELD));
+        }
+    }
+
     /**
      * An exchange whose gateway knows one session, ALICE (account 1), that keeps its orders when it disconnects.
      */
@@ -690,8 +725,8 @@ class FixGatewayRestartTest
     /**
      * A restart whose replay reaches back past what the node's history holds (a session was away with reports held
      * for it, and many events followed): the gateway goes on from the oldest batch held instead of asking again for
-     * ever, restates the order whose fill was among the lost batches and reports the one that closed among them as
-     * done, sends nobody anything twice, and follows the exchange's events live from then on.
+     * ever, restates the order whose fill was among the lost batches and the one that closed among them as it closed,
+     * sends nobody anything twice, and follows the exchange's events live from then on.
      */
     @Test
     void aReplayPastTheNodesHistoryRestatesWhatWasLostAndGoesOn() throws Exception
@@ -739,9 +774,12 @@ class FixGatewayRestartTest
             assertEquals("R2", closed.getString(ClOrdID.FIELD));
             assertEquals(closedOrderId, closed.getString(OrderID.FIELD));
             assertEquals(ExecType.RESTATED, closed.getChar(ExecType.FIELD));
-            assertEquals(OrdStatus.DONE_FOR_DAY, closed.getChar(OrdStatus.FIELD));
+            // Its fill's report was held for ALICE and lost with the batch, but the gateway had kept its close.
+            assertEquals(OrdStatus.FILLED, closed.getChar(OrdStatus.FIELD));
+            assertEquals(new BigDecimal("1"), closed.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("199.00"), closed.getDecimal(AvgPx.FIELD).setScale(2));
             assertEquals(0, closed.getDecimal(LeavesQty.FIELD).signum());
-            assertTrue(closed.getString(Text.FIELD).startsWith("Closed while the gateway was down"),
+            assertTrue(closed.getString(Text.FIELD).startsWith("Closed before the gateway restarted"),
                 closed.getString(Text.FIELD));
             assertNull(alice.poll(1_000), "nothing more for ALICE");
             assertNull(bob.poll(500), "BOB's reports are not sent again");
