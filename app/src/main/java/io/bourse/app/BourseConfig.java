@@ -53,7 +53,8 @@ public final class BourseConfig
     private static final Pattern HTTP_KEY = Pattern.compile(
         "http\\.(host|port|event\\.loops|auth\\.window\\.ms|auth\\.reject\\.replays|rate\\.limit\\.per\\.second|" +
             "rate\\.limit\\.burst|idle\\.timeout\\.seconds|command\\.timeout\\.ms|recent\\.closed\\.orders|" +
-            "recent\\.fills|demo\\.traders\\.per\\.second|key\\.[^.]+\\.(secret|account|admin))");
+            "recent\\.fills|demo\\.traders\\.per\\.second|ws\\.max\\.connections|ws\\.max\\.connections\\.per\\.address|" +
+            "key\\.[^.]+\\.(secret|account|admin|readonly))");
     private static final List<String> INSTRUMENT_FIELDS = List.of(
         "id", "base", "quote", "price.scale", "tick", "quantity.scale", "lot", "min.quantity", "max.quantity",
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");

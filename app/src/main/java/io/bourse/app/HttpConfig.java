@@ -35,12 +35,14 @@ final class HttpConfig
                 final String rest = name.substring("http.key.".length());
                 final String key = rest.substring(0, rest.lastIndexOf('.'));
                 final String field = rest.substring(rest.lastIndexOf('.') + 1);
-                final String[] fields = byKey.computeIfAbsent(key, ignored -> new String[3]);
+                final String[] fields = byKey.computeIfAbsent(key, ignored -> new String[4]);
                 fields[switch (field)
                 {
                     case "secret" -> 0;
                     case "account" -> 1;
-                    default -> 2;
+                    case "admin" -> 2;
+                    // BourseConfig refused any other field.
+                    default -> 3;
                 }] = value;
             }
         });
@@ -59,7 +61,13 @@ final class HttpConfig
                     "or " + prefix + "admin=true (an admin key)");
             }
             final long accountId = admin ? 0 : parse(prefix + "account", fields[1], 1, Long.MAX_VALUE);
-            keys.add(new ApiKey(key, fields[0], accountId, admin));
+            final boolean readOnly = fields[3] != null && BourseConfig.parseBoolean(prefix + "readonly", fields[3]);
+            if (admin && readOnly)
+            {
+                throw new BourseConfig.ConfigException("API key '" + key + "': " + prefix + "readonly is for a " +
+                    "trading key, not an admin key");
+            }
+            keys.add(new ApiKey(key, fields[0], accountId, admin, readOnly));
         });
         // Check every value now, so that a bad one is reported before anything starts.
         context();
@@ -100,6 +108,8 @@ final class HttpConfig
             .apiKeys(keys)
             .authWindowMs(longValue("http.auth.window.ms", 5_000, 1, 3_600_000))
             .idleTimeoutSeconds((int)longValue("http.idle.timeout.seconds", 120, 0, 86_400))
+            .webSocketLimits((int)longValue("http.ws.max.connections", 1_000, 1, 1_000_000),
+                (int)longValue("http.ws.max.connections.per.address", 100, 1, 1_000_000))
             .commandTimeoutMs(longValue("http.command.timeout.ms", 10_000, 100, 600_000))
             .recentRows((int)longValue("http.recent.closed.orders", 100_000, 1, 10_000_000),
                 (int)longValue("http.recent.fills", 100_000, 1, 10_000_000))

@@ -23,6 +23,15 @@ class HttpConfigTest
     }
 
     @Test
+    void aTradingKeyMayBeReadOnly()
+    {
+        final HttpConfig config = new HttpConfig(BourseConfig.load(null,
+            Map.of("http.key.reports.secret", "reports-secret", "http.key.reports.account", "7",
+                "http.key.reports.readonly", "true")));
+        assertTrue(config.keys().contains(new ApiKey("reports", "reports-secret", 7, false, true)));
+    }
+
+    @Test
     void badHttpSettingsAreRefusedNamingTheKey()
     {
         assertRefused("configuration key 'http.port': expected an integer from 0 to 65535, got 'x'", Map.of("http.port", "x"));
@@ -36,6 +45,10 @@ class HttpConfigTest
             Map.of("http.auth.reject.replays", "maybe"));
         assertRefused("configuration key 'http.key.k.admin': expected true or false, got 'yes'",
             Map.of("http.key.k.secret", "long-enough", "http.key.k.admin", "yes"));
+        assertRefused("API key 'k': http.key.k.readonly is for a trading key, not an admin key",
+            Map.of("http.key.k.secret", "long-enough", "http.key.k.admin", "true", "http.key.k.readonly", "true"));
+        assertRefused("configuration key 'http.ws.max.connections': expected an integer from 1 to 1000000, got '0'",
+            Map.of("http.ws.max.connections", "0"));
         final BourseConfig.ConfigException unknown = assertThrows(BourseConfig.ConfigException.class,
             () -> BourseConfig.load(null, Map.of("http.colour", "red")));
         assertEquals("unknown configuration key 'http.colour' (see config/bourse.properties for the keys)", unknown.getMessage());

@@ -41,6 +41,10 @@ final class GatewayMetrics
     final LongAdder batches = new LongAdder();
     final LongAdder wsMessages = new LongAdder();
     final LongAdder wsDropped = new LongAdder();
+    /**
+     * WebSocket upgrades refused at the connection limits.
+     */
+    final LongAdder wsRefused = new LongAdder();
     final AtomicLongArray rejects = new AtomicLongArray(256);
 
     private final Recorder[] recorders = new Recorder[STAGES.length];

@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -76,6 +77,8 @@ public final class HttpGateway implements AutoCloseable
         private long agentYieldWindowNs;
         private long agentDeepIdleNs = NodeIdleStrategy.DEFAULT_DEEP_IDLE_AFTER_NS;
         private int queueCapacity = 64 * 1024;
+        private int maxWebSockets = 1_000;
+        private int maxWebSocketsPerAddress = 100;
         private ExchangeClient.Context clientContext;
         private NodeStatus nodeStatus = NodeStatus.UNKNOWN;
         private final List<MonitorSection> monitorSections = new ArrayList<>();
@@ -155,6 +158,18 @@ public final class HttpGateway implements AutoCloseable
          * A connection on which nothing is read or written for this long is closed; 0 keeps idle connections open. A
          * WebSocket stays open through the gateway's heartbeats while its client reads them.
          */
+        /**
+         * How many WebSocket connections the gateway holds at once, and how many of them from one IP address; an
+         * upgrade beyond either is refused (503 or 429 with a problem body). Each connection may hold up to 2 MiB of
+         * messages waiting for a slow reader.
+         */
+        public Context webSocketLimits(final int maxWebSockets, final int maxWebSocketsPerAddress)
+        {
+            this.maxWebSockets = maxWebSockets;
+            this.maxWebSocketsPerAddress = maxWebSocketsPerAddress;
+            return this;
+        }
+
         public Context idleTimeoutSeconds(final int idleTimeoutSeconds)
         {
             this.idleTimeoutSeconds = idleTimeoutSeconds;
@@ -318,6 +333,12 @@ public final class HttpGateway implements AutoCloseable
     private final Map<String, byte[]> staticFiles = new HashMap<>();
     private final byte[] openApi;
     private final Operations operations;
+    /**
+     * Open WebSocket connections, in all and by remote IP address: counted on the event loops, at the upgrade and at
+     * the close.
+     */
+    private final AtomicInteger webSockets = new AtomicInteger();
+    private final ConcurrentHashMap<String, Integer> webSocketsByAddress = new ConcurrentHashMap<>();
 
     private HttpGateway(final Context context)
     {
@@ -358,7 +379,6 @@ public final class HttpGateway implements AutoCloseable
             .setIdleTimeoutUnit(TimeUnit.SECONDS)
             .setTcpKeepAlive(true)
             .setTcpNoDelay(true));
-        server.webSocketHandler(this::onWebSocket);
         server.requestHandler(this::onRequest);
         server.invalidRequestHandler(this::onInvalidRequest);
         try
@@ -495,6 +515,11 @@ public final class HttpGateway implements AutoCloseable
     {
         ClientActivity.note();
         final Exchange exchange = new Exchange(request, System.nanoTime());
+        if ("/ws".equals(request.path()) && request.canUpgradeToWebSocket())
+        {
+            onWebSocketUpgrade(request, exchange);
+            return;
+        }
         metrics.httpRequests.increment();
         final String contentLength = request.getHeader("Content-Length");
         if (contentLength != null && contentLength.length() < 12 && contentLength.chars().allMatch(Character::isDigit) &&
@@ -1524,6 +1549,11 @@ public final class HttpGateway implements AutoCloseable
         {
             throw new ApiException(403, "FORBIDDEN", "admin keys cannot trade: use an account's API key", null);
         }
+        if (key.readOnly() && ex.request.method() != HttpMethod.GET)
+        {
+            throw new ApiException(403, "READ_ONLY_KEY",
+                "this API key is read-only: it cannot place, replace or cancel orders", null);
+        }
         return key;
     }
 
@@ -1853,24 +1883,66 @@ public final class HttpGateway implements AutoCloseable
 
     // ------------------------------------------------------------------------------------------------ WebSocket
 
-    private void onWebSocket(final ServerWebSocket socket)
+    /**
+     * A WebSocket upgrade is admitted only within the connection limits: each connection holds buffers and a session
+     * on the gateway thread, so a client opening them without end would exhaust the gateway for everyone.
+     */
+    private void onWebSocketUpgrade(final HttpServerRequest request, final Exchange exchange)
     {
-        if (!"/ws".equals(socket.path()))
+        final String address = request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress();
+        final ApiException refusal = admitWebSocket(address);
+        if (refusal != null)
         {
-            socket.close((short)1008, "no such WebSocket endpoint: use /ws");
+            metrics.wsRefused.increment();
+            problem(exchange, refusal);
             return;
         }
+        request.toWebSocket()
+            .onSuccess(socket -> onWebSocket(socket, address))
+            .onFailure(ignored -> releaseWebSocket(address));
+    }
+
+    /**
+     * @return why a WebSocket connection from the address is refused, or null when it is admitted and counted.
+     */
+    private ApiException admitWebSocket(final String address)
+    {
+        if (webSockets.incrementAndGet() > context.maxWebSockets)
+        {
+            webSockets.decrementAndGet();
+            return new ApiException(503, "TOO_MANY_CONNECTIONS", "the gateway holds its limit of " +
+                context.maxWebSockets + " WebSocket connections: connect again later", null, 1);
+        }
+        if (webSocketsByAddress.merge(address, 1, Integer::sum) > context.maxWebSocketsPerAddress)
+        {
+            releaseWebSocket(address);
+            return new ApiException(429, "TOO_MANY_CONNECTIONS", "at most " + context.maxWebSocketsPerAddress +
+                " WebSocket connections from one address: close one first", null);
+        }
+        return null;
+    }
+
+    private void releaseWebSocket(final String address)
+    {
+        webSockets.decrementAndGet();
+        webSocketsByAddress.computeIfPresent(address, (ignored, count) -> count == 1 ? null : count - 1);
+    }
+
+    private void onWebSocket(final ServerWebSocket socket, final String address)
+    {
         socket.setWriteQueueMaxSize(GatewayAgent.WS_QUEUE_BYTES);
         // Called on the connection's event loop: its context is where the gateway thread has its messages written.
         final GatewayAgent.WsSession session = new GatewayAgent.WsSession(socket, Vertx.currentContext());
         if (!agent.submit(a -> a.onWsOpen(session)))
         {
             metrics.wsDropped.increment();
+            releaseWebSocket(address);
             socket.close((short)1013, "the gateway is busy: connect again later");
             return;
         }
         socket.closeHandler(ignored ->
         {
+            releaseWebSocket(address);
             session.disconnected = true;
             submitOrDrop(a -> a.onWsClose(session));
         });

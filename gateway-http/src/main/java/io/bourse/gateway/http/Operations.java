@@ -74,6 +74,7 @@ final class Operations
         gateway.put("webSocketSessions", agent.wsSessionCount());
         gateway.put("webSocketMessages", metrics.wsMessages.sum());
         gateway.put("webSocketDropped", metrics.wsDropped.sum());
+        gateway.put("webSocketRefused", metrics.wsRefused.sum());
         gateway.put("eventGaps", metrics.eventGaps.sum());
         gateway.put("answersLost", metrics.answersLost.sum());
         gateway.put("commandsTimedOut", metrics.commandsTimedOut.sum());
@@ -188,6 +189,8 @@ final class Operations
         counter(out, "bourse_websocket_messages_total", "WebSocket messages sent", metrics.wsMessages.sum());
         counter(out, "bourse_websocket_dropped_total", "WebSocket messages not sent to slow subscribers",
             metrics.wsDropped.sum());
+        counter(out, "bourse_websocket_refused_total", "WebSocket connections refused at the connection limits",
+            metrics.wsRefused.sum());
         if (!sessionCounts.isEmpty())
         {
             byGateway(out, "bourse_sessions_logged_on", "sessions logged on now", "gauge", SessionCounts::loggedOn);

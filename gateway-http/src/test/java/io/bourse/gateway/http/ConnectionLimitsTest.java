@@ -7,8 +7,11 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,8 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * What bounds a client's connection: its WebSocket messages' rate, how long it may stay open saying nothing, and how
- * many history queries may wait for the database.
+ * What bounds a client's connection: its WebSocket messages' rate, how long it may stay open saying nothing, how many
+ * WebSocket connections may be open, and how many history queries may wait for the database.
  */
 class ConnectionLimitsTest
 {
@@ -30,13 +33,16 @@ class ConnectionLimitsTest
      * Longer than the harness's waits between its own calls (a Retry-After of 1 s), which reuse their connection.
      */
     private static final int IDLE_TIMEOUT_S = 3;
+    private static final int MAX_WEB_SOCKETS = 4;
+    private static final int MAX_WEB_SOCKETS_PER_ADDRESS = 2;
     private static GatewayHarness harness;
 
     @BeforeAll
     static void start()
     {
         harness = new GatewayHarness(
-            context -> context.rateLimit(1, 5).idleTimeoutSeconds(IDLE_TIMEOUT_S).heartbeatIntervalMs(200));
+            context -> context.rateLimit(1, 5).idleTimeoutSeconds(IDLE_TIMEOUT_S).heartbeatIntervalMs(200)
+                .webSocketLimits(MAX_WEB_SOCKETS, MAX_WEB_SOCKETS_PER_ADDRESS));
     }
 
     @AfterAll
@@ -97,6 +103,111 @@ class ConnectionLimitsTest
             client.send("{\"op\":\"ping\"}");
             client.next("pong");
         }
+    }
+
+    @Test
+    void webSocketUpgradesBeyondTheConnectionLimitsAreRefusedWithAProblem() throws IOException
+    {
+        // Other addresses than the other tests' (all of 127/8 is loopback), and none of their connections left over.
+        GatewayHarness.await("no WebSocket connection open", () ->
+            harness.get("/api/v1/monitor").json().get("http").get("webSocketSessions").asInt() == 0);
+        final List<Socket> open = new ArrayList<>();
+        try
+        {
+            for (final String address : List.of("127.0.0.2", "127.0.0.2", "127.0.0.3"))
+            {
+                assertEquals("HTTP/1.1 101 Switching Protocols", upgrade(address, open).statusLine());
+            }
+            final UpgradeAnswer perAddress = upgrade("127.0.0.2", open);
+            assertEquals("HTTP/1.1 429 Too Many Requests", perAddress.statusLine());
+            final JsonNode problem = HttpGateway.tree(perAddress.body().getBytes(StandardCharsets.UTF_8));
+            assertEquals("TOO_MANY_CONNECTIONS", problem.get("code").asText(), problem.toString());
+            assertEquals("at most 2 WebSocket connections from one address: close one first",
+                problem.get("detail").asText());
+
+            assertEquals("HTTP/1.1 101 Switching Protocols", upgrade("127.0.0.3", open).statusLine());
+            final UpgradeAnswer total = upgrade("127.0.0.4", open);
+            assertEquals("HTTP/1.1 503 Service Unavailable", total.statusLine());
+            assertTrue(total.head().toLowerCase(java.util.Locale.ROOT).contains("\r\nretry-after: 1\r\n"),
+                total.head());
+            assertEquals("the gateway holds its limit of 4 WebSocket connections: connect again later",
+                HttpGateway.tree(total.body().getBytes(StandardCharsets.UTF_8)).get("detail").asText());
+
+            // A connection that goes makes room for another.
+            open.removeFirst().close();
+            GatewayHarness.await("a connection admitted once one closed", () ->
+            {
+                try
+                {
+                    return upgrade("127.0.0.4", open).statusLine().equals("HTTP/1.1 101 Switching Protocols");
+                }
+                catch (final IOException ex)
+                {
+                    throw new UncheckedIOException(ex);
+                }
+            });
+            assertTrue(harness.get("/metrics").text().contains("\nbourse_websocket_refused_total "),
+                "the refusals are counted");
+        }
+        finally
+        {
+            for (final Socket socket : open)
+            {
+                socket.close();
+            }
+        }
+    }
+
+    private record UpgradeAnswer(String head, String body)
+    {
+        String statusLine()
+        {
+            return head.substring(0, head.indexOf("\r\n"));
+        }
+    }
+
+    /**
+     * A WebSocket upgrade from a local address, read up to the end of its answer: a socket upgraded is kept in
+     * {@code open}, one refused closed.
+     */
+    private static UpgradeAnswer upgrade(final String localAddress, final List<Socket> open) throws IOException
+    {
+        final URI uri = URI.create(harness.baseUrl());
+        final Socket socket = new Socket(InetAddress.getByName(uri.getHost()), uri.getPort(),
+            InetAddress.getByName(localAddress), 0);
+        socket.setSoTimeout((int)TimeUnit.NANOSECONDS.toMillis(GatewayHarness.TIMEOUT_NS));
+        socket.getOutputStream().write(("GET /ws HTTP/1.1\r\nHost: " + uri.getHost() + "\r\nUpgrade: websocket\r\n" +
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+        final InputStream in = socket.getInputStream();
+        final StringBuilder head = new StringBuilder();
+        while (head.indexOf("\r\n\r\n") < 0)
+        {
+            final int b = in.read();
+            if (b < 0)
+            {
+                throw new IOException("closed within the answer's head: " + head);
+            }
+            head.append((char)b);
+        }
+        final String lowerHead = head.toString().toLowerCase(java.util.Locale.ROOT);
+        final int lengthAt = lowerHead.indexOf("\r\ncontent-length: ");
+        String body = "";
+        if (lengthAt >= 0)
+        {
+            final int from = lengthAt + "\r\ncontent-length: ".length();
+            body = new String(in.readNBytes(Integer.parseInt(lowerHead.substring(from, lowerHead.indexOf('\r', from)))),
+                StandardCharsets.UTF_8);
+        }
+        if (head.indexOf("HTTP/1.1 101") == 0)
+        {
+            open.add(socket);
+        }
+        else
+        {
+            socket.close();
+        }
+        return new UpgradeAnswer(head.toString(), body);
     }
 
     @Test

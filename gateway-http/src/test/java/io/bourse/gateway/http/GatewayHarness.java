@@ -37,6 +37,10 @@ final class GatewayHarness implements AutoCloseable
     static final ApiKey ALICE = new ApiKey("alice-key", "alice-secret", 1, false);
     static final ApiKey BOB = new ApiKey("bob-key", "bob-secret", 2, false);
     static final ApiKey CAROL = new ApiKey("carol-key", "carol-secret", 3, false);
+    /**
+     * A read-only key of ALICE's account.
+     */
+    static final ApiKey ALICE_READER = new ApiKey("alice-reader-key", "alice-reader-secret", 1, false, true);
 
     /**
      * A response: status, headers of interest and the JSON body.
@@ -171,7 +175,7 @@ final class GatewayHarness implements AutoCloseable
         }
         gateway = HttpGateway.launch(customiser.apply(new HttpGateway.Context()
             .port(0)
-            .apiKeys(List.of(ADMIN, ALICE, BOB, CAROL))
+            .apiKeys(List.of(ADMIN, ALICE, BOB, CAROL, ALICE_READER))
             .rateLimit(100_000, 100_000)
             .heartbeatIntervalMs(200)
             .nodeStatus(new NodeStatus()

@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 
 import static io.bourse.gateway.http.GatewayHarness.ADMIN;
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
+import static io.bourse.gateway.http.GatewayHarness.ALICE_READER;
 import static io.bourse.gateway.http.GatewayHarness.BOB;
 import static io.bourse.gateway.http.GatewayHarness.CAROL;
 import static io.bourse.gateway.http.GatewayHarness.expect;
@@ -374,6 +375,28 @@ class RestApiTest
             "{\"price\":\"51.00\",\"quantity\":\"1\"}"));
         assertEquals(0, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size());
         assertEquals("NEW", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + orderId, null)).str("status"));
+    }
+
+    @Test
+    void aReadOnlyKeyReadsItsAccountButCannotActOnIt()
+    {
+        final String orderId = expect(200, harness.placeLimit(ALICE, "BUY", "49.00", "1", "ro-1")).str("orderId");
+        assertEquals("NEW",
+            expect(200, harness.call(ALICE_READER, "GET", "/api/v1/orders/" + orderId, null)).str("status"));
+        expect(200, harness.call(ALICE_READER, "GET", "/api/v1/balances", null));
+        expect(200, harness.call(ALICE_READER, "GET", "/api/v1/fills", null));
+
+        expectProblem(403, "READ_ONLY_KEY", null, harness.placeLimit(ALICE_READER, "BUY", "49.00", "1", "ro-2"));
+        expectProblem(403, "READ_ONLY_KEY", null, harness.call(ALICE_READER, "PUT", "/api/v1/orders/" + orderId,
+            "{\"price\":\"48.00\",\"quantity\":\"1\"}"));
+        expectProblem(403, "READ_ONLY_KEY", null,
+            harness.call(ALICE_READER, "DELETE", "/api/v1/orders/" + orderId, null));
+        expectProblem(403, "READ_ONLY_KEY", null,
+            harness.call(ALICE_READER, "DELETE", "/api/v1/orders?symbol=BTC-USD", null));
+        final GatewayHarness.Response order = expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + orderId, null));
+        assertEquals("NEW", order.str("status"));
+        assertEquals("49.00", order.str("price"));
+        expect(200, harness.call(ALICE, "DELETE", "/api/v1/orders/" + orderId, null));
     }
 
     @Test
