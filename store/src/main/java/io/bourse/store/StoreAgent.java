@@ -377,6 +377,17 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
                 "directory; a store on an empty database needs a node whose journal was never purged");
         }
         final long stopPosition = archive.getStopPosition(recordingId);
+        final long recordedPosition =
+            stopPosition != AeronArchive.NULL_POSITION ? stopPosition : archive.getRecordingPosition(recordingId);
+        if (recordedPosition != AeronArchive.NULL_POSITION && recordedPosition < fenceLogPosition)
+        {
+            // A node's journal always holds its log up to its commit position, past every fence a store wrote from it
+            // (elections truncate only what was not committed): this database was written from another journal.
+            throw new IllegalStateException("the node's journal ends at log position " + recordedPosition +
+                ", before the store's fence at " + fenceLogPosition + ": the database holds rows of log this node " +
+                "does not have (another cluster's journal, or this one restored from an older backup). Point the " +
+                "store at the database written from this journal, or at an empty one");
+        }
         if (stopPosition != AeronArchive.NULL_POSITION && stopPosition <= appliedLogPosition)
         {
             // The member stopped recording its log where the store is: an election is under way (it goes on recording

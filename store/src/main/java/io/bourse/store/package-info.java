@@ -19,7 +19,10 @@
  * <b>Retention.</b> The store needs the log from its snapshot on. It says so in
  * {@link io.bourse.cluster.LogRetention} (a file in the node's data directory, written when the database is opened and
  * after each new store snapshot is committed); the node's journal purge never removes log at or after that position.
- * A store on an empty database of a node whose journal was already purged refuses to start and says why.
+ * A store on an empty database of a node whose journal was already purged refuses to start and says why; so does one
+ * whose fence lies beyond the end of the node's journal (a database written from another journal: the node's data
+ * directory wiped or restored from an older backup while the database was kept). A journal of another history that
+ * has already grown past the fence is not told apart.
  * <p>
  * <b>Failures.</b> A store that fails (its database unreachable, a disk full, the node's media driver gone) closes
  * everything and, after a wait that doubles with each failure in a row, opens the database again and resumes from its

@@ -15,7 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The journal purge and the store: the node never purges log the store still needs (from the store's snapshot on),
  * whatever its own snapshots allow; and without the store's retention floor it does purge, and a store that then
- * needs the purged log refuses to start and says why.
+ * needs the purged log refuses to start and says why. Nor does a store start on a database written from a longer
+ * journal than the node has.
  */
 class StoreRetentionTest
 {
@@ -107,6 +108,38 @@ class StoreRetentionTest
         {
             TestNode.await(() -> "store failed: " + store.metrics(), () -> store.metrics().state() == StoreState.FAILED);
             assertTrue(store.metrics().failure().contains("was purged"), store.metrics().failure());
+        }
+    }
+
+    @Test
+    void aDatabaseWrittenFromALongerJournalIsRefused() throws Exception
+    {
+        final File database = new File(baseDir, "history-of-the-first-journal.db");
+        final long seed = System.nanoTime();
+        try (Workload workload = new Workload(node, seed))
+        {
+            workload.setUp();
+            workload.trade(3_000);
+            workload.awaitAllAnswered();
+            try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
+            {
+                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
+            }
+        }
+        // The node's data directory is wiped (a new exchange, or one restored from an older backup), the database kept.
+        node.close();
+        IoUtil.delete(node.dataDir, true);
+        node = new TestNode(baseDir, context -> context);
+        try (Workload workload = new Workload(node, seed))
+        {
+            workload.setUp();
+        }
+        try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
+        {
+            TestNode.await(() -> "store failed: " + store.metrics(), () -> store.metrics().state() == StoreState.FAILED);
+            assertTrue(store.metrics().failure().contains("before the store's fence") &&
+                store.metrics().failure().contains("the database holds rows of log this node does not have"),
+                store.metrics().failure());
         }
     }
 
