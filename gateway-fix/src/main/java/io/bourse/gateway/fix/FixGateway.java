@@ -398,6 +398,7 @@ public final class FixGateway implements AutoCloseable
     private final ExchangeClient client;
     private final FixOrderStore store;
     private final FixEventPosition eventPosition;
+    private final FixEventPosition handledPosition;
     private final FixGatewayAgent agent;
     private final Map<String, FixSessionState> sessionStates;
     /**
@@ -528,6 +529,7 @@ public final class FixGateway implements AutoCloseable
             store = new FixOrderStore(new File(dataDir, OPEN_ORDERS_FILE), context.log);
             final List<FixOrderStore.Entry> restored = store.open();
             eventPosition = new FixEventPosition(new File(dataDir, "event-position.dat"));
+            handledPosition = new FixEventPosition(new File(dataDir, "event-handled.dat"));
             if (context.applicationMessageOverride == null)
             {
                 // What happened to the restored orders while the gateway was away comes as the events themselves
@@ -540,7 +542,7 @@ public final class FixGateway implements AutoCloseable
             final OutboundArchivePosition archivePosition = new OutboundArchivePosition(
                 launchedDriver.mediaDriver().context().countersManager(), archiveContext.archiveId());
             agent = new FixGatewayAgent(
-                store, eventPosition, sessionsByCompId, context.instruments, droppedMessages, rateLimited,
+                store, eventPosition, handledPosition, sessionsByCompId, context.instruments, droppedMessages, rateLimited,
                 context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock,
                 context.log, resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
                 !context.transientSequenceNumbers, archivePosition);
@@ -1021,7 +1023,7 @@ public final class FixGateway implements AutoCloseable
                 Thread.currentThread().interrupt();
             }
         }
-        CloseHelper.closeAll(runner, client, library, engine, store, eventPosition, driver);
+        CloseHelper.closeAll(runner, client, library, engine, store, eventPosition, handledPosition, driver);
         closeSessionFiles(sessionStates);
         lock.close();
     }

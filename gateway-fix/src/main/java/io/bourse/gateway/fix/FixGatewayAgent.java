@@ -119,6 +119,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private static final int FILLER_ATTEMPTS = 10_000;
     private static final int MSG_TYPE_TAG = 35;
+    private static final int CL_ORD_ID_TAG = 11;
     private static final int MSG_SEQ_NUM_TAG = 34;
     private static final byte SOH = 1;
     private static final int NEW_SEQ_NO_TAG = 36;
@@ -216,6 +217,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private long previousBatchSequence;
     private long previousLogPosition;
     /**
+     * The last batch that made a report, recorded as soon as it is handled (where {@link #eventPosition} waits for
+     * Artio's archive): the previous run's, read at the start, bounds the batches whose reports it may have sent.
+     */
+    private final FixEventPosition handledPosition;
+    /**
+     * Reports the replay after a restart makes again from batches up to this one may have reached the client before
+     * the gateway stopped (sent, but not yet recorded as delivered): they go out with PossResend (97=Y), so that the
+     * client checks their ExecIDs, which are the same as before, instead of taking a fill twice.
+     */
+    private long handledBeforeRestart;
+    /**
      * Sessions with messages held for them: while there are any, the recorded position stays before the first.
      */
     private int sessionsHolding;
@@ -283,6 +295,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final OrderCancelRejectEncoder cancelReject = new OrderCancelRejectEncoder();
     private final OrderMassCancelReportEncoder massCancelReport = new OrderMassCancelReportEncoder();
     private final BusinessMessageRejectEncoder businessReject = new BusinessMessageRejectEncoder();
+    private final char[] failedClOrdId = new char[FixOrder.MAX_ID_LENGTH];
+    /**
+     * Messages made for sessions (sent or held): whether the handling of an inbound one had answered it yet.
+     */
+    private long messagesMade;
     private final SessionRejectEncoder sessionReject = new SessionRejectEncoder();
     private final UtcTimestampEncoder timestampEncoder = new UtcTimestampEncoder();
     private final UnsafeBuffer idBuffer = new UnsafeBuffer(new byte[64]);
@@ -344,6 +361,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     FixGatewayAgent(
         final FixOrderStore store,
         final FixEventPosition eventPosition,
+        final FixEventPosition handledPosition,
         final Map<String, FixSessionState> sessionsByCompId,
         final List<FixInstrument> instruments,
         final AtomicCounter droppedMessages,
@@ -369,6 +387,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         this.applicationMessageOverride = applicationMessageOverride;
         this.store = store;
         this.eventPosition = eventPosition;
+        this.handledPosition = handledPosition;
+        this.handledBeforeRestart = handledPosition.batchSequence();
         this.previousBatchSequence = eventPosition.batchSequence();
         this.previousLogPosition = eventPosition.logPosition();
         this.sessionsByCompId = sessionsByCompId;
@@ -856,6 +876,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (state != null)
         {
             final boolean isValid = messageInfo.isValid();
+            final long madeBefore = messagesMade;
+            final long unansweredBefore = client != null ? client.unansweredCount() : 0;
             try
             {
                 handleMessage(state, buffer, offset, length, session, sequenceIndex, messageType, timestampInNs,
@@ -868,7 +890,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
             catch (final RuntimeException ex)
             {
-                onHandlingFailed(state, buffer, offset, length, ex);
+                onHandlingFailed(state, buffer, offset, length, ex, messagesMade != madeBefore,
+                    client != null && client.unansweredCount() != unansweredBefore);
             }
             // Recorded once acted on: a gateway stopped in between asks for the message again, and a NewOrderSingle
             // that comes again is known by its ClOrdID, not executed twice.
@@ -1002,37 +1025,63 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * A defect of the gateway's threw while it handled a message: the client is told, rather than left waiting for an
-     * answer that will not come, and the message is then recorded as handled like any other, so that a restart does
-     * not meet the same defect again. What the message had done before the failure stands, hence the advice.
+     * A defect of the gateway's threw while it handled a message. When nothing had gone out for it yet, the client is
+     * told, rather than left waiting for an answer that will not come; when the message was already answered, or its
+     * command already sent to the exchange (whose answer is reported as any other), a reject would contradict what
+     * happened, so the failure is only logged. Either way the message is then recorded as handled like any other, so
+     * that a restart does not meet the same defect again.
      */
     private void onHandlingFailed(
         final FixSessionState state,
         final DirectBuffer buffer,
         final int offset,
         final int length,
-        final RuntimeException failure)
+        final RuntimeException failure,
+        final boolean answered,
+        final boolean commandSent)
     {
-        log.println("bourse: FIX session " + state.spec.senderCompId() + ": failed to handle a message (answered " +
-            "with a BusinessMessageReject): " +
+        final boolean reject = !answered && !commandSent;
+        log.println("bourse: FIX session " + state.spec.senderCompId() + ": failed to handle a message (" +
+            (reject ? "answered with a BusinessMessageReject" : answered ? "it had been answered already" :
+            "its command had gone to the exchange") + "): " +
             buffer.getStringWithoutLengthAscii(offset, length).replace((char)SOH, '|'));
         failure.printStackTrace(log);
-        final int msgTypeOffset = FixMessageFields.fieldValueOffset(buffer, offset, length, MSG_TYPE_TAG);
-        int msgTypeLength = 0;
-        while (msgTypeOffset >= 0 && msgTypeLength < msgTypeChars.length &&
-            msgTypeOffset + msgTypeLength < offset + length && buffer.getByte(msgTypeOffset + msgTypeLength) != SOH)
+        if (!reject)
         {
-            msgTypeChars[msgTypeLength] = (char)buffer.getByte(msgTypeOffset + msgTypeLength);
-            msgTypeLength++;
+            return;
         }
         businessReject.reset();
         businessReject.refSeqNum(FixMessageFields.intField(buffer, offset, length, MSG_SEQ_NUM_TAG))
-            .refMsgType(msgTypeChars, msgTypeLength)
+            .refMsgType(msgTypeChars, fieldValue(buffer, offset, length, MSG_TYPE_TAG, msgTypeChars))
             .businessRejectReason(FixRejects.BUSINESS_OTHER)
             .text("The gateway failed to handle this message (internal error: " +
-                failure.getClass().getSimpleName() + "); it may have taken effect in part: check the order's state " +
-                "with an OrderStatusRequest before sending it again");
+                failure.getClass().getSimpleName() + "); it was not sent to the exchange: send it again (an " +
+                "order, cancel or replace under a new ClOrdID)");
+        final int clOrdIdLength = fieldValue(buffer, offset, length, CL_ORD_ID_TAG, failedClOrdId);
+        if (clOrdIdLength > 0)
+        {
+            businessReject.businessRejectRefID(failedClOrdId, clOrdIdLength);
+        }
         send(state, businessReject);
+    }
+
+    /**
+     * Copy a field's value (its first occurrence, up to the array's length) into {@code into}.
+     *
+     * @return its length; 0 when the field is absent.
+     */
+    private static int fieldValue(
+        final DirectBuffer buffer, final int offset, final int length, final int tag, final char[] into)
+    {
+        final int valueOffset = FixMessageFields.fieldValueOffset(buffer, offset, length, tag);
+        int valueLength = 0;
+        while (valueOffset >= 0 && valueLength < into.length && valueOffset + valueLength < offset + length &&
+            buffer.getByte(valueOffset + valueLength) != SOH)
+        {
+            into[valueLength] = (char)buffer.getByte(valueOffset + valueLength);
+            valueLength++;
+        }
+        return valueLength;
     }
 
     /**
@@ -1765,6 +1814,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         if (batchReported)
         {
+            handledPosition.record(batchSequence, logPosition);
             afterArchive.add(lastSentPosition, RESUME_AFTER, null, batchSequence, logPosition);
         }
         previousBatchSequence = batchSequence;
@@ -1787,6 +1837,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 delivered(session, 0, 0);
             }
+            handledBeforeRestart = 0;
         }
         missedEventsWhileUp |= batchHandledSinceStart;
         answersMayBeLost = true;
@@ -1854,7 +1905,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         else if (pending.type == PENDING_CANCEL || pending.type == PENDING_REPLACE)
         {
             // Its order is closed already: it is done, whatever the request did.
-            answerLostRequests(order, pending, null, DONE_ANSWER_LOST, true);
+            answerLostRequests(order, pending, null, DONE_ANSWER_LOST, STATUS_DONE_FOR_DAY);
             return;
         }
         else if (pending.type == PENDING_STATUS && ordersByOrderId.get(order.orderId) == order)
@@ -2226,7 +2277,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         // Found by the client order id it was sent with: no replace of it took effect.
                         final Pending lost = order.lostRequest;
                         order.lostRequest = null;
-                        answerLostRequests(order, lost, null, NOT_APPLIED_ANSWER_LOST, false);
+                        answerLostRequests(order, lost, null, NOT_APPLIED_ANSWER_LOST, (char)0);
                     }
                 }
                 else if (pending != null && pending.type == PENDING_RESTORE &&
@@ -2272,7 +2323,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     }
                     // The others were applied and refused, or (a replace) overtaken by a later one: the order is
                     // open on the terms just reported.
-                    answerLostRequests(order, lost, applied, NOT_APPLIED_ANSWER_LOST, false);
+                    answerLostRequests(order, lost, applied, NOT_APPLIED_ANSWER_LOST, (char)0);
                 }
             }
             case MassCancelCompletedDecoder.TEMPLATE_ID ->
@@ -2364,11 +2415,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         // closed orders tell how, and with what filled.
                         final FixOrder closed = restore ? closedBeforeRestart(order) : null;
                         final char status = closed != null ? ordStatus(closed) : STATUS_DONE_FOR_DAY;
-                        sendReport(closed != null ? closed : order, restore ? EXEC_RESTATED : EXEC_STATUS, status,
-                            0, 0, 0, closed != null ? CLOSED_BEFORE_RESTART :
+                        if (closed != null)
+                        {
+                            adoptClose(order, closed);
+                        }
+                        sendReport(order, restore ? EXEC_RESTATED : EXEC_STATUS, status, 0, 0, 0,
+                            closed != null ? CLOSED_BEFORE_RESTART :
                             missedEventsWhileUp || !restore ? CLOSED_AFTER_GAP : CLOSED_AFTER_RESTART,
                             restore ? lost : pending, 0);
-                        answerLostRequests(order, lost, restore ? lost : null, CLOSED_AFTER_GAP, true);
+                        answerLostRequests(order, lost, restore ? lost : null,
+                            closed != null ? CLOSED_BEFORE_RESTART : CLOSED_AFTER_GAP, status);
                         order.closedStatus = status;
                     }
                     closeOrder(order);
@@ -2444,6 +2500,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return;
         }
         report.reset();
+        if (inBatch && reportBatchSequence <= handledBeforeRestart)
+        {
+            report.header().possResend(true);
+        }
         if (order.orderId != 0)
         {
             report.orderID(orderIdBuffer, 0, orderIdBuffer.putLongAscii(0, order.orderId));
@@ -2755,11 +2815,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * report (null for none), and return them to the pool. Those sent before the reported one were overtaken by it:
      * whether they took effect first is not known, and the client is told so rather than that they were not applied.
      *
-     * @param done whether the order is done (closed) rather than open on the terms last reported.
+     * @param doneStatus the OrdStatus of an order that is done (closed), or 0 for one open on the terms last reported.
      */
     private void answerLostRequests(
-        final FixOrder order, final Pending lost, final Pending reported, final String text, final boolean done)
+        final FixOrder order, final Pending lost, final Pending reported, final String text, final char doneStatus)
     {
+        final boolean done = doneStatus != 0;
         boolean overtaken = reported != null;
         for (Pending request = lost; request != null; request = request.nextLost)
         {
@@ -2772,7 +2833,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 rejectCancel(order.session, order, request.clOrdId, request.clOrdIdLength, request.origClOrdId,
                     request.origClOrdIdLength, request.type == PENDING_CANCEL ? '1' : '2',
                     done ? FixRejects.CXL_REJ_TOO_LATE : FixRejects.CXL_REJ_OTHER,
-                    overtaken ? OVERTAKEN_ANSWER_LOST : text, done ? STATUS_DONE_FOR_DAY : ordStatus(order));
+                    overtaken ? OVERTAKEN_ANSWER_LOST : text, done ? doneStatus : ordStatus(order));
             }
             if (request.type == PENDING_REPLACE)
             {
@@ -2910,6 +2971,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private boolean send(final FixSessionState state, final Encoder message, final long batchSequence, final long key)
     {
+        messagesMade++;
         if (state.isLoggedOn() && state.heldMessages.isEmpty() && trySend(state, message))
         {
             return true;
@@ -2941,15 +3003,24 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * A copy of a message to hold: reports from a pool, as a session away collects many; the gateway's other answers,
-     * rare, each in a new encoder of its type, with the routing of their header.
+     * A copy of a message to hold: reports from a pool, as a session away collects many, with their PossResend; the
+     * gateway's other answers, rare, each in a new encoder of its type, with the routing of their header.
      */
     private Encoder copyOf(final Encoder message)
     {
         return switch (message)
         {
-            case ExecutionReportEncoder report -> report.copyTo(
-                spareReportEncoders.isEmpty() ? new ExecutionReportEncoder() : spareReportEncoders.pollFirst());
+            case ExecutionReportEncoder report ->
+            {
+                final ExecutionReportEncoder copy = report.copyTo(
+                    spareReportEncoders.isEmpty() ? new ExecutionReportEncoder() : spareReportEncoders.pollFirst());
+                if (report.header().hasPossResend())
+                {
+                    // A report the replay after a restart made again (see handledBeforeRestart).
+                    copy.header().possResend(true);
+                }
+                yield copy;
+            }
             case OrderCancelRejectEncoder reject -> reject.copyTo(new OrderCancelRejectEncoder());
             case OrderMassCancelReportEncoder report -> report.copyTo(new OrderMassCancelReportEncoder());
             case BusinessMessageRejectEncoder reject ->
@@ -3155,7 +3226,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         // Cancels and replaces of it whose answers were lost: it is done, whatever they did.
         final Pending lost = order.lostRequest;
         order.lostRequest = null;
-        answerLostRequests(order, lost, null, DONE_ANSWER_LOST, true);
+        answerLostRequests(order, lost, null, DONE_ANSWER_LOST, STATUS_DONE_FOR_DAY);
         settleCarriedReplace(order);
         if (order.orderId == 0 && order.recordedPending)
         {
@@ -3319,12 +3390,34 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
+     * A restored open order takes the state its close was kept with, so that what is reported and kept from now on
+     * (its report, the answers to its lost requests, the session's closed orders) is that state, not the open
+     * record's. It leaves the session's open orders under the ClOrdID it had there first.
+     */
+    private static void adoptClose(final FixOrder order, final FixOrder closed)
+    {
+        final FixSessionState session = order.session;
+        if (session.openOrdersByClOrdId.get(order.clOrdIdHash) == order)
+        {
+            session.openOrdersByClOrdId.remove(order.clOrdIdHash);
+        }
+        order.clOrdId(closed.clOrdId, closed.clOrdIdLength);
+        order.origClOrdId(closed.origClOrdId, closed.origClOrdIdLength);
+        order.quantity = closed.quantity;
+        order.price = closed.price;
+        order.filledQuantity = closed.filledQuantity;
+        order.executedNotional = closed.executedNotional;
+    }
+
+    /**
      * @return the session's closed order that a restored open one is, when its close was kept before the restart.
      */
     private static FixOrder closedBeforeRestart(final FixOrder order)
     {
         final FixOrder closed = order.session.findRecentlyClosed(order.orderId);
-        return closed != order ? closed : null;
+        // The same order, not one of another exchange history whose ids ran over the same numbers.
+        return closed != null && closed != order && closed.accountId == order.accountId &&
+            closed.instrument == order.instrument && closed.side == order.side ? closed : null;
     }
 
     private static char ordStatus(final FixOrder order)

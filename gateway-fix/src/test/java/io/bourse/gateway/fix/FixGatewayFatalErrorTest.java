@@ -87,8 +87,9 @@ class FixGatewayFatalErrorTest
             assertEquals("2", reject.get("45"));
             assertEquals("D", reject.get("372"));
             assertEquals("0", reject.get("380"));
-            assertEquals("The gateway failed to handle this message (internal error: IllegalStateException); it may " +
-                "have taken effect in part: check the order's state with an OrderStatusRequest before sending it again",
+            assertEquals("1", reject.get("379"), "BusinessRejectRefID: the order's ClOrdID");
+            assertEquals("The gateway failed to handle this message (internal error: IllegalStateException); it was " +
+                "not sent to the exchange: send it again (an order, cancel or replace under a new ClOrdID)",
                 reject.get("58"));
             assertTrue(log.toString(StandardCharsets.UTF_8).contains("bourse: FIX session DEFECT: failed to handle " +
                 "a message (answered with a BusinessMessageReject): 8=FIX.4.4|"));

@@ -7,6 +7,7 @@ import quickfix.field.ClOrdID;
 import quickfix.field.CxlRejReason;
 import quickfix.field.CxlRejResponseTo;
 import quickfix.field.CumQty;
+import quickfix.field.ExecID;
 import quickfix.field.ExecRestatementReason;
 import quickfix.field.ExecType;
 import quickfix.field.LastPx;
@@ -23,8 +24,11 @@ import quickfix.field.Text;
 import quickfix.field.TimeInForce;
 
 import java.io.File;
+import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.math.BigDecimal;
 
@@ -32,7 +36,9 @@ import static io.bourse.gateway.fix.FixGatewayTest.cancel;
 import static io.bourse.gateway.fix.FixGatewayTest.limit;
 import static io.bourse.gateway.fix.FixGatewayTest.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -515,6 +521,55 @@ class FixGatewayRestartTest
     }
 
     @Test
+    void aReportSentButNotYetRecordedAsDeliveredIsMadeAgainAsAPossibleResend() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("S1", Side.SELL, "1", "200.00"));
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+            final File fixDir = new File(exchange.baseDir, "fix");
+            final List<String> records =
+                List.of("event-position.dat", FixSessionState.deliveredFileName("ALICE"));
+            final Map<String, byte[]> before = new HashMap<>();
+            for (final String name : records)
+            {
+                before.put(name, Files.readAllBytes(new File(fixDir, name).toPath()));
+            }
+            exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
+            final Message fill = report(alice, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
+            assertFalse(fill.getHeader().isSetField(PossResend.FIELD));
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+            // As a gateway killed after sending the fill, before it recorded the fill as delivered.
+            for (final String name : records)
+            {
+                Files.write(new File(fixDir, name).toPath(), before.get(name));
+            }
+            exchange.startGateway();
+            alice.awaitLogon();
+
+            Message again = alice.poll(10_000);
+            while (again != null && again.getChar(ExecType.FIELD) != ExecType.TRADE)
+            {
+                // The New too, when its delivery had not been recorded either.
+                assertTrue(again.getHeader().getBoolean(PossResend.FIELD), again.toString());
+                again = alice.poll(10_000);
+            }
+            assertNotNull(again, "the fill is made again");
+            assertTrue(again.getHeader().getBoolean(PossResend.FIELD), "97=Y: " + again);
+            assertEquals(fill.getString(ExecID.FIELD), again.getString(ExecID.FIELD), "the same ExecID");
+            assertEquals(new BigDecimal("0.4"), again.getDecimal(CumQty.FIELD).stripTrailingZeros());
+
+            // Live again: reports carry no PossResend.
+            exchange.sendLimitOrder(2, 100, io.bourse.protocol.codec.Side.BUY, 20_000, 6_000);
+            final Message done = report(alice, ExecType.TRADE, OrdStatus.FILLED);
+            assertFalse(done.getHeader().isSetField(PossResend.FIELD));
+        }
+    }
+
+    @Test
     void anOrderRecordedOpenThatClosedBeforeARestartIsRestatedAsItClosed() throws Exception
     {
         FixGatewayTest.forgetExecIds();
@@ -546,6 +601,16 @@ class FixGatewayRestartTest
             assertEquals(0, restated.getDecimal(LeavesQty.FIELD).signum());
             assertEquals("Closed before the gateway restarted (OrdStatus and CumQty give how); fills not reported " +
                 "here are in the exchange's trade history", restated.getString(Text.FIELD));
+
+            // And it is kept so: a status request is answered with the state it closed with.
+            final quickfix.fix44.OrderStatusRequest status = new quickfix.fix44.OrderStatusRequest();
+            status.set(new ClOrdID("K1"));
+            status.set(new quickfix.field.Symbol("BTC-USD"));
+            status.set(new Side(Side.SELL));
+            alice.send(status);
+            final Message answer = report(alice, ExecType.ORDER_STATUS, OrdStatus.CANCELED);
+            assertEquals(new BigDecimal("0.4"), answer.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("200.00"), answer.getDecimal(AvgPx.FIELD).setScale(2));
         }
     }
 
