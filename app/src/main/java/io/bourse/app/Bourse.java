@@ -420,7 +420,8 @@ public final class Bourse
             }
             if (demoTraders)
             {
-                final List<ApiKey> traderKeys = tradingKeys.stream().filter(k -> k.key().startsWith("demo-trader")).toList();
+                final List<ApiKey> traderKeys = tradingKeys.stream()
+                    .filter(k -> k.key().startsWith("demo-trader") && !k.readOnly()).toList();
                 if (traderKeys.size() < 2 || config.instruments().isEmpty())
                 {
                     throw new UsageException("--demo-traders needs two http.key.demo-trader*.account keys and an instrument");

@@ -120,6 +120,8 @@ public final class HttpLoadBenchmark
             .agentYieldWindowNs(agentYieldWindowNs)
             .apiKeys(keys)
             .rateLimit(1e9, 1e9)
+            // The fan-out phase opens every subscriber from this one address.
+            .webSocketLimits((int)option("subscribers", 200) + 10, (int)option("subscribers", 200) + 10)
             .authWindowMs(option("auth-window-ms", 5_000))
             // The served mode's load generators send each pre-signed placement many times, and the in-process ones draw
             // placements from a few thousand kinds without client order ids, so identical ones fall in one millisecond.

@@ -12,6 +12,14 @@ package io.bourse.gateway.http;
  */
 public record ApiKey(String key, String secret, long accountId, boolean admin, boolean readOnly)
 {
+    public ApiKey
+    {
+        if (admin && readOnly)
+        {
+            throw new IllegalArgumentException("API key " + key + ": read-only is for a trading key, not an admin key");
+        }
+    }
+
     /**
      * A key that may do all its kind may.
      */

@@ -155,13 +155,9 @@ public final class HttpGateway implements AutoCloseable
         }
 
         /**
-         * A connection on which nothing is read or written for this long is closed; 0 keeps idle connections open. A
-         * WebSocket stays open through the gateway's heartbeats while its client reads them.
-         */
-        /**
-         * How many WebSocket connections the gateway holds at once, and how many of them from one IP address; an
-         * upgrade beyond either is refused (503 or 429 with a problem body). Each connection may hold up to 2 MiB of
-         * messages waiting for a slow reader.
+         * How many WebSocket connections the gateway holds at once, and how many of them from one IP address (behind a
+         * reverse proxy, every client comes from the proxy's); an upgrade beyond either is refused (503 or 429 with a
+         * problem body). Each connection may hold up to 2 MiB of messages waiting for a slow reader.
          */
         public Context webSocketLimits(final int maxWebSockets, final int maxWebSocketsPerAddress)
         {
@@ -170,6 +166,10 @@ public final class HttpGateway implements AutoCloseable
             return this;
         }
 
+        /**
+         * A connection on which nothing is read or written for this long is closed; 0 keeps idle connections open. A
+         * WebSocket stays open through the gateway's heartbeats while its client reads them.
+         */
         public Context idleTimeoutSeconds(final int idleTimeoutSeconds)
         {
             this.idleTimeoutSeconds = idleTimeoutSeconds;
@@ -515,12 +515,12 @@ public final class HttpGateway implements AutoCloseable
     {
         ClientActivity.note();
         final Exchange exchange = new Exchange(request, System.nanoTime());
+        metrics.httpRequests.increment();
         if ("/ws".equals(request.path()) && request.canUpgradeToWebSocket())
         {
             onWebSocketUpgrade(request, exchange);
             return;
         }
-        metrics.httpRequests.increment();
         final String contentLength = request.getHeader("Content-Length");
         if (contentLength != null && contentLength.length() < 12 && contentLength.chars().allMatch(Character::isDigit) &&
             Long.parseLong(contentLength) > context.maxBodyBytes)
@@ -1933,11 +1933,23 @@ public final class HttpGateway implements AutoCloseable
         socket.setWriteQueueMaxSize(GatewayAgent.WS_QUEUE_BYTES);
         // Called on the connection's event loop: its context is where the gateway thread has its messages written.
         final GatewayAgent.WsSession session = new GatewayAgent.WsSession(socket, Vertx.currentContext());
-        if (!agent.submit(a -> a.onWsOpen(session)))
+        boolean opened = false;
+        try
         {
-            metrics.wsDropped.increment();
-            releaseWebSocket(address);
-            socket.close((short)1013, "the gateway is busy: connect again later");
+            opened = agent.submit(a -> a.onWsOpen(session));
+        }
+        finally
+        {
+            if (!opened)
+            {
+                // Refused (or failed: the gateway closing): the connection goes, and so does its count.
+                metrics.wsDropped.increment();
+                releaseWebSocket(address);
+                socket.close((short)1013, "the gateway is busy: connect again later");
+            }
+        }
+        if (!opened)
+        {
             return;
         }
         socket.closeHandler(ignored ->
