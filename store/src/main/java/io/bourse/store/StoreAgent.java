@@ -382,11 +382,14 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         if (recordedPosition != AeronArchive.NULL_POSITION && recordedPosition < fenceLogPosition)
         {
             // A node's journal always holds its log up to its commit position, past every fence a store wrote from it
-            // (elections truncate only what was not committed): this database was written from another journal.
+            // (elections truncate only what was not committed): this journal is not the one the database was written
+            // from, or not yet all of it.
             throw new IllegalStateException("the node's journal ends at log position " + recordedPosition +
                 ", before the store's fence at " + fenceLogPosition + ": the database holds rows of log this node " +
-                "does not have (another cluster's journal, or this one restored from an older backup). Point the " +
-                "store at the database written from this journal, or at an empty one");
+                "does not have: another cluster's journal, or this one restored from an older backup. Point the " +
+                "store at the database written from this journal, or at an empty one; a cluster member restored " +
+                "from a backup gets the rest of the log from the others, and the store starts again by itself " +
+                "once it has");
         }
         if (stopPosition != AeronArchive.NULL_POSITION && stopPosition <= appliedLogPosition)
         {
