@@ -136,6 +136,39 @@ class BourseCommandLineTest
     }
 
     @Test
+    void aSnapshotRequestToANodeWhoseProcessIsGoneFailsAtOnceEvenWithAFreshHeartbeat() throws Exception
+    {
+        final Path aeronDir = Files.createTempDirectory("bourse-cli-killed");
+        try
+        {
+            // A driver killed a moment ago: its heartbeat not yet stale, its process gone.
+            MediaDriver.launch(new MediaDriver.Context()
+                .aeronDirectoryName(aeronDir.toString()).dirDeleteOnStart(true).dirDeleteOnShutdown(false)
+                .threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(new SleepingMillisIdleStrategy(1))).close();
+            final Process gone = new ProcessBuilder("true").start();
+            assertTrue(gone.waitFor(10, TimeUnit.SECONDS));
+            final File cnc = new File(aeronDir.toFile(), CncFileDescriptor.CNC_FILE);
+            final MappedByteBuffer mapped = IoUtil.mapExistingFile(cnc, "cnc");
+            try
+            {
+                CncFileDescriptor.createMetaDataBuffer(mapped).putLong(CncFileDescriptor.pidOffset(0), gone.pid());
+            }
+            finally
+            {
+                IoUtil.unmap(mapped);
+            }
+            final long startNs = System.nanoTime();
+            assertExit(1, "no running node: the media driver at " + aeronDir + " has stopped (its process " +
+                gone.pid() + " is gone", "journal", "snapshot", "--aeron-dir=" + aeronDir);
+            assertTrue(System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(5), "not the heartbeat's 10 s");
+        }
+        finally
+        {
+            IoUtil.delete(aeronDir.toFile(), true);
+        }
+    }
+
+    @Test
     void helpPrintsTheCommands()
     {
         assertEquals(0, execute("help"));

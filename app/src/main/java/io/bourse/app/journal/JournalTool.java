@@ -7,11 +7,14 @@ import io.aeron.cluster.ConsensusModule;
 import io.aeron.cluster.RecordingLog;
 import io.aeron.cluster.service.ClusterCounters;
 import io.bourse.cluster.JournalReplay;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 
 import java.io.File;
 import java.io.PrintStream;
+import java.nio.MappedByteBuffer;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -260,7 +263,15 @@ public final class JournalTool
                 " (give the node's --data-dir, or --aeron-dir when it was set)");
         }
         // A node that crashed leaves its media driver's files behind, and a request written to them would wait for
-        // the whole timeout: the driver's heartbeat tells a live one.
+        // the whole timeout: the driver's process, or else its heartbeat (which goes stale only after 10 s), tells a
+        // live one.
+        final long deadPid = deadDriverProcess(cncFile);
+        if (deadPid > 0)
+        {
+            throw new IllegalStateException("no running node: the media driver at " + aeronDirectoryName +
+                " has stopped (its process " + deadPid + " is gone; its files are left from a node that is no " +
+                "longer running)");
+        }
         if (!driverActive(aeronDirectoryName))
         {
             throw new IllegalStateException("no running node: the media driver at " + aeronDirectoryName +
@@ -302,6 +313,30 @@ public final class JournalTool
         out.printf("no snapshot within %d s (only the leader takes snapshots; is this node the leader?)%n",
             TimeUnit.NANOSECONDS.toSeconds(timeoutNs));
         return false;
+    }
+
+    /**
+     * @return the process id the media driver's files name, when no such process runs on this machine; 0 when it runs
+     * (or another process took its id since: the heartbeat tells then) or the files name none.
+     */
+    private static long deadDriverProcess(final File cncFile)
+    {
+        final MappedByteBuffer mapped = IoUtil.mapExistingFile(cncFile, "media driver CnC file");
+        try
+        {
+            final UnsafeBuffer metaData = CncFileDescriptor.createMetaDataBuffer(mapped);
+            if (metaData.getIntVolatile(CncFileDescriptor.cncVersionOffset(0)) != CncFileDescriptor.CNC_VERSION)
+            {
+                // Being written by a driver that is starting, or of another Aeron version: the heartbeat check says.
+                return 0;
+            }
+            final long pid = CncFileDescriptor.pid(metaData);
+            return pid > 0 && ProcessHandle.of(pid).isEmpty() ? pid : 0;
+        }
+        finally
+        {
+            IoUtil.unmap(mapped);
+        }
     }
 
     private static boolean driverActive(final String aeronDirectoryName)
