@@ -228,6 +228,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private long handledBeforeRestart;
     /**
+     * Whether the batch being handled is in {@link #handledPosition} yet: recorded before its first message goes out.
+     */
+    private boolean batchHandledRecorded;
+    /**
      * Sessions with messages held for them: while there are any, the recorded position stays before the first.
      */
     private int sessionsHolding;
@@ -388,7 +392,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         this.store = store;
         this.eventPosition = eventPosition;
         this.handledPosition = handledPosition;
-        this.handledBeforeRestart = handledPosition.batchSequence();
+        // Without a recorded position the replay starts afresh, and the handled record (if any) is of no use.
+        this.handledBeforeRestart = eventPosition.isRecorded() ? handledPosition.batchSequence() : 0;
         this.previousBatchSequence = eventPosition.batchSequence();
         this.previousLogPosition = eventPosition.logPosition();
         this.sessionsByCompId = sessionsByCompId;
@@ -1778,6 +1783,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             eventsReceivedNs = clock.nanoTime();
         }
         batchReported = false;
+        batchHandledRecorded = false;
+        if (batchSequence > handledBeforeRestart)
+        {
+            // Past every batch the previous run handled: nothing from here on was made before.
+            handledBeforeRestart = 0;
+        }
         this.logPosition = logPosition;
         this.timestampNs = timestampNs;
         reportBatchSequence = batchSequence;
@@ -1814,7 +1825,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         if (batchReported)
         {
-            handledPosition.record(batchSequence, logPosition);
             afterArchive.add(lastSentPosition, RESUME_AFTER, null, batchSequence, logPosition);
         }
         previousBatchSequence = batchSequence;
@@ -1838,6 +1848,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 delivered(session, 0, 0);
             }
             handledBeforeRestart = 0;
+            handledPosition.record(0, 0);
         }
         missedEventsWhileUp |= batchHandledSinceStart;
         answersMayBeLost = true;
@@ -1917,6 +1928,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             // The orders it canceled are among the open ones the gap made the gateway ask about.
             massCancelReport.reset();
+            madeFromBatch(massCancelReport.header());
             massCancelReport
                 .clOrdID(pending.clOrdId, pending.clOrdIdLength)
                 .orderID(NONE)
@@ -2332,6 +2344,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 if (pending != null && pending.type == PENDING_MASS_CANCEL)
                 {
                     massCancelReport.reset();
+                    madeFromBatch(massCancelReport.header());
                     orderIdBuffer.putStringWithoutLengthAscii(0, "M");
                     final int idLength = 1 + orderIdBuffer.putLongAscii(1, logPosition);
                     massCancelReport
@@ -2433,6 +2446,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case PENDING_MASS_CANCEL ->
             {
                 massCancelReport.reset();
+                madeFromBatch(massCancelReport.header());
                 massCancelReport
                     .clOrdID(pending.clOrdId, pending.clOrdIdLength)
                     .orderID(NONE)
@@ -2476,6 +2490,27 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     // ------------------------------------------------------------------------------------------------ reports out
 
+    /**
+     * A message is being made from the batch being handled, if any: the batch is recorded as handled before it goes
+     * out, and one made again by the replay after a restart carries PossResend (see {@link #handledBeforeRestart}).
+     */
+    private void madeFromBatch(final HeaderEncoder header)
+    {
+        if (reportBatchSequence == Long.MAX_VALUE)
+        {
+            return;
+        }
+        if (!batchHandledRecorded)
+        {
+            batchHandledRecorded = true;
+            handledPosition.record(reportBatchSequence, logPosition);
+        }
+        if (reportBatchSequence <= handledBeforeRestart)
+        {
+            header.possResend(true);
+        }
+    }
+
     private void sendReport(
         final FixOrder order,
         final char execType,
@@ -2500,10 +2535,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return;
         }
         report.reset();
-        if (inBatch && reportBatchSequence <= handledBeforeRestart)
-        {
-            report.header().possResend(true);
-        }
+        madeFromBatch(report.header());
         if (order.orderId != 0)
         {
             report.orderID(orderIdBuffer, 0, orderIdBuffer.putLongAscii(0, order.orderId));
@@ -2937,6 +2969,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         final OrderCancelRejectEncoder reject = cancelReject;
         reject.reset();
+        madeFromBatch(reject.header());
         if (order != null && order.orderId != 0)
         {
             reject.orderID(orderIdBuffer, 0, orderIdBuffer.putLongAscii(0, order.orderId));
@@ -2971,12 +3004,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private boolean send(final FixSessionState state, final Encoder message, final long batchSequence, final long key)
     {
-        messagesMade++;
         if (state.isLoggedOn() && state.heldMessages.isEmpty() && trySend(state, message))
         {
+            messagesMade++;
             return true;
         }
         hold(state, message, batchSequence, key);
+        messagesMade++;
         return false;
     }
 
@@ -3003,7 +3037,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * A copy of a message to hold: reports from a pool, as a session away collects many, with their PossResend; the
+     * A copy of a message to hold, with its PossResend: reports from a pool, as a session away collects many; the
      * gateway's other answers, rare, each in a new encoder of its type, with the routing of their header.
      */
     private Encoder copyOf(final Encoder message)
@@ -3021,8 +3055,24 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 }
                 yield copy;
             }
-            case OrderCancelRejectEncoder reject -> reject.copyTo(new OrderCancelRejectEncoder());
-            case OrderMassCancelReportEncoder report -> report.copyTo(new OrderMassCancelReportEncoder());
+            case OrderCancelRejectEncoder reject ->
+            {
+                final OrderCancelRejectEncoder copy = reject.copyTo(new OrderCancelRejectEncoder());
+                if (reject.header().hasPossResend())
+                {
+                    copy.header().possResend(true);
+                }
+                yield copy;
+            }
+            case OrderMassCancelReportEncoder report ->
+            {
+                final OrderMassCancelReportEncoder copy = report.copyTo(new OrderMassCancelReportEncoder());
+                if (report.header().hasPossResend())
+                {
+                    copy.header().possResend(true);
+                }
+                yield copy;
+            }
             case BusinessMessageRejectEncoder reject ->
             {
                 final BusinessMessageRejectEncoder copy = reject.copyTo(new BusinessMessageRejectEncoder());
