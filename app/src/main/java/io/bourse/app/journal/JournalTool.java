@@ -9,6 +9,7 @@ import io.aeron.cluster.service.ClusterCounters;
 import io.bourse.cluster.JournalReplay;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 
@@ -34,6 +35,10 @@ public final class JournalTool
      * How long since its last heartbeat a media driver is taken for stopped: Aeron's clients' own default.
      */
     private static final long DRIVER_HEARTBEAT_TIMEOUT_MS = CommonContext.DEFAULT_DRIVER_TIMEOUT_MS;
+    /**
+     * How long a driver whose process is not seen is watched for a heartbeat before it is taken for stopped.
+     */
+    private static final long HEARTBEAT_WATCH_MS = 2_500;
 
     /**
      * What {@code verify} found.
@@ -316,8 +321,9 @@ public final class JournalTool
     }
 
     /**
-     * @return the process id the media driver's files name, when no such process runs on this machine; 0 when it runs
-     * (or another process took its id since: the heartbeat tells then) or the files name none.
+     * @return the process id the media driver's files name, when no such process runs on this machine and the driver's
+     * heartbeat stands still; 0 when it runs (or another process took its id since: the heartbeat check after this
+     * one tells then), when its heartbeat moves, or when the files name none.
      */
     private static long deadDriverProcess(final File cncFile)
     {
@@ -331,7 +337,30 @@ public final class JournalTool
                 return 0;
             }
             final long pid = CncFileDescriptor.pid(metaData);
-            return pid > 0 && ProcessHandle.of(pid).isEmpty() ? pid : 0;
+            if (pid <= 0 || ProcessHandle.of(pid).isPresent())
+            {
+                return 0;
+            }
+            // No such process here, which is also what a driver in another PID namespace (another container sharing
+            // the directory) looks like: a live driver moves its heartbeat on about once a second.
+            final ManyToOneRingBuffer toDriver =
+                new ManyToOneRingBuffer(CncFileDescriptor.createToDriverBuffer(mapped, metaData));
+            final long heartbeatMs = toDriver.consumerHeartbeatTime();
+            final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_WATCH_MS);
+            while (System.nanoTime() < deadlineNs)
+            {
+                if (toDriver.consumerHeartbeatTime() != heartbeatMs)
+                {
+                    return 0;
+                }
+                Thread.sleep(50);
+            }
+            return pid;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return 0;
         }
         finally
         {
