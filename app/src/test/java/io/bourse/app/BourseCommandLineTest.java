@@ -110,20 +110,8 @@ class BourseCommandLineTest
         try
         {
             // A stopped driver's files, as a crash leaves them: its last heartbeat long ago.
-            MediaDriver.launch(new MediaDriver.Context()
-                .aeronDirectoryName(aeronDir.toString()).dirDeleteOnStart(true).dirDeleteOnShutdown(false)
-                .threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(new SleepingMillisIdleStrategy(1))).close();
-            final File cnc = new File(aeronDir.toFile(), CncFileDescriptor.CNC_FILE);
-            final MappedByteBuffer mapped = IoUtil.mapExistingFile(cnc, "cnc");
-            try
-            {
-                final UnsafeBuffer metaData = CncFileDescriptor.createMetaDataBuffer(mapped);
-                new ManyToOneRingBuffer(CncFileDescriptor.createToDriverBuffer(mapped, metaData)).consumerHeartbeatTime(0);
-            }
-            finally
-            {
-                IoUtil.unmap(mapped);
-            }
+            leftDriverFiles(aeronDir, (mapped, metaData) ->
+                new ManyToOneRingBuffer(CncFileDescriptor.createToDriverBuffer(mapped, metaData)).consumerHeartbeatTime(0));
             final long startNs = System.nanoTime();
             assertExit(1, "no running node: the media driver at " + aeronDir + " has stopped",
                 "journal", "snapshot", "--aeron-dir=" + aeronDir);
@@ -142,21 +130,9 @@ class BourseCommandLineTest
         try
         {
             // A driver killed a moment ago: its heartbeat not yet stale, its process gone.
-            MediaDriver.launch(new MediaDriver.Context()
-                .aeronDirectoryName(aeronDir.toString()).dirDeleteOnStart(true).dirDeleteOnShutdown(false)
-                .threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(new SleepingMillisIdleStrategy(1))).close();
             final Process gone = new ProcessBuilder("true").start();
             assertTrue(gone.waitFor(10, TimeUnit.SECONDS));
-            final File cnc = new File(aeronDir.toFile(), CncFileDescriptor.CNC_FILE);
-            final MappedByteBuffer mapped = IoUtil.mapExistingFile(cnc, "cnc");
-            try
-            {
-                CncFileDescriptor.createMetaDataBuffer(mapped).putLong(CncFileDescriptor.pidOffset(0), gone.pid());
-            }
-            finally
-            {
-                IoUtil.unmap(mapped);
-            }
+            leftDriverFiles(aeronDir, (mapped, metaData) -> metaData.putLong(CncFileDescriptor.pidOffset(0), gone.pid()));
             final long startNs = System.nanoTime();
             assertExit(1, "no running node: the media driver at " + aeronDir + " has stopped (its process " +
                 gone.pid() + " is gone", "journal", "snapshot", "--aeron-dir=" + aeronDir);
@@ -177,6 +153,28 @@ class BourseCommandLineTest
             "journal snapshot", "aot-training" })
         {
             assertTrue(usage.contains("  " + command + " "), command + " in " + usage);
+        }
+    }
+
+    /**
+     * The files of a media driver that ran in the directory and stopped without deleting them, then changed as a
+     * test needs (the driver's CnC file and its metadata).
+     */
+    private static void leftDriverFiles(
+        final Path aeronDir, final java.util.function.BiConsumer<MappedByteBuffer, UnsafeBuffer> change)
+    {
+        MediaDriver.launch(new MediaDriver.Context()
+            .aeronDirectoryName(aeronDir.toString()).dirDeleteOnStart(true).dirDeleteOnShutdown(false)
+            .threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(new SleepingMillisIdleStrategy(1))).close();
+        final MappedByteBuffer mapped =
+            IoUtil.mapExistingFile(new File(aeronDir.toFile(), CncFileDescriptor.CNC_FILE), "cnc");
+        try
+        {
+            change.accept(mapped, CncFileDescriptor.createMetaDataBuffer(mapped));
+        }
+        finally
+        {
+            IoUtil.unmap(mapped);
         }
     }
 

@@ -121,7 +121,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final int MSG_TYPE_TAG = 35;
     private static final int CL_ORD_ID_TAG = 11;
     private static final int MSG_SEQ_NUM_TAG = 34;
-    private static final byte SOH = 1;
     private static final int NEW_SEQ_NO_TAG = 36;
     private static final int GAP_FILL_FLAG_TAG = 123;
     private static final long SEQUENCE_RESET_MESSAGE_TYPE = '4';
@@ -1049,7 +1048,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         log.println("bourse: FIX session " + state.spec.senderCompId() + ": failed to handle a message (" +
             (reject ? "answered with a BusinessMessageReject" : answered ? "it had been answered already" :
             "its command had gone to the exchange") + "): " +
-            buffer.getStringWithoutLengthAscii(offset, length).replace((char)SOH, '|'));
+            buffer.getStringWithoutLengthAscii(offset, length).replace((char)FixMessageFields.SOH, '|'));
         failure.printStackTrace(log);
         if (!reject)
         {
@@ -1057,36 +1056,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         businessReject.reset();
         businessReject.refSeqNum(FixMessageFields.intField(buffer, offset, length, MSG_SEQ_NUM_TAG))
-            .refMsgType(msgTypeChars, fieldValue(buffer, offset, length, MSG_TYPE_TAG, msgTypeChars))
+            .refMsgType(msgTypeChars, FixMessageFields.copyValue(buffer, offset, length, MSG_TYPE_TAG, msgTypeChars))
             .businessRejectReason(FixRejects.BUSINESS_OTHER)
             .text("The gateway failed to handle this message (internal error: " +
                 failure.getClass().getSimpleName() + "); it was not sent to the exchange: send it again (an " +
                 "order, cancel or replace under a new ClOrdID)");
-        final int clOrdIdLength = fieldValue(buffer, offset, length, CL_ORD_ID_TAG, failedClOrdId);
+        final int clOrdIdLength =
+            FixMessageFields.copyValue(buffer, offset, length, CL_ORD_ID_TAG, failedClOrdId);
         if (clOrdIdLength > 0)
         {
             businessReject.businessRejectRefID(failedClOrdId, clOrdIdLength);
         }
         send(state, businessReject);
-    }
-
-    /**
-     * Copy a field's value (its first occurrence, up to the array's length) into {@code into}.
-     *
-     * @return its length; 0 when the field is absent.
-     */
-    private static int fieldValue(
-        final DirectBuffer buffer, final int offset, final int length, final int tag, final char[] into)
-    {
-        final int valueOffset = FixMessageFields.fieldValueOffset(buffer, offset, length, tag);
-        int valueLength = 0;
-        while (valueOffset >= 0 && valueLength < into.length && valueOffset + valueLength < offset + length &&
-            buffer.getByte(valueOffset + valueLength) != SOH)
-        {
-            into[valueLength] = (char)buffer.getByte(valueOffset + valueLength);
-            valueLength++;
-        }
-        return valueLength;
     }
 
     /**
@@ -3048,29 +3029,19 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 final ExecutionReportEncoder copy = report.copyTo(
                     spareReportEncoders.isEmpty() ? new ExecutionReportEncoder() : spareReportEncoders.pollFirst());
-                if (report.header().hasPossResend())
-                {
-                    // A report the replay after a restart made again (see handledBeforeRestart).
-                    copy.header().possResend(true);
-                }
+                keepPossResend(report.header(), copy.header());
                 yield copy;
             }
             case OrderCancelRejectEncoder reject ->
             {
                 final OrderCancelRejectEncoder copy = reject.copyTo(new OrderCancelRejectEncoder());
-                if (reject.header().hasPossResend())
-                {
-                    copy.header().possResend(true);
-                }
+                keepPossResend(reject.header(), copy.header());
                 yield copy;
             }
             case OrderMassCancelReportEncoder report ->
             {
                 final OrderMassCancelReportEncoder copy = report.copyTo(new OrderMassCancelReportEncoder());
-                if (report.header().hasPossResend())
-                {
-                    copy.header().possResend(true);
-                }
+                keepPossResend(report.header(), copy.header());
                 yield copy;
             }
             case BusinessMessageRejectEncoder reject ->
@@ -3087,6 +3058,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
             default -> throw new IllegalArgumentException("the gateway does not send " + message.getClass());
         };
+    }
+
+    /**
+     * A held copy of a message the replay after a restart made again keeps its PossResend (see
+     * {@link #handledBeforeRestart}); copying a message leaves its header behind.
+     */
+    private static void keepPossResend(final HeaderEncoder from, final HeaderEncoder to)
+    {
+        if (from.hasPossResend())
+        {
+            to.possResend(true);
+        }
     }
 
     private DirectBuffer localExecId(final FixSessionState state, final int msgSeqNum)

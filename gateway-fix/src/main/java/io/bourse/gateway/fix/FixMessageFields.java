@@ -8,7 +8,7 @@ import org.agrona.DirectBuffer;
  */
 final class FixMessageFields
 {
-    private static final byte SOH = 1;
+    static final byte SOH = 1;
 
     private FixMessageFields()
     {
@@ -32,6 +32,28 @@ final class FixMessageFields
             valueEnd++;
         }
         return nonNegativeInt(buffer, valueOffset, valueEnd);
+    }
+
+    /**
+     * Copy a FIX message's field value (its first occurrence, up to the array's length) into {@code into}.
+     *
+     * @return its length; 0 when the field is absent.
+     */
+    static int copyValue(final DirectBuffer buffer, final int offset, final int length, final int tag, final char[] into)
+    {
+        final int valueOffset = fieldValueOffset(buffer, offset, length, tag);
+        if (valueOffset < 0)
+        {
+            return 0;
+        }
+        final int end = Math.min(offset + length, valueOffset + into.length);
+        int valueEnd = valueOffset;
+        while (valueEnd < end && buffer.getByte(valueEnd) != SOH)
+        {
+            into[valueEnd - valueOffset] = (char)buffer.getByte(valueEnd);
+            valueEnd++;
+        }
+        return valueEnd - valueOffset;
     }
 
     /**

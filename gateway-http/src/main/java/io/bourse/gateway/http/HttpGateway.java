@@ -1922,6 +1922,17 @@ public final class HttpGateway implements AutoCloseable
         return null;
     }
 
+    /**
+     * A connection the gateway cannot open a session for (its task queue full, or it is closing) goes, and so does its
+     * count.
+     */
+    private void refuseWebSocket(final ServerWebSocket socket, final String address)
+    {
+        metrics.wsDropped.increment();
+        releaseWebSocket(address);
+        socket.close((short)1013, "the gateway is busy: connect again later");
+    }
+
     private void releaseWebSocket(final String address)
     {
         webSockets.decrementAndGet();
@@ -1933,23 +1944,19 @@ public final class HttpGateway implements AutoCloseable
         socket.setWriteQueueMaxSize(GatewayAgent.WS_QUEUE_BYTES);
         // Called on the connection's event loop: its context is where the gateway thread has its messages written.
         final GatewayAgent.WsSession session = new GatewayAgent.WsSession(socket, Vertx.currentContext());
-        boolean opened = false;
+        final boolean opened;
         try
         {
             opened = agent.submit(a -> a.onWsOpen(session));
         }
-        finally
+        catch (final RuntimeException ex)
         {
-            if (!opened)
-            {
-                // Refused (or failed: the gateway closing): the connection goes, and so does its count.
-                metrics.wsDropped.increment();
-                releaseWebSocket(address);
-                socket.close((short)1013, "the gateway is busy: connect again later");
-            }
+            refuseWebSocket(socket, address);
+            throw ex;
         }
         if (!opened)
         {
+            refuseWebSocket(socket, address);
             return;
         }
         socket.closeHandler(ignored ->
