@@ -33,6 +33,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import uk.co.real_logic.artio.ErrorHandlerFactory;
 import uk.co.real_logic.artio.engine.EngineConfiguration;
 import uk.co.real_logic.artio.engine.FixEngine;
+import uk.co.real_logic.artio.engine.LowResourceEngineScheduler;
 import uk.co.real_logic.artio.library.FixLibrary;
 import uk.co.real_logic.artio.library.LibraryConfiguration;
 import uk.co.real_logic.artio.validation.SessionPersistenceStrategy;
@@ -233,7 +234,7 @@ public final class FixGateway implements AutoCloseable
         }
 
         /**
-         * How long the gateway's thread (which runs Artio's framer too) keeps yielding after work while the
+         * How long the gateway's agents (Artio's framer and the gateway thread) keep yielding after work while the
          * machine has CPU to spare (see {@link NodeIdleStrategy}); 0, the default here, parks after a few yields;
          * {@link #DEFAULT_YIELD_WINDOW_NS} is what the launchers use.
          */
@@ -393,10 +394,6 @@ public final class FixGateway implements AutoCloseable
     private final DataDirectoryLock lock;
     private final ArchivingMediaDriver driver;
     private final FixEngine engine;
-    /**
-     * Artio's framer, run by the gateway's thread.
-     */
-    private final FramerOnGatewayThread framer = new FramerOnGatewayThread();
     private final FixLibrary library;
     private final ExchangeClient client;
     private final FixOrderStore store;
@@ -406,12 +403,12 @@ public final class FixGateway implements AutoCloseable
     private final Map<String, FixSessionState> sessionStates;
     /**
      * The yield window `bourse run` and `bourse gateway-fix` give the gateway's agents unless configured otherwise
-     * ({@code fix.yield.us}): a millisecond, ten times the node's. Why: the gateway's thread polls the sessions'
-     * sockets (it runs Artio's framer), so while it parks every order waits out the rest of its park (up to 100 µs)
-     * before anything reads it; the node's agents after it are woken by the first agent that finds the order
+     * ({@code fix.yield.us}): a millisecond, ten times the node's. Why: the framer polls the sessions' sockets, so while
+     * it parks every order waits out the rest of its park (up to 100 µs) before anything reads it, and then the
+     * gateway thread's wake-up; the node's agents after them are woken by the first agent that finds the order
      * ({@link io.bourse.cluster.NodeIdleStrategy}), but nothing can wake the one that reads the socket. Kept awake for
-     * a millisecond after each message, it takes orders up to 1,000 a second off the socket at once, and the window
-     * closes as soon as anything else on the machine wants the CPU.
+     * a millisecond after each message, the two take orders up to 1,000 a second off the socket at once, and the
+     * window closes as soon as anything else on the machine wants the CPU.
      */
     public static final long DEFAULT_YIELD_WINDOW_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -502,7 +499,8 @@ public final class FixGateway implements AutoCloseable
                 .acceptorfixDictionary(GatewayFixDictionary.class)
                 .initialAcceptedSessionOwner(SOLE_LIBRARY)
                 .authenticationStrategy(logonChecks)
-                .scheduler(framer)
+                .scheduler(new LowResourceEngineScheduler())
+                .framerIdleStrategy(new NodeIdleStrategy(context.agentYieldWindowNs, context.agentDeepIdleNs))
                 .archiverIdleStrategy(new BackoffIdleStrategy(20, 10, 1_000, 1_000_000));
             engineConfiguration.errorHandlerFactory(artioErrors(context, "Artio engine"));
             engineConfiguration.threadFactory(componentThreads(context));
@@ -578,28 +576,26 @@ public final class FixGateway implements AutoCloseable
                     throw new IllegalStateException("Artio library did not connect to its engine within " +
                         context.connectTimeoutMs + " ms");
                 }
-                if (framer.invokeFramer() + connectedLibrary.poll(16) == 0)
+                if (connectedLibrary.poll(16) == 0)
                 {
                     Thread.sleep(1);
                 }
             }
             exchangeClient = context.applicationMessageOverride != null ? null :
                 new ExchangeClient(context.exchangeClient.listener(agent));
-            agent.start(framer, connectedLibrary, exchangeClient);
+            agent.start(connectedLibrary, exchangeClient);
             agent.restore(restored, store.replacing(), closedBefore);
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, closing(launchedEngine), launchedDriver,
-                directoryLock);
+            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver, directoryLock);
             closeSessionFiles(sessionsByCompId);
             throw new IllegalStateException("interrupted while starting the FIX gateway", ex);
         }
         catch (final RuntimeException ex)
         {
-            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, closing(launchedEngine), launchedDriver,
-                directoryLock);
+            CloseHelper.quietCloseAll(exchangeClient, connectedLibrary, launchedEngine, launchedDriver, directoryLock);
             closeSessionFiles(sessionsByCompId);
             throw ex;
         }
@@ -1027,7 +1023,7 @@ public final class FixGateway implements AutoCloseable
                 Thread.currentThread().interrupt();
             }
         }
-        CloseHelper.closeAll(runner, client, library, closing(engine), store, eventPosition, handledPosition, driver);
+        CloseHelper.closeAll(runner, client, library, engine, store, eventPosition, handledPosition, driver);
         closeSessionFiles(sessionStates);
         lock.close();
     }
@@ -1058,15 +1054,6 @@ public final class FixGateway implements AutoCloseable
                 }
             }
         }
-    }
-
-    /**
-     * The engine's close, which needs its framer driven while it disconnects the sessions: the gateway's thread no
-     * longer runs it by then.
-     */
-    private AutoCloseable closing(final FixEngine fixEngine)
-    {
-        return fixEngine == null ? null : () -> framer.closeEngine(fixEngine);
     }
 
     private static void closeSessionFiles(final Map<String, FixSessionState> sessions)

@@ -197,7 +197,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         "AG", "AH", "AI", "AJ", "AK", "AL", "AM", "AN", "AO", "AP", "AQ", "AR", "AS", "AT", "AU", "AV", "AW", "AX",
         "AY", "AZ", "BA", "BB", "BC", "BD", "BE", "BF", "BG", "BH"};
 
-    private FramerOnGatewayThread framer;
     private FixLibrary library;
     private ExchangeClient client;
     private final FixOrderStore store;
@@ -409,9 +408,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     /**
      * Hand over the connected library and the client, both polled from now on by this agent's thread only.
      */
-    void start(final FramerOnGatewayThread framer, final FixLibrary library, final ExchangeClient client)
+    void start(final FixLibrary library, final ExchangeClient client)
     {
-        this.framer = framer;
         this.library = library;
         this.client = client;
     }
@@ -585,8 +583,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     public int doWork()
     {
-        int work = framer.invokeFramer();
-        work += library.poll(16);
+        int work = library.poll(16);
         work += deferredDisconnects.poll();
         if (endOfDayLogoutRequested)
         {
