@@ -78,6 +78,13 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     private long sealedSnapshotLogPosition;
     private long appliedLogPosition;
     private long appliedTimestampNs;
+    /**
+     * The time of the last message the store had applied when it wrote its fence, and whether the replay since the
+     * snapshot has met the fence yet, and applied a message on its way ({@link #checkSameHistoryAtFence}).
+     */
+    private long timestampAtFenceNs;
+    private boolean fenceReached;
+    private boolean appliedSinceSnapshot;
     private long nextRetryNs;
     private final long maxDeferralNs;
     private long behindSinceNs = NOT_BEHIND;
@@ -117,6 +124,9 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             fenceLogPosition = fence.logPosition();
             snapshotLogPosition = fence.snapshotLogPosition();
             appliedTimestampNs = fence.timestampNs();
+            timestampAtFenceNs = fence.timestampNs();
+            fenceReached = snapshotLogPosition >= fenceLogPosition;
+            appliedSinceSnapshot = false;
             if (snapshotLogPosition > 0)
             {
                 loadSnapshot();
@@ -271,14 +281,40 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     public Action onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
         final long position = header.position();
+        if (!fenceReached && position > fenceLogPosition)
+        {
+            checkSameHistoryAtFence();
+        }
         writer.writing(position > fenceLogPosition);
         writer.logPosition(position);
         if (applier.onLogMessage(buffer, offset, length))
         {
             appliedTimestampNs = applier.lastTimestampNs();
+            appliedSinceSnapshot = true;
         }
         appliedLogPosition = position;
         return writer.pendingRows() >= context.batchRows() ? Action.BREAK : Action.CONTINUE;
+    }
+
+    /**
+     * Before the first message after the fence is written: the replay from the snapshot has applied the log up to the
+     * fence, and the last message it applied must be the one the store had applied when it wrote the fence (the
+     * cluster's timestamps, in nanoseconds, differ between histories). A journal of another history that has grown
+     * past the fence (the node's data directory wiped or restored from another backup, the database kept) would
+     * otherwise have its rows written after those of the history the database holds. Not told apart: a fence with no
+     * message between it and the store's snapshot (a store stopped just after writing a snapshot).
+     */
+    private void checkSameHistoryAtFence()
+    {
+        fenceReached = true;
+        if (appliedSinceSnapshot && appliedTimestampNs != timestampAtFenceNs)
+        {
+            throw new IllegalStateException("the node's journal is not the one the database was written from: its " +
+                "last message up to the store's fence at log position " + fenceLogPosition + " has the time " +
+                appliedTimestampNs + " ns where the database's has " + timestampAtFenceNs + " ns (another cluster's " +
+                "journal, or this node's data directory wiped or restored from another backup, the database kept). " +
+                "Point the store at the database written from this journal, or at an empty one");
+        }
     }
 
     /**

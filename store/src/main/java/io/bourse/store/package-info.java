@@ -22,7 +22,9 @@
  * A store on an empty database of a node whose journal was already purged refuses to start and says why; so does one
  * whose fence lies beyond the end of the node's journal (a database written from another journal: the node's data
  * directory wiped or restored from an older backup while the database was kept). A journal of another history that
- * has already grown past the fence is not told apart.
+ * has already grown past the fence is refused when the replay reaches the fence: the last message up to it must be the
+ * one the store had applied when it wrote the fence (their cluster timestamps are compared), unless no message lies
+ * between the store's snapshot and its fence, which a store stopped just after writing a snapshot leaves.
  * <p>
  * <b>Failures.</b> A store that fails (its database unreachable, a disk full, the node's media driver gone) closes
  * everything and, after a wait that doubles with each failure in a row, opens the database again and resumes from its

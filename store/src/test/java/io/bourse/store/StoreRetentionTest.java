@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The journal purge and the store: the node never purges log the store still needs (from the store's snapshot on),
  * whatever its own snapshots allow; and without the store's retention floor it does purge, and a store that then
  * needs the purged log refuses to start and says why. Nor does a store start on a database written from a longer
- * journal than the node has.
+ * journal than the node has, or from another journal that the node's has grown past.
  */
 class StoreRetentionTest
 {
@@ -141,6 +141,50 @@ class StoreRetentionTest
                 store.metrics().failure().contains("the database holds rows of log this node does not have"),
                 store.metrics().failure());
         }
+    }
+
+    @Test
+    void aDatabaseWrittenFromAnotherHistoryIsRefusedWhenTheNewJournalHasGrownPastItsFence() throws Exception
+    {
+        final File database = new File(baseDir, "history-of-the-first-journal.db");
+        final long seed = System.nanoTime();
+        final long tradesWritten;
+        try (Workload workload = new Workload(node, seed))
+        {
+            workload.setUp();
+            workload.trade(3_000);
+            workload.awaitAllAnswered();
+            try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
+            {
+                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics() + ", seed " + seed);
+                tradesWritten = store.metrics().tradesWritten();
+            }
+        }
+        // The node's data directory is wiped and the new exchange trades past the database's fence before the store
+        // starts: its journal is long enough, but not the one the rows were written from.
+        node.close();
+        IoUtil.delete(node.dataDir, true);
+        node = new TestNode(baseDir, context -> context);
+        try (Workload workload = new Workload(node, seed + 1))
+        {
+            workload.setUp();
+            workload.trade(6_000);
+            workload.awaitAllAnswered();
+        }
+        try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
+        {
+            TestNode.await(() -> "store failed: " + store.metrics() + ", seed " + seed,
+                () -> store.metrics().state() == StoreState.FAILED);
+            assertTrue(store.metrics().failure().contains("is not the one the database was written from"),
+                () -> store.metrics().failure() + ", seed " + seed);
+            assertEquals(0, store.metrics().tradesWritten(), () -> "nothing written, seed " + seed);
+        }
+        try (Store store = Store.open(node.storeContext().sqliteFile(new File(baseDir, "empty.db"))).start())
+        {
+            assertTrue(store.awaitCaughtUp(60_000), () -> "a store on an empty database follows the new journal: " +
+                store.metrics() + ", seed " + seed);
+        }
+        assertTrue(tradesWritten > 0, "the first history's trades were written");
     }
 
     /**

@@ -56,7 +56,7 @@ class FixEndOfDayTest
                 again.nextSeqNum = 2;
                 final Map<String, String> logon = again.read(5_000);
                 assertEquals("A", logon.get("35"), "MsgSeqNum 1 without a reset is in sequence: " + logon);
-                assertEquals("1", logon.get("34"), "and the gateway's numbers start at 1 too");
+                assertEquals("1", logon.get("34"), () -> "and the gateway's numbers start at 1 too; log:\n" + exchange.log());
                 again.sendApp("F", "11=X0|41=E0|54=1|55=BTC-USD|60=" + RawFixClient.now() + "|");
                 final Map<String, String> canceled = again.read(10_000);
                 assertEquals("4", canceled.get("150"), "the order of the day before, still there: " + canceled);
