@@ -823,7 +823,8 @@ public final class FixGateway implements AutoCloseable
     }
 
     /**
-     * Artio's reset of a session just released can be lost (it never completes), so it is asked again, a few times.
+     * Artio's reset of a session just released can be lost (it never completes), so it is asked again, a few times;
+     * so is one Artio did not take (no reply: its queue of such requests was full).
      */
     private void resetSequenceNumber(final long sessionId)
     {
@@ -832,7 +833,7 @@ public final class FixGateway implements AutoCloseable
         {
             reply = engine.resetSequenceNumber(sessionId);
             final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-            while (reply.isExecuting() && System.nanoTime() < deadlineNs)
+            while ((reply == null || reply.isExecuting()) && System.nanoTime() < deadlineNs)
             {
                 try
                 {
@@ -843,17 +844,27 @@ public final class FixGateway implements AutoCloseable
                     Thread.currentThread().interrupt();
                     return;
                 }
+                if (reply == null)
+                {
+                    reply = engine.resetSequenceNumber(sessionId);
+                }
             }
-            if (reply.hasCompleted())
+            if (reply != null && reply.hasCompleted())
             {
                 return;
             }
             // Rare: worth seeing in the log when it happens.
             context.log.println("bourse: FIX gateway: sequence number reset of session " + sessionId + ", attempt " +
-                (attempt + 1) + ": " + reply.state() + "; asking again");
+                (attempt + 1) + ": " + replyState(reply) + "; asking again");
         }
         throw new IllegalStateException("sequence number reset of session " + sessionId + " did not complete in 5 " +
-            "attempts of 2 s: " + reply.state() + (reply.error() == null ? "" : ", " + reply.error()));
+            "attempts of 2 s: " + replyState(reply));
+    }
+
+    private static String replyState(final uk.co.real_logic.artio.Reply<?> reply)
+    {
+        return reply == null ? "not taken by Artio" :
+            reply.state() + (reply.error() == null ? "" : ", " + reply.error());
     }
 
     /**
