@@ -79,11 +79,16 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     private long appliedLogPosition;
     private long appliedTimestampNs;
     /**
-     * The time of the last message the store had applied when it wrote its fence, and whether the replay since the
-     * snapshot has met the fence yet, and applied a message on its way ({@link #checkSameHistoryAtFence}).
+     * The time of the last message the store had applied when it wrote its fence ({@link #otherHistoryAtFence}).
      */
     private long timestampAtFenceNs;
+    /**
+     * Whether the replay since the snapshot has passed the fence (or started at it): checked then.
+     */
     private boolean fenceReached;
+    /**
+     * Whether the replay since the snapshot has applied a message (a session message or a timer event).
+     */
     private boolean appliedSinceSnapshot;
     private long nextRetryNs;
     private final long maxDeferralNs;
@@ -206,12 +211,27 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
                 return reaped;
             }
             final int fragments = image.boundedControlledPoll(fragmentHandler, committed, FRAGMENT_LIMIT);
+            if (progress.state() == StoreState.FAILED)
+            {
+                // Failed within the poll (Aeron hands a handler's exception to the client's error handler, and a
+                // refused history stops it): nothing more of this duty cycle, no seal.
+                throw new AgentTerminationException(progress.failure());
+            }
             final boolean caughtUp = fragments < FRAGMENT_LIMIT;
             // Padding at the end of a term is skipped without a fragment: move over it, so that the fence (and the
             // lag) reaches the commit position even when no message follows.
             final long imagePosition = image.position();
             if (!midMessage && imagePosition > appliedLogPosition)
             {
+                if (!fenceReached && imagePosition > fenceLogPosition)
+                {
+                    // The fence lies within the padding: checked before the store moves over it (and seals there).
+                    final IllegalStateException otherHistory = otherHistoryAtFence();
+                    if (otherHistory != null)
+                    {
+                        throw otherHistory;
+                    }
+                }
                 appliedLogPosition = imagePosition;
             }
             if (appliedLogPosition >= fenceLogPosition && progress.state() == StoreState.RESTORING)
@@ -283,7 +303,12 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         final long position = header.position();
         if (!fenceReached && position > fenceLogPosition)
         {
-            checkSameHistoryAtFence();
+            final IllegalStateException otherHistory = otherHistoryAtFence();
+            if (otherHistory != null)
+            {
+                progress.failed(otherHistory);
+                return Action.ABORT;
+            }
         }
         writer.writing(position > fenceLogPosition);
         writer.logPosition(position);
@@ -297,24 +322,29 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
     }
 
     /**
-     * Before the first message after the fence is written: the replay from the snapshot has applied the log up to the
+     * Before the first message after the fence is applied, or the store moves past the fence over padding (so before
+     * anything after the fence is written or sealed): the replay from the snapshot has applied the log up to the
      * fence, and the last message it applied must be the one the store had applied when it wrote the fence (the
      * cluster's timestamps, in nanoseconds, differ between histories). A journal of another history that has grown
      * past the fence (the node's data directory wiped or restored from another backup, the database kept) would
-     * otherwise have its rows written after those of the history the database holds. Not told apart: a fence with no
-     * message between it and the store's snapshot (a store stopped just after writing a snapshot).
+     * otherwise have its rows written after those of the history the database holds. Not told apart: a journal with
+     * no session message or timer event between the store's snapshot and its fence (a snapshot at the fence: a store
+     * stopped, or idle, since it wrote one).
+     *
+     * @return why the store stops, or null when the journal is the database's up to the fence.
      */
-    private void checkSameHistoryAtFence()
+    private IllegalStateException otherHistoryAtFence()
     {
-        fenceReached = true;
         if (appliedSinceSnapshot && appliedTimestampNs != timestampAtFenceNs)
         {
-            throw new IllegalStateException("the node's journal is not the one the database was written from: its " +
+            return new IllegalStateException("the node's journal is not the one the database was written from: its " +
                 "last message up to the store's fence at log position " + fenceLogPosition + " has the time " +
                 appliedTimestampNs + " ns where the database's has " + timestampAtFenceNs + " ns (another cluster's " +
                 "journal, or this node's data directory wiped or restored from another backup, the database kept). " +
                 "Point the store at the database written from this journal, or at an empty one");
         }
+        fenceReached = true;
+        return null;
     }
 
     /**

@@ -23,8 +23,9 @@
  * whose fence lies beyond the end of the node's journal (a database written from another journal: the node's data
  * directory wiped or restored from an older backup while the database was kept). A journal of another history that
  * has already grown past the fence is refused when the replay reaches the fence: the last message up to it must be the
- * one the store had applied when it wrote the fence (their cluster timestamps are compared), unless no message lies
- * between the store's snapshot and its fence, which a store stopped just after writing a snapshot leaves.
+ * one the store had applied when it wrote the fence (their cluster timestamps are compared), unless the journal has no
+ * session message or timer event between the store's snapshot and its fence (a snapshot at the fence: a store
+ * stopped, or idle, since it wrote one).
  * <p>
  * <b>Failures.</b> A store that fails (its database unreachable, a disk full, the node's media driver gone) closes
  * everything and, after a wait that doubles with each failure in a row, opens the database again and resumes from its

@@ -8,6 +8,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -148,7 +153,8 @@ class StoreRetentionTest
     {
         final File database = new File(baseDir, "history-of-the-first-journal.db");
         final long seed = System.nanoTime();
-        final long tradesWritten;
+        // The store's retention floor first, so that the node's snapshots do not purge the log it will read.
+        Store.open(node.storeContext().sqliteFile(database)).close();
         try (Workload workload = new Workload(node, seed))
         {
             workload.setUp();
@@ -157,9 +163,10 @@ class StoreRetentionTest
             try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
             {
                 assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics() + ", seed " + seed);
-                tradesWritten = store.metrics().tradesWritten();
             }
         }
+        final String fenceAndTrades = fenceAndTrades(database);
+        assertTrue(!fenceAndTrades.endsWith(" 0"), () -> "the first history's trades written: " + fenceAndTrades);
         // The node's data directory is wiped and the new exchange trades past the database's fence before the store
         // starts: its journal is long enough, but not the one the rows were written from.
         node.close();
@@ -173,18 +180,33 @@ class StoreRetentionTest
         }
         try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
         {
-            TestNode.await(() -> "store failed: " + store.metrics() + ", seed " + seed,
+            TestNode.await(() -> "store failed: " + store.metrics() + ", seeds " + seed + " and " + (seed + 1),
                 () -> store.metrics().state() == StoreState.FAILED);
             assertTrue(store.metrics().failure().contains("is not the one the database was written from"),
-                () -> store.metrics().failure() + ", seed " + seed);
-            assertEquals(0, store.metrics().tradesWritten(), () -> "nothing written, seed " + seed);
+                () -> store.metrics().failure() + ", seeds " + seed + " and " + (seed + 1));
         }
+        assertEquals(fenceAndTrades, fenceAndTrades(database), "nothing of the second history written");
         try (Store store = Store.open(node.storeContext().sqliteFile(new File(baseDir, "empty.db"))).start())
         {
             assertTrue(store.awaitCaughtUp(60_000), () -> "a store on an empty database follows the new journal: " +
-                store.metrics() + ", seed " + seed);
+                store.metrics() + ", seeds " + seed + " and " + (seed + 1));
         }
-        assertTrue(tradesWritten > 0, "the first history's trades were written");
+    }
+
+    /**
+     * @return the database's fence (log position, time) and its number of trades, as one string.
+     */
+    private static String fenceAndTrades(final File database) throws SQLException
+    {
+        try (Connection connection = DriverManager.getConnection("jdbc:sqlite:" + database.getPath());
+            Statement statement = connection.createStatement();
+            ResultSet fence = statement.executeQuery(
+                "SELECT log_position || ' ' || timestamp_ns || ' ' || (SELECT COUNT(*) FROM trades) " +
+                "FROM store_fence WHERE id = 1"))
+        {
+            assertTrue(fence.next(), "a fence row");
+            return fence.getString(1);
+        }
     }
 
     /**
