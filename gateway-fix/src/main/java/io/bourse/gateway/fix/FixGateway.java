@@ -29,6 +29,7 @@ import org.agrona.concurrent.OffsetEpochNanoClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.ReadablePosition;
 import org.agrona.concurrent.UnsafeBuffer;
 import uk.co.real_logic.artio.ErrorHandlerFactory;
 import uk.co.real_logic.artio.engine.EngineConfiguration;
@@ -795,7 +796,11 @@ public final class FixGateway implements AutoCloseable
      * Start every known session again at sequence number 1: the end of day's reset, and the acceptance definitions'
      * (their reference acceptor does so for every connection). Call only once no session is connected: it waits for
      * the gateway to have seen the last one go, since a client's socket can be closed before the gateway has handled
-     * the disconnect, and Artio does not reset a session it still holds.
+     * the disconnect, and Artio does not reset a session it still holds; then for Artio's index to have read every
+     * message the sessions sent ({@link #awaitSentIndexed}).
+     *
+     * @throws IllegalStateException when a session is still logged on after 10 s, Artio's index is not there 10 s
+     *                               later, or a reset does not complete.
      */
     void resetSequenceNumbers()
     {
@@ -809,6 +814,19 @@ public final class FixGateway implements AutoCloseable
             try
             {
                 Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        final long position = agent.positionAtLastDisconnect();
+        if (position > 0)
+        {
+            try
+            {
+                awaitSentIndexed(position);
             }
             catch (final InterruptedException ex)
             {
@@ -899,6 +917,48 @@ public final class FixGateway implements AutoCloseable
     }
 
     /**
+     * Wait up to 10 s until Artio's index of sent sequence numbers has read the library's stream up to
+     * {@code position}. Why: Artio's reset of a session completes once its own reset is indexed, without waiting for
+     * the library's messages before it, and the index reads the library's stream and the engine's one apart; a
+     * session's last Logout indexed after the reset would give it back its old sequence number (its next logon would
+     * be answered with the numbers of before the reset).
+     *
+     * @throws IllegalStateException when Artio does not answer, or its index does not get there, in time.
+     */
+    private void awaitSentIndexed(final long position) throws InterruptedException
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        uk.co.real_logic.artio.Reply<ReadablePosition> reply = engine.libraryIndexedPosition(library.libraryId());
+        while (reply == null || reply.isExecuting())
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new IllegalStateException("Artio did not say how far its index has read within 10 s");
+            }
+            Thread.sleep(1);
+            if (reply == null)
+            {
+                reply = engine.libraryIndexedPosition(library.libraryId());
+            }
+        }
+        if (!reply.hasCompleted())
+        {
+            throw new IllegalStateException("Artio could not say how far its index has read: " + replyState(reply));
+        }
+        final ReadablePosition indexed = reply.resultIfPresent();
+        while (indexed.getVolatile() < position)
+        {
+            if (System.nanoTime() > deadlineNs)
+            {
+                throw new IllegalStateException("Artio's index is at " + indexed.getVolatile() + " of the " +
+                    "library's stream after 10 s, short of " + position + ", where the stream was when the last " +
+                    "session disconnected");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /**
      * The housekeeping thread: the archive's prune every interval, and the end of day once a day.
      */
     private void keepHouse()
@@ -985,7 +1045,8 @@ public final class FixGateway implements AutoCloseable
     /**
      * The end of day ({@link Context#endOfDayUtc}): refuse Logons, log every session out (its orders stay), reset
      * every session's sequence numbers to 1, accept Logons again, prune the archive. Logons are refused for at most
-     * about 30 s; a session not logged out by then keeps its sequence numbers until the next end of day.
+     * about 30 s while the sessions log out, and 10 s more while Artio's index catches up; a session not logged out by
+     * then keeps its sequence numbers until the next end of day.
      */
     void endOfDay() throws InterruptedException
     {

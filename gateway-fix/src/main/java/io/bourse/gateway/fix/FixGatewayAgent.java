@@ -331,6 +331,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private volatile boolean endOfDayLogoutRequested;
     private volatile boolean newTradingDayRequested;
+    /**
+     * How far the library had written its stream to Artio when a session last disconnected: every message of the
+     * sessions gone is before it (their last Logout too), and Artio's index of sent sequence numbers must have read
+     * that far before a session is reset.
+     */
+    private volatile long positionAtLastDisconnect;
     // A release store (lazySet) per change: no fence on the order path, visible to monitoring soon after.
     private final AtomicInteger openOrders = new AtomicInteger();
     private boolean makerLeg;
@@ -693,6 +699,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
+     * @return how far the library had written its stream to Artio when a session last disconnected (0 before any):
+     * once no session is logged on, every message numbered so far is before it; any thread.
+     */
+    long positionAtLastDisconnect()
+    {
+        return positionAtLastDisconnect;
+    }
+
+    /**
      * @return sessions logged on now (acquired by this library and not yet disconnected); any thread.
      */
     int loggedOnSessions()
@@ -825,6 +840,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         deferredDisconnects.onDisconnect(session.connectionId());
         outboundSequenceNumbers.untrack(session.connectionId());
         final FixSessionState state = sessionsById.remove(session.id());
+        // Before the count: a thread that sees no session left sees this position too.
+        positionAtLastDisconnect = archivePosition.publishedPosition();
         loggedOnSessions = sessionsById.size();
         if (state != null && state.session == session)
         {
@@ -2459,7 +2476,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             closeOrder(order);
         }
         else if (ordersByOrderId.get(order.orderId) == order && order.session.heldMessages.isEmpty() &&
-            order.session.isLoggedOn())
+            order.session.canSend())
         {
             // The record keeps up with the reports its client has, so that a restart resuming after them starts
             // from these totals. While reports are held for a session away its records stay where the reports sent
@@ -2635,7 +2652,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         if (session.session != null && !sessionsSendingHeldMessages.contains(session))
         {
-            // Acquired but not (or no longer) connected: sent once it is, without waiting for another logon.
+            // Acquired but not able to send now (its Logon not answered yet): sent once it can, without waiting
+            // for another logon.
             sessionsSendingHeldMessages.add(session);
         }
     }
@@ -2649,7 +2667,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         for (int i = sessionsSendingHeldMessages.size() - 1; i >= 0; i--)
         {
             final FixSessionState session = sessionsSendingHeldMessages.get(i);
-            while (!session.heldMessages.isEmpty() && session.isLoggedOn())
+            while (!session.heldMessages.isEmpty() && session.canSend())
             {
                 if (!trySend(session, session.heldMessages.peekFirst()))
                 {
@@ -2985,7 +3003,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private boolean send(final FixSessionState state, final Encoder message, final long batchSequence, final long key)
     {
-        if (state.isLoggedOn() && state.heldMessages.isEmpty() && trySend(state, message))
+        if (state.canSend() && state.heldMessages.isEmpty() && trySend(state, message))
         {
             messagesMade++;
             return true;

@@ -4,6 +4,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongArrayQueue;
 import uk.co.real_logic.artio.builder.Encoder;
+import uk.co.real_logic.artio.messages.SessionState;
 import uk.co.real_logic.artio.session.Session;
 
 import java.util.ArrayDeque;
@@ -386,5 +387,16 @@ final class FixSessionState
     boolean isLoggedOn()
     {
         return session != null && session.isConnected();
+    }
+
+    /**
+     * @return whether a message handed to Artio now goes out on the session's connection: only once its Logon has
+     * been answered. Artio numbers and archives a message sent before (the session connected, its Logon not yet
+     * handled) or while logging out, without writing it to the socket: the client would only get it by asking for a
+     * resend. Until then the gateway holds it.
+     */
+    boolean canSend()
+    {
+        return session != null && session.state() == SessionState.ACTIVE;
     }
 }

@@ -51,6 +51,14 @@ final class OutboundArchivePosition
     }
 
     /**
+     * @return how far the library has written the stream (0 before its first session).
+     */
+    long publishedPosition()
+    {
+        return publication == null ? 0 : publication.position();
+    }
+
+    /**
      * @return the stream's position up to which the archive has recorded it, or {@link #UNKNOWN}: a few counter reads
      * once the recording is known, a scan of the counters at most every 10 ms until then.
      */

@@ -557,7 +557,9 @@ class FixGatewayRestartTest
                 assertTrue(again.getHeader().getBoolean(PossResend.FIELD), again.toString());
                 again = alice.poll(10_000);
             }
-            assertNotNull(again, "the fill is made again");
+            assertNotNull(again, () -> "the fill is made again; ALICE expects MsgSeqNum " +
+                alice.session().getExpectedTargetNum() + ", Logouts sent " + alice.sentLogoutTexts + ", received " +
+                alice.logoutTexts + "; log:\n" + exchange.log());
             assertTrue(again.getHeader().getBoolean(PossResend.FIELD), "97=Y: " + again);
             assertEquals(fill.getString(ExecID.FIELD), again.getString(ExecID.FIELD), "the same ExecID");
             assertEquals(new BigDecimal("0.4"), again.getDecimal(CumQty.FIELD).stripTrailingZeros());
