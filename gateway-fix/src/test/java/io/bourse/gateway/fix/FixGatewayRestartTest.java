@@ -530,6 +530,16 @@ class FixGatewayRestartTest
             alice.send(limit("S1", Side.SELL, "1", "200.00"));
             report(alice, ExecType.NEW, OrdStatus.NEW);
             final File fixDir = new File(exchange.baseDir, "fix");
+            // The gateway records the New (delivered, then where to resume) once Artio has archived it, which can be
+            // after ALICE has it; a copy taken before would restart the gateway with no position to resume from, and
+            // nothing would be made again.
+            FixTestExchange.await("the New recorded", () ->
+            {
+                try (FixEventPosition recorded = new FixEventPosition(new File(fixDir, "event-position.dat")))
+                {
+                    return recorded.isRecorded();
+                }
+            });
             final List<String> records =
                 List.of("event-position.dat", FixSessionState.deliveredFileName("ALICE"));
             final Map<String, byte[]> before = new HashMap<>();
