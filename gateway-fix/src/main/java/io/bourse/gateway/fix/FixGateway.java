@@ -32,6 +32,7 @@ import org.agrona.concurrent.status.CountersManager;
 import org.agrona.concurrent.status.ReadablePosition;
 import org.agrona.concurrent.UnsafeBuffer;
 import uk.co.real_logic.artio.ErrorHandlerFactory;
+import uk.co.real_logic.artio.Reply;
 import uk.co.real_logic.artio.engine.EngineConfiguration;
 import uk.co.real_logic.artio.engine.FixEngine;
 import uk.co.real_logic.artio.engine.LowResourceEngineScheduler;
@@ -57,6 +58,7 @@ import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import static uk.co.real_logic.artio.messages.InitialAcceptedSessionOwner.SOLE_LIBRARY;
 
@@ -846,26 +848,18 @@ public final class FixGateway implements AutoCloseable
      */
     private void resetSequenceNumber(final long sessionId)
     {
-        uk.co.real_logic.artio.Reply<?> reply = null;
+        Reply<?> reply = null;
         for (int attempt = 0; attempt < 5; attempt++)
         {
-            reply = engine.resetSequenceNumber(sessionId);
-            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-            while ((reply == null || reply.isExecuting()) && System.nanoTime() < deadlineNs)
+            try
             {
-                try
-                {
-                    Thread.sleep(1);
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-                if (reply == null)
-                {
-                    reply = engine.resetSequenceNumber(sessionId);
-                }
+                reply = awaitReply(() -> engine.resetSequenceNumber(sessionId),
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(2));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
             }
             if (reply != null && reply.hasCompleted())
             {
@@ -879,9 +873,30 @@ public final class FixGateway implements AutoCloseable
             "attempts of 2 s: " + replyState(reply));
     }
 
-    private static String replyState(final uk.co.real_logic.artio.Reply<?> reply)
+    /**
+     * Ask Artio with {@code request} until it takes the request (it answers null while its queue of such requests is
+     * full), then wait until it has answered or {@code deadlineNs} has passed.
+     *
+     * @return Artio's reply, still executing when the deadline passed first; null when Artio never took the request.
+     */
+    private static <T> Reply<T> awaitReply(final Supplier<Reply<T>> request, final long deadlineNs)
+        throws InterruptedException
     {
-        return reply == null ? "not taken by Artio" :
+        Reply<T> reply = request.get();
+        while ((reply == null || reply.isExecuting()) && System.nanoTime() < deadlineNs)
+        {
+            Thread.sleep(1);
+            if (reply == null)
+            {
+                reply = request.get();
+            }
+        }
+        return reply;
+    }
+
+    private static String replyState(final Reply<?> reply)
+    {
+        return reply == null ? "not taken by Artio" : reply.isExecuting() ? "no answer within the time allowed" :
             reply.state() + (reply.error() == null ? "" : ", " + reply.error());
     }
 
@@ -894,24 +909,12 @@ public final class FixGateway implements AutoCloseable
      */
     Long2LongHashMap pruneArchive() throws InterruptedException
     {
-        final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        uk.co.real_logic.artio.Reply<Long2LongHashMap> reply = engine.pruneArchive(null);
-        while (reply == null || reply.isExecuting())
+        final Reply<Long2LongHashMap> reply = awaitReply(() -> engine.pruneArchive(null),
+            System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        if (reply == null || !reply.hasCompleted())
         {
-            if (System.nanoTime() > deadlineNs)
-            {
-                throw new IllegalStateException("Artio did not prune the message archive within 10 s");
-            }
-            Thread.sleep(1);
-            if (reply == null)
-            {
-                reply = engine.pruneArchive(null);
-            }
-        }
-        if (!reply.hasCompleted())
-        {
-            throw new IllegalStateException("Artio could not prune the message archive: " + reply.state() +
-                (reply.error() == null ? "" : ", " + reply.error()));
+            throw new IllegalStateException("Artio could not prune the message archive: " +
+                replyState(reply));
         }
         return reply.resultIfPresent();
     }
@@ -928,22 +931,12 @@ public final class FixGateway implements AutoCloseable
     private void awaitSentIndexed(final long position) throws InterruptedException
     {
         final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        uk.co.real_logic.artio.Reply<ReadablePosition> reply = engine.libraryIndexedPosition(library.libraryId());
-        while (reply == null || reply.isExecuting())
+        final Reply<ReadablePosition> reply = awaitReply(() -> engine.libraryIndexedPosition(library.libraryId()),
+            deadlineNs);
+        if (reply == null || !reply.hasCompleted())
         {
-            if (System.nanoTime() > deadlineNs)
-            {
-                throw new IllegalStateException("Artio did not say how far its index has read within 10 s");
-            }
-            Thread.sleep(1);
-            if (reply == null)
-            {
-                reply = engine.libraryIndexedPosition(library.libraryId());
-            }
-        }
-        if (!reply.hasCompleted())
-        {
-            throw new IllegalStateException("Artio could not say how far its index has read: " + replyState(reply));
+            throw new IllegalStateException("Artio could not say how far its index has read: " +
+                replyState(reply));
         }
         final ReadablePosition indexed = reply.resultIfPresent();
         while (indexed.getVolatile() < position)
