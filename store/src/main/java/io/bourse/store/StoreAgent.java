@@ -139,7 +139,7 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             appliedLogPosition = snapshotLogPosition;
             sealedLogPosition = fenceLogPosition;
             sealedSnapshotLogPosition = snapshotLogPosition;
-            progress.fence(fenceLogPosition, fenceTimestampNs());
+            progress.fence(fenceLogPosition, timestampAtFenceNs);
             context.log().printf("bourse store: %s, fence at log position %,d, restoring from %s%n",
                 database.description(), fenceLogPosition,
                 snapshotLogPosition == 0 ? "the start of the log" : "its snapshot at log position " +
@@ -156,11 +156,6 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             .aeronDirectoryName(context.aeronDirectoryName())
             .errorHandler(progress::failed)
             .subscriberErrorHandler(progress::failed));
-    }
-
-    private long fenceTimestampNs()
-    {
-        return appliedTimestampNs;
     }
 
     private void loadSnapshot() throws SQLException

@@ -121,20 +121,7 @@ class StoreRetentionTest
     {
         final File database = new File(baseDir, "history-of-the-first-journal.db");
         final long seed = System.nanoTime();
-        try (Workload workload = new Workload(node, seed))
-        {
-            workload.setUp();
-            workload.trade(3_000);
-            workload.awaitAllAnswered();
-            try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
-            {
-                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
-            }
-        }
-        // The node's data directory is wiped (a new exchange, or one restored from an older backup), the database kept.
-        node.close();
-        IoUtil.delete(node.dataDir, true);
-        node = new TestNode(baseDir, context -> context);
+        writeHistoryThenWipeTheNode(database, seed);
         try (Workload workload = new Workload(node, seed))
         {
             workload.setUp();
@@ -153,25 +140,11 @@ class StoreRetentionTest
     {
         final File database = new File(baseDir, "history-of-the-first-journal.db");
         final long seed = System.nanoTime();
-        // The store's retention floor first, so that the node's snapshots do not purge the log it will read.
-        Store.open(node.storeContext().sqliteFile(database)).close();
-        try (Workload workload = new Workload(node, seed))
-        {
-            workload.setUp();
-            workload.trade(3_000);
-            workload.awaitAllAnswered();
-            try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
-            {
-                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics() + ", seed " + seed);
-            }
-        }
+        writeHistoryThenWipeTheNode(database, seed);
         final String fenceAndTrades = fenceAndTrades(database);
         assertTrue(!fenceAndTrades.endsWith(" 0"), () -> "the first history's trades written: " + fenceAndTrades);
-        // The node's data directory is wiped and the new exchange trades past the database's fence before the store
-        // starts: its journal is long enough, but not the one the rows were written from.
-        node.close();
-        IoUtil.delete(node.dataDir, true);
-        node = new TestNode(baseDir, context -> context);
+        // The new exchange trades past the database's fence before the store starts: its journal is long enough, but
+        // not the one the rows were written from.
         try (Workload workload = new Workload(node, seed + 1))
         {
             workload.setUp();
@@ -191,6 +164,30 @@ class StoreRetentionTest
             assertTrue(store.awaitCaughtUp(60_000), () -> "a store on an empty database follows the new journal: " +
                 store.metrics() + ", seeds " + seed + " and " + (seed + 1));
         }
+    }
+
+    /**
+     * A first history, traded with {@code seed}, written into {@code database} by a store; then the node's data
+     * directory is wiped and a new node started on it (a new exchange, or one restored from an older backup), the
+     * database kept.
+     */
+    private void writeHistoryThenWipeTheNode(final File database, final long seed) throws Exception
+    {
+        // The store's retention floor first, so that the node's snapshots do not purge the log it will read.
+        Store.open(node.storeContext().sqliteFile(database)).close();
+        try (Workload workload = new Workload(node, seed))
+        {
+            workload.setUp();
+            workload.trade(3_000);
+            workload.awaitAllAnswered();
+            try (Store store = Store.open(node.storeContext().sqliteFile(database)).start())
+            {
+                assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics() + ", seed " + seed);
+            }
+        }
+        node.close();
+        IoUtil.delete(node.dataDir, true);
+        node = new TestNode(baseDir, context -> context);
     }
 
     /**
