@@ -806,35 +806,28 @@ public final class FixGateway implements AutoCloseable
      */
     void resetSequenceNumbers()
     {
-        final long disconnectDeadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (agent.loggedOnSessions() > 0)
+        try
         {
-            if (System.nanoTime() > disconnectDeadlineNs)
+            final long disconnectDeadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (agent.loggedOnSessions() > 0)
             {
-                throw new IllegalStateException(agent.loggedOnSessions() + " session(s) still logged on after 10 s");
-            }
-            try
-            {
+                if (System.nanoTime() > disconnectDeadlineNs)
+                {
+                    throw new IllegalStateException(agent.loggedOnSessions() + " session(s) still logged on after " +
+                        "10 s");
+                }
                 Thread.sleep(1);
             }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-        final long position = agent.positionAtLastDisconnect();
-        if (position > 0)
-        {
-            try
+            final long position = agent.positionAtLastDisconnect();
+            if (position > 0)
             {
                 awaitSentIndexed(position);
             }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return;
         }
         for (final uk.co.real_logic.artio.engine.SessionInfo session : engine.allSessions())
         {
@@ -913,8 +906,7 @@ public final class FixGateway implements AutoCloseable
             System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
         if (reply == null || !reply.hasCompleted())
         {
-            throw new IllegalStateException("Artio could not prune the message archive: " +
-                replyState(reply));
+            throw new IllegalStateException("Artio could not prune the message archive: " + replyState(reply));
         }
         return reply.resultIfPresent();
     }
@@ -935,8 +927,7 @@ public final class FixGateway implements AutoCloseable
             deadlineNs);
         if (reply == null || !reply.hasCompleted())
         {
-            throw new IllegalStateException("Artio could not say how far its index has read: " +
-                replyState(reply));
+            throw new IllegalStateException("Artio could not say how far its index has read: " + replyState(reply));
         }
         final ReadablePosition indexed = reply.resultIfPresent();
         while (indexed.getVolatile() < position)
