@@ -1787,6 +1787,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             // Past every batch the previous run handled: nothing from here on was made before.
             handledBeforeRestart = 0;
         }
+        if (!eventPosition.isRecorded() && batchSequence > 1)
+        {
+            // The first batch of a gateway with nowhere to resume from (a first start, or its record lost): that is
+            // recorded now, before any report of it goes to Artio. Left to the record made once Artio has archived
+            // a report, a kill before that would restart from the next batch, and the fills reported meanwhile would
+            // be neither made again nor restated (the order's record already counts them). The exchange's first
+            // batch (1) cannot hold an order: no account can trade before a deposit, which is a batch of its own.
+            recordResumePosition(batchSequence - 1, logPosition - 1);
+        }
         this.logPosition = logPosition;
         this.timestampNs = timestampNs;
         reportBatchSequence = batchSequence;
@@ -2140,6 +2149,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     }
                     if (order != null && order.engineClientOrderId == orderAccepted.clientOrderId())
                     {
+                        // Reported as it was accepted, though its record may count fills made after: the replay
+                        // makes those again next, and each brings the totals back up.
+                        order.filledQuantity = 0;
+                        order.executedNotional = 0;
                         sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
                     }
                 }

@@ -529,34 +529,16 @@ class FixGatewayRestartTest
         {
             alice.send(limit("S1", Side.SELL, "1", "200.00"));
             report(alice, ExecType.NEW, OrdStatus.NEW);
-            final File fixDir = new File(exchange.baseDir, "fix");
-            // The gateway records the New (delivered, then where to resume) once Artio has archived it, which can be
-            // after ALICE has it; a copy taken before would restart the gateway with no position to resume from, and
-            // nothing would be made again.
-            FixTestExchange.await("the New recorded", () ->
-            {
-                try (FixEventPosition recorded = new FixEventPosition(new File(fixDir, "event-position.dat")))
-                {
-                    return recorded.isRecorded();
-                }
-            });
-            final List<String> records =
-                List.of("event-position.dat", FixSessionState.deliveredFileName("ALICE"));
-            final Map<String, byte[]> before = new HashMap<>();
-            for (final String name : records)
-            {
-                before.put(name, Files.readAllBytes(new File(fixDir, name).toPath()));
-            }
+            // The New recorded as delivered (and where to resume moved past it) once Artio has archived it, or not
+            // yet: the copy holds one or the other, and the replay after the restart makes the New again if not.
+            final Map<String, byte[]> before = readResumeRecords(exchange);
             exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
             final Message fill = report(alice, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
             assertFalse(fill.getHeader().isSetField(PossResend.FIELD));
             exchange.stopGateway();
             FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
             // As a gateway killed after sending the fill, before it recorded the fill as delivered.
-            for (final String name : records)
-            {
-                Files.write(new File(fixDir, name).toPath(), before.get(name));
-            }
+            writeResumeRecords(exchange, before);
             exchange.startGateway();
             alice.awaitLogon();
 
@@ -578,6 +560,86 @@ class FixGatewayRestartTest
             exchange.sendLimitOrder(2, 100, io.bourse.protocol.codec.Side.BUY, 20_000, 6_000);
             final Message done = report(alice, ExecType.TRADE, OrdStatus.FILLED);
             assertFalse(done.getHeader().isSetField(PossResend.FIELD));
+        }
+    }
+
+    /**
+     * A gateway's first run, killed after a fill before Artio archived any of its reports: with nothing recorded
+     * after an archived report, the replay begins where the gateway recorded, before its first batch, that it would.
+     */
+    @Test
+    void reportsOfAFirstRunKilledBeforeArtioArchivedAnyAreMadeAgainAfterARestart() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            // A batch with nothing for the gateway's sessions: the first it handles, and no report follows it.
+            exchange.sendLimitOrder(2, 98, io.bourse.protocol.codec.Side.BUY, 10_000, 1_000);
+            FixTestExchange.await("where to resume recorded before the gateway's first batch", () ->
+            {
+                try (FixEventPosition recorded =
+                    new FixEventPosition(new File(exchange.baseDir, "fix/event-position.dat")))
+                {
+                    return recorded.isRecorded();
+                }
+            });
+            final Map<String, byte[]> beforeAnyReport = readResumeRecords(exchange);
+            alice.send(limit("F1", Side.SELL, "1", "200.00"));
+            final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
+            exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
+            final Message fill = report(alice, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE disconnected", () -> !alice.isLoggedOn());
+            // As a gateway killed after the fill, with neither report archived: the order's record counts the fill.
+            writeResumeRecords(exchange, beforeAnyReport);
+            exchange.startGateway();
+            alice.awaitLogon();
+
+            final Message newAgain = alice.next("8");
+            assertEquals(ExecType.NEW, newAgain.getChar(ExecType.FIELD), newAgain.toString());
+            assertTrue(newAgain.getHeader().getBoolean(PossResend.FIELD), "97=Y: " + newAgain);
+            assertEquals(accepted.getString(ExecID.FIELD), newAgain.getString(ExecID.FIELD), "the same ExecID");
+            assertEquals(0, newAgain.getDecimal(CumQty.FIELD).signum(), "as it was accepted: " + newAgain);
+            final Message fillAgain = alice.next("8");
+            assertEquals(ExecType.TRADE, fillAgain.getChar(ExecType.FIELD), fillAgain.toString());
+            assertTrue(fillAgain.getHeader().getBoolean(PossResend.FIELD), "97=Y: " + fillAgain);
+            assertEquals(fill.getString(ExecID.FIELD), fillAgain.getString(ExecID.FIELD), "the same ExecID");
+            assertEquals(new BigDecimal("0.4"), fillAgain.getDecimal(LastQty.FIELD).stripTrailingZeros());
+            assertEquals(new BigDecimal("0.4"), fillAgain.getDecimal(CumQty.FIELD).stripTrailingZeros());
+
+            exchange.sendLimitOrder(2, 100, io.bourse.protocol.codec.Side.BUY, 20_000, 6_000);
+            final Message done = report(alice, ExecType.TRADE, OrdStatus.FILLED);
+            assertFalse(done.getHeader().isSetField(PossResend.FIELD));
+            assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
+        }
+    }
+
+    private static final List<String> RESUME_RECORDS =
+        List.of("event-position.dat", FixSessionState.deliveredFileName("ALICE"));
+
+    /**
+     * @return the gateway's records of where to resume and of what ALICE was sent, as they are now.
+     */
+    private static Map<String, byte[]> readResumeRecords(final FixTestExchange exchange) throws java.io.IOException
+    {
+        final Map<String, byte[]> records = new HashMap<>();
+        for (final String name : RESUME_RECORDS)
+        {
+            records.put(name, Files.readAllBytes(new File(exchange.baseDir, "fix/" + name).toPath()));
+        }
+        return records;
+    }
+
+    /**
+     * Put back, in the stopped gateway's data directory, records read by {@link #readResumeRecords}.
+     */
+    private static void writeResumeRecords(final FixTestExchange exchange, final Map<String, byte[]> records)
+        throws java.io.IOException
+    {
+        for (final Map.Entry<String, byte[]> record : records.entrySet())
+        {
+            Files.write(new File(exchange.baseDir, "fix/" + record.getKey()).toPath(), record.getValue());
         }
     }
 
