@@ -63,7 +63,7 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
     {
         return new Order(o.orderId(), o.clientOrderId(), o.instrumentId(), o.side(), o.orderType(), o.timeInForce(),
             o.price(), o.quantity(), o.filledQuantity(), o.remainingQuantity(), o.executedNotional(), o.status(),
-            o.createdNs(), o.updatedNs());
+            o.createdNs(), o.updatedNs(), o.cancelReason());
     }
 
     private static HistoryQueries.Cursor cursor(final Cursor cursor)

@@ -66,6 +66,7 @@ class HistoryApiTest
     private static final String[] SELLER = { "demo-1", "demo-1-secret" };
     private static final String[] BUYER = { "demo-2", "demo-2-secret" };
     private static final String[] BYSTANDER = { "demo-trader-11", "demo-trader-11-secret" };
+    private static final String[] CANCELER = { "demo-trader-12", "demo-trader-12-secret" };
     private static final String[] ADMIN = { "demo-admin", "demo-admin-secret" };
     private static final int TRADES = 5;
 
@@ -81,6 +82,7 @@ class HistoryApiTest
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     private static final List<String> SELLER_ORDER_IDS = new ArrayList<>();
     private static String restingOrderId;
+    private static String canceledOrderId;
 
     @BeforeAll
     static void startExchangeAndTrade() throws Exception
@@ -134,6 +136,12 @@ class HistoryApiTest
         assertEquals(200, resting.get("status").asInt(), resting.toString());
         restingOrderId = resting.get("body").get("orderId").asText();
         SELLER_ORDER_IDS.add(restingOrderId);
+        // Nothing sells at 99.00 (the one sell left asks 105.00): the exchange cancels the IOC's whole quantity.
+        final JsonNode ioc = call(CANCELER, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"type\":\"LIMIT\",\"timeInForce\":\"IOC\"," +
+            "\"price\":\"99.00\",\"quantity\":\"0.1000\"}");
+        assertEquals("CANCELED", ioc.get("body").get("status").asText(), ioc.toString());
+        canceledOrderId = ioc.get("body").get("orderId").asText();
         assertTrue(store.awaitCaughtUp(TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS)), store.metrics().summary());
     }
 
@@ -243,6 +251,12 @@ class HistoryApiTest
             assertEquals("0.1000", filled.get("body").get("filledQuantity").asText());
             assertEquals("NEW", call(freshUrl, SELLER, "GET", "/api/v1/orders/" + restingOrderId, null)
                 .get("body").get("status").asText(), "an open order");
+            final JsonNode canceled = call(freshUrl, CANCELER, "GET", "/api/v1/orders/" + canceledOrderId, null);
+            assertEquals("CANCELED", canceled.get("body").get("status").asText(), canceled.toString());
+            assertEquals("IMMEDIATE_OR_CANCEL", canceled.get("body").get("cancelReason").asText(), "how it ended");
+            final JsonNode listed = get(CANCELER, "/api/v1/history/orders").get("orders");
+            assertEquals(1, listed.size(), listed.toString());
+            assertEquals("IMMEDIATE_OR_CANCEL", listed.get(0).get("cancelReason").asText());
             assertProblem(404, "UNKNOWN_ORDER", "orderId",
                 call(freshUrl, BUYER, "GET", "/api/v1/orders/" + filledId, null));
             assertProblem(404, "UNKNOWN_ORDER", "orderId",

@@ -37,11 +37,13 @@ public final class HistoryQueries implements AutoCloseable
 
     /**
      * An order in its current (or final) state.
+     *
+     * @param cancelReason how it was canceled (the engine's CancelReason) when it was, else null.
      */
     public record Order(
         long orderId, long accountId, long clientOrderId, int instrumentId, String side, String orderType,
         String timeInForce, long price, long quantity, long filledQuantity, long remainingQuantity,
-        long executedNotional, String status, long createdNs, long updatedNs)
+        long executedNotional, String status, long createdNs, long updatedNs, String cancelReason)
     {
     }
 
@@ -63,7 +65,9 @@ public final class HistoryQueries implements AutoCloseable
 
     private static final String ORDER_COLUMNS = "order_id, account_id, client_order_id, instrument_id, side, " +
         "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
-        "created_ns, updated_ns";
+        "created_ns, updated_ns, " +
+        // How a canceled order ended, from its one CANCELED change (the order_changes index is by order).
+        "(SELECT c.reason FROM order_changes c WHERE c.order_id = orders.order_id AND c.kind = 'CANCELED' LIMIT 1)";
 
     private final String jdbcUrl;
     private final File sqliteFile;
@@ -302,7 +306,7 @@ public final class HistoryQueries implements AutoCloseable
     {
         return new Order(rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getInt(4), rows.getString(5),
             rows.getString(6), rows.getString(7), rows.getLong(8), rows.getLong(9), rows.getLong(10), rows.getLong(11),
-            rows.getLong(12), rows.getString(13), rows.getLong(14), rows.getLong(15));
+            rows.getLong(12), rows.getString(13), rows.getLong(14), rows.getLong(15), rows.getString(16));
     }
 
     /**

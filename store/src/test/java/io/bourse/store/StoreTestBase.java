@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 import java.io.File;
 import java.sql.Statement;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -158,6 +160,23 @@ abstract class StoreTestBase
                     queries.orders(1, 0, Long.MAX_VALUE, null, 1000);
                 assertEquals(StoreChecks.count(database, "SELECT COUNT(*) FROM orders WHERE account_id = 1"),
                     orders.rows().size());
+                // The account the exchange canceled most orders of (owners' cancels and self-trade prevention).
+                final long canceler = StoreChecks.count(database, "SELECT account_id FROM order_changes " +
+                    "WHERE kind = 'CANCELED' GROUP BY account_id ORDER BY COUNT(*) DESC, account_id LIMIT 1");
+                final long canceled = StoreChecks.count(database,
+                    "SELECT COUNT(*) FROM order_changes WHERE account_id = " + canceler + " AND kind = 'CANCELED'");
+                final List<HistoryQueries.Order> cancelersOrders =
+                    queries.orders(canceler, 0, Long.MAX_VALUE, null, HistoryQueries.MAX_PAGE_SIZE).rows();
+                assertTrue(canceled > 0 && cancelersOrders.size() < HistoryQueries.MAX_PAGE_SIZE,
+                    canceled + " canceled of " + cancelersOrders.size() + " orders");
+                assertEquals(canceled, cancelersOrders.stream().filter(order -> order.cancelReason() != null).count(),
+                    "a reason for each canceled order");
+                final Set<String> ended = cancelersOrders.stream()
+                    .filter(order -> order.cancelReason() != null || "CANCELED".equals(order.status()))
+                    .map(order -> order.status() + " " + order.cancelReason()).collect(Collectors.toSet());
+                assertTrue(Set.of("CANCELED CLIENT_REQUEST", "CANCELED SELF_TRADE_PREVENTION").containsAll(ended),
+                    "the flow's cancels are its owners' and self-trade prevention's; orders not canceled have no " +
+                    "reason: " + ended);
                 final long middle = orders.rows().get(orders.rows().size() / 2).createdNs();
                 assertTrue(queries.orders(1, middle, Long.MAX_VALUE, null, 1000).rows().stream()
                     .allMatch(order -> order.createdNs() >= middle), "time filter");

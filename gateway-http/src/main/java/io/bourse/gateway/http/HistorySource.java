@@ -31,10 +31,12 @@ public interface HistorySource
 
     /**
      * An order in its current or final state, in engine units.
+     *
+     * @param cancelReason how it was canceled (the engine's CancelReason) when it was, else null.
      */
     record Order(long orderId, long clientOrderId, int instrumentId, String side, String type, String timeInForce,
         long price, long quantity, long filledQuantity, long remainingQuantity, long executedNotional, String status,
-        long createdNs, long updatedNs)
+        long createdNs, long updatedNs, String cancelReason)
     {
     }
 

@@ -859,6 +859,10 @@ public final class HttpGateway implements AutoCloseable
         row.put("status", order.status());
         row.put("createdTime", order.createdNs() / 1_000_000);
         row.put("updatedTime", order.updatedNs() / 1_000_000);
+        if (order.cancelReason() != null)
+        {
+            row.put("cancelReason", order.cancelReason());
+        }
         return row;
     }
 
