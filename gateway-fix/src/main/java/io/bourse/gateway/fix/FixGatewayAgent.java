@@ -105,14 +105,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     /**
      * Records kept once Artio has archived the reports before them ({@link AfterArchive}): a session's last report
      * delivered (batch, key), an order's CLOSED record (order id), a pending order's not-accepted record (client order
-     * id), where a restart's replay resumes (after a batch: its sequence and log position), and a replace answered
-     * (its client order id).
+     * id), where a restart's replay resumes (after a batch: its sequence and log position), a replace answered
+     * (its client order id), and an open order's totals once its restatement is archived (order id).
      */
     private static final int DELIVERED = 1;
     private static final int CLOSED = 2;
     private static final int NOT_ACCEPTED = 3;
     private static final int RESUME_AFTER = 4;
     private static final int REPLACE_DONE = 5;
+    private static final int RESTATED = 6;
     private static final long CLOSE_ARCHIVE_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
     /**
      * Tries to publish one filler Heartbeat before giving up (back-pressure at a logon is brief, if any).
@@ -1792,9 +1793,21 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             // The first batch of a gateway with nowhere to resume from (a first start, or its record lost): that is
             // recorded now, before any report of it goes to Artio. Left to the record made once Artio has archived
             // a report, a kill before that would restart from the next batch, and the fills reported meanwhile would
-            // be neither made again nor restated (the order's record already counts them). The exchange's first
-            // batch (1) cannot hold an order: no account can trade before a deposit, which is a batch of its own.
-            recordResumePosition(batchSequence - 1, logPosition - 1);
+            // be neither made again nor restated (the order's record already counts them). Reports held from now on
+            // are made again from here too; those held before any batch were not made from one. Not before the
+            // exchange's first batch (1), which no position names: it cannot accept an order (no account holds
+            // anything before a deposit, a batch of its own), and a refusal in it is answered by the restore's query.
+            previousBatchSequence = batchSequence - 1;
+            previousLogPosition = logPosition - 1;
+            for (final FixSessionState session : sessionsByCompId.values())
+            {
+                if (session.heldAfterBatchSequence == 0)
+                {
+                    session.heldAfterBatchSequence = previousBatchSequence;
+                    session.heldAfterLogPosition = previousLogPosition;
+                }
+            }
+            recordResumePosition(previousBatchSequence, previousLogPosition);
         }
         this.logPosition = logPosition;
         this.timestampNs = timestampNs;
@@ -2149,8 +2162,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     }
                     if (order != null && order.engineClientOrderId == orderAccepted.clientOrderId())
                     {
-                        // Reported as it was accepted, though its record may count fills made after: the replay
-                        // makes those again next, and each brings the totals back up.
+                        // Reported as it was accepted, though its record may count fills (or a restatement) made
+                        // after: the replay makes those again next, and each brings the order up to date.
+                        order.quantity = orderAccepted.quantity();
                         order.filledQuantity = 0;
                         order.executedNotional = 0;
                         sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
@@ -2339,9 +2353,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         order.quantity = orderStatus.quantity();
                         if (changed)
                         {
-                            store.writeOpen(order);
                             sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0,
                                 missedEventsWhileUp ? RESTATED_AFTER_GAP : RESTATED_AFTER_RESTART, null, 0);
+                            // No replay makes this report again, only the query after a restart, which finds the
+                            // totals changed as long as the record does not have them: it gets them once the report
+                            // is archived, or (held for a session away) once the session's held reports are sent.
+                            if (order.session.heldMessages.isEmpty())
+                            {
+                                afterArchive.add(lastSentPosition, RESTATED, null, order.orderId, 0);
+                            }
                         }
                     }
                     // The others were applied and refused, or (a replace) overtaken by a later one: the order is
@@ -2398,7 +2418,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case PENDING_STATUS, PENDING_RESTORE ->
             {
                 final FixOrder order = pending.order;
-                if (reason == RejectReason.UNKNOWN_ORDER && order.orderId == 0 &&
+                // An account the exchange does not know has no open order either (an order refused for it, say).
+                final boolean notOpen = reason == RejectReason.UNKNOWN_ORDER || reason == RejectReason.UNKNOWN_ACCOUNT;
+                if (notOpen && order.orderId == 0 &&
                     pendingRestored.remove(order.engineClientOrderId) == order)
                 {
                     if (order.answerLost)
@@ -2416,7 +2438,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     }
                     closeOrder(order);
                 }
-                else if (reason == RejectReason.UNKNOWN_ORDER && pending.type == PENDING_RESTORE &&
+                else if (notOpen && pending.type == PENDING_RESTORE &&
                     pending.engineClientOrderId != 0 && pending.engineClientOrderId != order.engineClientOrderId &&
                     ordersByOrderId.get(order.orderId) == order)
                 {
@@ -2424,7 +2446,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     // asked again by its order id.
                     queueQuery(order);
                 }
-                else if (reason == RejectReason.UNKNOWN_ORDER)
+                else if (notOpen)
                 {
                     if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
                     {
@@ -2758,7 +2780,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 position = session.heldAfterLogPosition;
             }
         }
-        eventPosition.record(batchSequence, position);
+        if (batchSequence > 0)
+        {
+            // Else before the gateway's first batch: no position names that, and onEventBatch records one at it.
+            eventPosition.record(batchSequence, position);
+        }
     }
 
     /**
@@ -2780,6 +2806,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case NOT_ACCEPTED -> store.writeNotAccepted(first);
             case RESUME_AFTER -> recordResumePosition(first, second);
             case REPLACE_DONE -> store.writeReplaceDone(first);
+            case RESTATED ->
+            {
+                final FixOrder order = ordersByOrderId.get(first);
+                if (order != null && order.session.heldMessages.isEmpty())
+                {
+                    // Else the session's held reports, once sent, bring its records up to date.
+                    store.writeOpen(order);
+                }
+            }
             default -> throw new IllegalStateException("unknown record type " + type);
         }
     }

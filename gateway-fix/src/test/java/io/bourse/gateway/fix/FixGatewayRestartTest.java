@@ -574,16 +574,16 @@ class FixGatewayRestartTest
         try (FixTestExchange exchange = aliceOnly();
             QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
         {
-            // A batch with nothing for the gateway's sessions: the first it handles, and no report follows it.
-            exchange.sendLimitOrder(2, 98, io.bourse.protocol.codec.Side.BUY, 10_000, 1_000);
-            FixTestExchange.await("where to resume recorded before the gateway's first batch", () ->
+            // Batches with nothing for the gateway's sessions, until it has handled one (it may not be connected to
+            // the cluster yet, and then never sees the first): no report follows them.
+            long clientOrderId = 1_000;
+            final long deadlineNs = System.nanoTime() + FixTestExchange.TIMEOUT_NS;
+            while (!resumeRecorded(exchange))
             {
-                try (FixEventPosition recorded =
-                    new FixEventPosition(new File(exchange.baseDir, "fix/event-position.dat")))
-                {
-                    return recorded.isRecorded();
-                }
-            });
+                assertTrue(System.nanoTime() < deadlineNs, "where to resume not recorded at the gateway's first batch");
+                exchange.sendLimitOrder(2, clientOrderId++, io.bourse.protocol.codec.Side.BUY, 10_000, 1_000);
+                Thread.sleep(100);
+            }
             final Map<String, byte[]> beforeAnyReport = readResumeRecords(exchange);
             alice.send(limit("F1", Side.SELL, "1", "200.00"));
             final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
@@ -612,6 +612,54 @@ class FixGatewayRestartTest
             final Message done = report(alice, ExecType.TRADE, OrdStatus.FILLED);
             assertFalse(done.getHeader().isSetField(PossResend.FIELD));
             assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
+        }
+    }
+
+    /**
+     * A restatement made by the restore's query (fills while the gateway was down, with nowhere recorded to resume
+     * from, so no replay makes them) and held for a session away is made again after another restart before the
+     * session logs on: the order's record counts the fills only once the session has the restatement.
+     */
+    @Test
+    void aRestatementHeldForASessionAwayIsMadeAgainAfterAnotherRestart() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("H1", Side.SELL, "1", "200.00"));
+            final String orderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            alice.session().logout("going away");
+            FixTestExchange.await("ALICE logged out", () -> !alice.isLoggedOn());
+            exchange.stopGateway();
+            exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
+            assertTrue(new File(exchange.baseDir, "fix/event-position.dat").delete());
+            exchange.startGateway();
+            // The query's answer is the first batch the gateway handles: recorded before it, then the restatement
+            // made from it, held for ALICE.
+            FixTestExchange.await("the restore's answer handled", () -> resumeRecorded(exchange));
+            exchange.stopGateway();
+            exchange.startGateway();
+            alice.session().logon();
+            alice.awaitLogon();
+
+            final Message restated = report(alice, ExecType.RESTATED, OrdStatus.PARTIALLY_FILLED);
+            assertEquals(orderId, restated.getString(OrderID.FIELD));
+            assertEquals(new BigDecimal("0.4"), restated.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            assertEquals("Filled while the gateway was down", restated.getString(Text.FIELD));
+
+            exchange.sendLimitOrder(2, 100, io.bourse.protocol.codec.Side.BUY, 20_000, 6_000);
+            final Message done = report(alice, ExecType.TRADE, OrdStatus.FILLED);
+            assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
+            assertNull(alice.poll(1_000), "nothing more for ALICE");
+        }
+    }
+
+    private static boolean resumeRecorded(final FixTestExchange exchange)
+    {
+        try (FixEventPosition recorded = new FixEventPosition(new File(exchange.baseDir, "fix/event-position.dat")))
+        {
+            return recorded.isRecorded();
         }
     }
 
