@@ -106,14 +106,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * Records kept once Artio has archived the reports before them ({@link AfterArchive}): a session's last report
      * delivered (batch, key), an order's CLOSED record (order id), a pending order's not-accepted record (client order
      * id), where a restart's replay resumes (after a batch: its sequence and log position), a replace answered
-     * (its client order id), and an open order's totals once its restatement is archived (order id).
+     * (its client order id), and an open order's record as the order stands (order id): after a report no replay
+     * makes again, or once reports held for its session are sent.
      */
     private static final int DELIVERED = 1;
     private static final int CLOSED = 2;
     private static final int NOT_ACCEPTED = 3;
     private static final int RESUME_AFTER = 4;
     private static final int REPLACE_DONE = 5;
-    private static final int RESTATED = 6;
+    private static final int OPEN = 6;
     private static final long CLOSE_ARCHIVE_WAIT_NS = TimeUnit.SECONDS.toNanos(2);
     /**
      * Tries to publish one filler Heartbeat before giving up (back-pressure at a logon is brief, if any).
@@ -2255,7 +2256,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     else
                     {
                         replaced(order, replace, orderReplaced.clientOrderId(), orderReplaced.price(),
-                            orderReplaced.quantity(), orderReplaced.filledQuantity());
+                            orderReplaced.quantity(), orderReplaced.filledQuantity(), true);
                         sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0, text, null, 0);
                     }
                     // Now, not at the end of the batch: before the CLOSED record of a fill later in it.
@@ -2339,8 +2340,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         // The replace took effect: the order carries its client order id now.
                         order.executedNotional = orderStatus.executedNotional();
                         replaced(order, applied, orderStatus.clientOrderId(), orderStatus.price(),
-                            orderStatus.quantity(), orderStatus.filledQuantity());
+                            orderStatus.quantity(), orderStatus.filledQuantity(), false);
                         sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0, REPLACED_ANSWER_LOST, null, 0);
+                        // Before the replace's REPLACE_DONE (answerLostRequests): a record without the replace and
+                        // no replace left to answer would leave the order under its old ClOrdID.
+                        recordOnceArchived(order);
                     }
                     else
                     {
@@ -2355,13 +2359,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         {
                             sendReport(order, EXEC_RESTATED, ordStatus(order), 0, 0, 0,
                                 missedEventsWhileUp ? RESTATED_AFTER_GAP : RESTATED_AFTER_RESTART, null, 0);
-                            // No replay makes this report again, only the query after a restart, which finds the
-                            // totals changed as long as the record does not have them: it gets them once the report
-                            // is archived, or (held for a session away) once the session's held reports are sent.
-                            if (order.session.heldMessages.isEmpty())
-                            {
-                                afterArchive.add(lastSentPosition, RESTATED, null, order.orderId, 0);
-                            }
+                            recordOnceArchived(order);
                         }
                     }
                     // The others were applied and refused, or (a replace) overtaken by a later one: the order is
@@ -2737,7 +2735,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private void heldMessagesSent(final FixSessionState session)
     {
-        // Replaces first: a restart between the two must not find a replace whose order is already closed.
+        // The open orders' records first, then replaces (a restart between the two must not find a replace whose
+        // order is already closed), each once the reports sent before it are archived.
+        for (final FixOrder order : session.openOrdersByClOrdId.values())
+        {
+            if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
+            {
+                afterArchive.add(lastSentPosition, OPEN, null, order.orderId, 0);
+            }
+        }
         for (int i = 0; i < session.replacesDoneWhileHeld.size(); i++)
         {
             afterArchive.add(lastSentPosition, REPLACE_DONE, null, session.replacesDoneWhileHeld.getLong(i), 0);
@@ -2748,18 +2754,29 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             afterArchive.add(lastSentPosition, CLOSED, null, session.closedWhileHeld.getLong(i), 0);
         }
         session.closedWhileHeld.clear();
-        for (final FixOrder order : session.openOrdersByClOrdId.values())
+        for (int i = 0; i < session.notAcceptedWhileHeld.size(); i++)
         {
-            if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
-            {
-                store.writeOpen(order);
-            }
+            afterArchive.add(lastSentPosition, NOT_ACCEPTED, null, session.notAcceptedWhileHeld.getLong(i), 0);
         }
+        session.notAcceptedWhileHeld.clear();
         if (session.heldAfterBatchSequence >= 0)
         {
             session.heldAfterBatchSequence = -1;
             sessionsHolding--;
             afterArchive.add(lastSentPosition, RESUME_AFTER, null, previousBatchSequence, previousLogPosition);
+        }
+    }
+
+    /**
+     * A report about the order that no replay makes again (only the restore's query after a restart, which makes it
+     * as long as the order's record does not have what it reports) was just made: the record gets it once the report
+     * is archived, or, held for a session away, once the session's held reports are sent (heldMessagesSent).
+     */
+    private void recordOnceArchived(final FixOrder order)
+    {
+        if (order.session.heldMessages.isEmpty())
+        {
+            afterArchive.add(lastSentPosition, OPEN, null, order.orderId, 0);
         }
     }
 
@@ -2806,7 +2823,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case NOT_ACCEPTED -> store.writeNotAccepted(first);
             case RESUME_AFTER -> recordResumePosition(first, second);
             case REPLACE_DONE -> store.writeReplaceDone(first);
-            case RESTATED ->
+            case OPEN ->
             {
                 final FixOrder order = ordersByOrderId.get(first);
                 if (order != null && order.session.heldMessages.isEmpty())
@@ -2937,6 +2954,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     /**
      * A replace took effect: the order goes by the replace's ClOrdID (the one it had becomes its OrigClOrdID) and
      * takes its new terms.
+     *
+     * @param recordNow whether the order's record takes the replace now (its answer is an event, which a replay makes
+     *                  again) or is left to the caller (the answer is the restore's query: see recordOnceArchived).
      */
     private void replaced(
         final FixOrder order,
@@ -2944,7 +2964,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final long engineClientOrderId,
         final long price,
         final long quantity,
-        final long filledQuantity)
+        final long filledQuantity,
+        final boolean recordNow)
     {
         final FixSessionState session = order.session;
         session.openOrdersByClOrdId.remove(order.clOrdIdHash);
@@ -2956,7 +2977,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.price = price;
         order.quantity = quantity;
         order.filledQuantity = filledQuantity;
-        store.writeOpen(order);
+        if (recordNow)
+        {
+            store.writeOpen(order);
+        }
     }
 
     /**
@@ -3330,7 +3354,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (order.orderId == 0 && order.recordedPending)
         {
             order.recordedPending = false;
-            afterArchive.add(lastSentPosition, NOT_ACCEPTED, null, order.engineClientOrderId, 0);
+            if (session.heldMessages.isEmpty())
+            {
+                afterArchive.add(lastSentPosition, NOT_ACCEPTED, null, order.engineClientOrderId, 0);
+            }
+            else
+            {
+                // Its refusal is held: a gateway restarted before sending it still knows the order, and the replay
+                // (or the restore's query) refuses it again.
+                session.notAcceptedWhileHeld.addLong(order.engineClientOrderId);
+            }
         }
         if (session.openOrdersByClOrdId.get(order.clOrdIdHash) == order)
         {

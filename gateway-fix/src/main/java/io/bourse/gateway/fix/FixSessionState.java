@@ -76,6 +76,11 @@ final class FixSessionState
      */
     final LongArrayList replacesDoneWhileHeld = new LongArrayList();
     /**
+     * Likewise the NOT_ACCEPTED records of pending orders refused while reports were held for the session (by their
+     * engine client order ids): a gateway restarted before the refusals were sent refuses them again.
+     */
+    final LongArrayList notAcceptedWhileHeld = new LongArrayList();
+    /**
      * While reports are held: the batch before the one the first of them was made from, where a restarted gateway's
      * replay of the cluster's events must begin for them to be made again (they live in memory only); -1 otherwise.
      */

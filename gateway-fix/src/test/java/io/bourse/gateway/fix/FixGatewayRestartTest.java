@@ -629,19 +629,8 @@ class FixGatewayRestartTest
         {
             alice.send(limit("H1", Side.SELL, "1", "200.00"));
             final String orderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
-            alice.session().logout("going away");
-            FixTestExchange.await("ALICE logged out", () -> !alice.isLoggedOn());
-            exchange.stopGateway();
-            exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000);
-            assertTrue(new File(exchange.baseDir, "fix/event-position.dat").delete());
-            exchange.startGateway();
-            // The query's answer is the first batch the gateway handles: recorded before it, then the restatement
-            // made from it, held for ALICE.
-            FixTestExchange.await("the restore's answer handled", () -> resumeRecorded(exchange));
-            exchange.stopGateway();
-            exchange.startGateway();
-            alice.session().logon();
-            alice.awaitLogon();
+            restartTwiceWithAliceAway(exchange, alice,
+                () -> exchange.sendLimitOrder(2, 99, io.bourse.protocol.codec.Side.BUY, 20_000, 4_000));
 
             final Message restated = report(alice, ExecType.RESTATED, OrdStatus.PARTIALLY_FILLED);
             assertEquals(orderId, restated.getString(OrderID.FIELD));
@@ -653,6 +642,89 @@ class FixGatewayRestartTest
             assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
             assertNull(alice.poll(1_000), "nothing more for ALICE");
         }
+    }
+
+    /**
+     * Likewise a replace whose answer the gateway never had (it applied while the gateway was down), reported by the
+     * restore's query: the order's record takes the replace only once the session has the report.
+     */
+    @Test
+    void aReplaceReportedByTheRestoresQueryAndHeldIsReportedAgainAfterAnotherRestart() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            alice.send(limit("H2", Side.SELL, "1", "210.00"));
+            final long orderId =
+                Long.parseLong(report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD));
+            restartTwiceWithAliceAway(exchange, alice, () ->
+            {
+                // The stopped gateway had recorded the replace and sent it; the exchange applied it.
+                recordWhileStopped(exchange, (store, session) ->
+                {
+                    final FixOrder order = FixOrderStoreTest.recordedOrder(session, "H2", 0, Side.SELL, 21_000, 10_000);
+                    order.orderId = orderId;
+                    store.writeReplacing(order, 912, 21_100, 10_000, "H2-A".toCharArray(), 4);
+                });
+                exchange.sendReplace(1, orderId, 0, 912, 21_100, 10_000);
+            });
+
+            final Message replaced = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals("H2-A", replaced.getString(ClOrdID.FIELD));
+            assertEquals("H2", replaced.getString(OrigClOrdID.FIELD));
+            assertEquals(new BigDecimal("211.00"), replaced.getDecimal(Price.FIELD).setScale(2));
+            assertEquals("Replaced; its answer was among events the gateway missed", replaced.getString(Text.FIELD));
+            assertNull(alice.poll(1_000), "nothing more for ALICE");
+
+            alice.send(cancel("H2-CXL", "H2-A", Side.SELL));
+            final Message canceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            assertEquals(Long.toString(orderId), canceled.getString(OrderID.FIELD));
+        }
+    }
+
+    /**
+     * Likewise a new order that never reached the exchange, refused by the restore's query: the order's pending record
+     * goes only once the session has the refusal.
+     */
+    @Test
+    void aRefusalMadeByTheRestoresQueryAndHeldIsMadeAgainAfterAnotherRestart() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceOnly();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
+        {
+            restartTwiceWithAliceAway(exchange, alice, () -> recordWhileStopped(exchange, (store, session) ->
+                store.writePending(FixOrderStoreTest.recordedOrder(session, "H3", 903, Side.SELL, 20_300, 10_000))));
+
+            final Message refused = report(alice, ExecType.REJECTED, OrdStatus.REJECTED);
+            assertEquals("H3", refused.getString(ClOrdID.FIELD));
+            assertEquals("Not known to the exchange after the gateway restarted", refused.getString(Text.FIELD));
+            assertNull(alice.poll(1_000), "nothing more for ALICE");
+        }
+    }
+
+    /**
+     * ALICE logs out, the gateway stops, {@code whileDown} happens, and the gateway starts with nowhere recorded to
+     * resume from (as if its record were lost), so that only the restore's queries report what happened. ALICE still
+     * away, it stops again once it has handled the first batch, the answer to its one query (recorded before it; the
+     * stop lets the batch's handling finish, so the report made from it is held for ALICE), and starts again. Then
+     * ALICE logs on.
+     */
+    private static void restartTwiceWithAliceAway(
+        final FixTestExchange exchange, final QfjClient alice, final Runnable whileDown)
+    {
+        alice.session().logout("going away");
+        FixTestExchange.await("ALICE logged out", () -> !alice.isLoggedOn());
+        exchange.stopGateway();
+        whileDown.run();
+        assertTrue(new File(exchange.baseDir, "fix/event-position.dat").delete());
+        exchange.startGateway();
+        FixTestExchange.await("the restore's answer handled", () -> resumeRecorded(exchange));
+        exchange.stopGateway();
+        exchange.startGateway();
+        alice.session().logon();
+        alice.awaitLogon();
     }
 
     private static boolean resumeRecorded(final FixTestExchange exchange)
@@ -907,9 +979,6 @@ class FixGatewayRestartTest
     }
 
     /**
-     * Resting sell orders of 0.0001 at one price, in rounds small enough for the gateway's client to take.
-     */
-    /**
      * A restart whose replay reaches back past what the node's history holds (a session was away with reports held
      * for it, and many events followed): the gateway goes on from the oldest batch held instead of asking again for
      * ever, restates the order whose fill was among the lost batches and the one that closed among them as it closed,
@@ -992,6 +1061,9 @@ class FixGatewayRestartTest
         assertEquals(new BigDecimal("1"), done.getDecimal(CumQty.FIELD).stripTrailingZeros());
     }
 
+    /**
+     * Resting sell orders of 0.0001 at one price, in rounds small enough for the gateway's client to take.
+     */
     private static void rest(final QfjClient client, final String prefix, final int count, final String price)
         throws Exception
     {
