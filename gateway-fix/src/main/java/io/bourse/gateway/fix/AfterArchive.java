@@ -24,18 +24,18 @@ final class AfterArchive
     {
         /**
          * @param type    the record's type, as added.
-         * @param session the session it is about, or null.
+         * @param subject what it is about (a session, an order), or null.
          * @param first   its first value.
          * @param second  its second value.
          */
-        void keep(int type, FixSessionState session, long first, long second);
+        void keep(int type, Object subject, long first, long second);
     }
 
     private static final int INITIAL_CAPACITY = 1024;
 
     private long[] positions = new long[INITIAL_CAPACITY];
     private int[] types = new int[INITIAL_CAPACITY];
-    private FixSessionState[] sessions = new FixSessionState[INITIAL_CAPACITY];
+    private Object[] subjects = new Object[INITIAL_CAPACITY];
     private long[] firsts = new long[INITIAL_CAPACITY];
     private long[] seconds = new long[INITIAL_CAPACITY];
     private int head;
@@ -44,7 +44,7 @@ final class AfterArchive
     /**
      * Add a record, kept once the outbound stream is archived up to {@code position}.
      */
-    void add(final long position, final int type, final FixSessionState session, final long first, final long second)
+    void add(final long position, final int type, final Object subject, final long first, final long second)
     {
         if (size == positions.length)
         {
@@ -53,7 +53,7 @@ final class AfterArchive
         final int index = (head + size) & (positions.length - 1);
         positions[index] = position;
         types[index] = type;
-        sessions[index] = session;
+        subjects[index] = subject;
         firsts[index] = first;
         seconds[index] = second;
         size++;
@@ -70,14 +70,14 @@ final class AfterArchive
         int kept = 0;
         while (size > 0 && positions[head] <= archivedPosition)
         {
-            final FixSessionState session = sessions[head];
-            sessions[head] = null;
+            final Object subject = subjects[head];
+            subjects[head] = null;
             final int type = types[head];
             final long first = firsts[head];
             final long second = seconds[head];
             head = (head + 1) & (positions.length - 1);
             size--;
-            keeper.keep(type, session, first, second);
+            keeper.keep(type, subject, first, second);
             kept++;
         }
         return kept;
@@ -96,7 +96,7 @@ final class AfterArchive
         final int capacity = positions.length * 2;
         final long[] newPositions = new long[capacity];
         final int[] newTypes = new int[capacity];
-        final FixSessionState[] newSessions = new FixSessionState[capacity];
+        final Object[] newSubjects = new Object[capacity];
         final long[] newFirsts = new long[capacity];
         final long[] newSeconds = new long[capacity];
         for (int i = 0; i < size; i++)
@@ -104,13 +104,13 @@ final class AfterArchive
             final int index = (head + i) & (positions.length - 1);
             newPositions[i] = positions[index];
             newTypes[i] = types[index];
-            newSessions[i] = sessions[index];
+            newSubjects[i] = subjects[index];
             newFirsts[i] = firsts[index];
             newSeconds[i] = seconds[index];
         }
         positions = newPositions;
         types = newTypes;
-        sessions = newSessions;
+        subjects = newSubjects;
         firsts = newFirsts;
         seconds = newSeconds;
         head = 0;

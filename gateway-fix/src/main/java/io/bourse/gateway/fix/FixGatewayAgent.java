@@ -106,8 +106,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * Records kept once Artio has archived the reports before them ({@link AfterArchive}): a session's last report
      * delivered (batch, key), an order's CLOSED record (order id), a pending order's not-accepted record (client order
      * id), where a restart's replay resumes (after a batch: its sequence and log position), a replace answered
-     * (its client order id), and an open order's record as the order stands (order id): after a report no replay
-     * makes again, or once reports held for its session are sent.
+     * (its client order id), and an open order's record as the order stands then (the order): after a report no
+     * replay makes again, or once reports held for its session are sent.
      */
     private static final int DELIVERED = 1;
     private static final int CLOSED = 2;
@@ -2735,13 +2735,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private void heldMessagesSent(final FixSessionState session)
     {
-        // The open orders' records first, then replaces (a restart between the two must not find a replace whose
-        // order is already closed), each once the reports sent before it are archived.
+        // Each once the reports sent before it are archived. The open orders' records first: a replace the restore's
+        // query reported must be in its order's record before its REPLACE_DONE. Then replaces, before CLOSED: a
+        // restart between the two must not find a replace whose order is already closed.
         for (final FixOrder order : session.openOrdersByClOrdId.values())
         {
             if (order.orderId != 0 && ordersByOrderId.get(order.orderId) == order)
             {
-                afterArchive.add(lastSentPosition, OPEN, null, order.orderId, 0);
+                afterArchive.add(lastSentPosition, OPEN, order, 0, 0);
             }
         }
         for (int i = 0; i < session.replacesDoneWhileHeld.size(); i++)
@@ -2776,7 +2777,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         if (order.session.heldMessages.isEmpty())
         {
-            afterArchive.add(lastSentPosition, OPEN, null, order.orderId, 0);
+            afterArchive.add(lastSentPosition, OPEN, order, 0, 0);
         }
     }
 
@@ -2814,24 +2815,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         afterArchive.add(lastSentPosition, DELIVERED, session, batchSequence, key);
     }
 
-    private void keep(final int type, final FixSessionState session, final long first, final long second)
+    private void keep(final int type, final Object subject, final long first, final long second)
     {
         switch (type)
         {
-            case DELIVERED -> session.recordDelivered(first, second);
+            case DELIVERED -> ((FixSessionState)subject).recordDelivered(first, second);
             case CLOSED -> store.writeClosed(first);
             case NOT_ACCEPTED -> store.writeNotAccepted(first);
             case RESUME_AFTER -> recordResumePosition(first, second);
             case REPLACE_DONE -> store.writeReplaceDone(first);
-            case OPEN ->
-            {
-                final FixOrder order = ordersByOrderId.get(first);
-                if (order != null && order.session.heldMessages.isEmpty())
-                {
-                    // Else the session's held reports, once sent, bring its records up to date.
-                    store.writeOpen(order);
-                }
-            }
+            // As the order stands now: changes since are events a replay makes again, and an order closed since has
+            // its CLOSED record after this one.
+            case OPEN -> store.writeOpen((FixOrder)subject);
             default -> throw new IllegalStateException("unknown record type " + type);
         }
     }
@@ -3354,8 +3349,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (order.orderId == 0 && order.recordedPending)
         {
             order.recordedPending = false;
-            if (session.heldMessages.isEmpty())
+            if (session.heldMessages.isEmpty() || order.answerLost)
             {
+                // An order applied whose answer was lost (its end held, if at all, only in the report just made) goes
+                // now: a restart's query would call it never received.
                 afterArchive.add(lastSentPosition, NOT_ACCEPTED, null, order.engineClientOrderId, 0);
             }
             else
