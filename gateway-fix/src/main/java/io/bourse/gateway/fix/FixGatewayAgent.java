@@ -2024,7 +2024,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     {
         if (session.heldMessages.isEmpty())
         {
-            afterArchive.add(lastSentPosition, REPLACE_DONE, session, engineClientOrderId, 0);
+            afterArchive.add(lastSentPosition, REPLACE_DONE, null, engineClientOrderId, 0);
         }
         else
         {
@@ -2159,7 +2159,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     if (order == null)
                     {
                         order = adoptPending(orderAccepted.accountId(), orderAccepted.clientOrderId(),
-                            orderAccepted.orderId(), true);
+                            orderAccepted.orderId());
                     }
                     if (order != null && order.engineClientOrderId == orderAccepted.clientOrderId())
                     {
@@ -2308,11 +2308,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     order.filledQuantity = orderStatus.filledQuantity();
                     order.executedNotional = orderStatus.executedNotional();
                     order.quantity = orderStatus.quantity();
-                    if (adoptPending(
-                        orderStatus.accountId(), order.engineClientOrderId, orderStatus.orderId(), false) == order)
+                    if (adoptPending(orderStatus.accountId(), order.engineClientOrderId, orderStatus.orderId()) ==
+                        order)
                     {
                         sendReport(order, EXEC_NEW, ordStatus(order), 0, 0, 0, null, null, 0);
-                        recordOnceArchived(order);
                         // Found by the client order id it was sent with: no replace of it took effect.
                         final Pending lost = order.lostRequest;
                         order.lostRequest = null;
@@ -2748,7 +2747,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         for (int i = 0; i < session.replacesDoneWhileHeld.size(); i++)
         {
-            afterArchive.add(lastSentPosition, REPLACE_DONE, session, session.replacesDoneWhileHeld.getLong(i), 0);
+            afterArchive.add(lastSentPosition, REPLACE_DONE, null, session.replacesDoneWhileHeld.getLong(i), 0);
         }
         session.replacesDoneWhileHeld.clear();
         for (int i = 0; i < session.closedWhileHeld.size(); i++)
@@ -2824,30 +2823,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case CLOSED -> store.writeClosed(first);
             case NOT_ACCEPTED -> store.writeNotAccepted(first);
             case RESUME_AFTER -> recordResumePosition(first, second);
-            case REPLACE_DONE ->
-            {
-                final FixSessionState session = (FixSessionState)subject;
-                if (session.heldMessages.isEmpty())
-                {
-                    store.writeReplaceDone(first);
-                }
-                else
-                {
-                    // After the record of its order, held back too (OPEN): with the held reports sent.
-                    session.replacesDoneWhileHeld.addLong(first);
-                }
-            }
-            case OPEN ->
-            {
-                // As the order stands now: changes since are events a replay makes again, or reports only the
-                // restore's query makes, which are held while its session is away (their records with them, written
-                // by heldMessagesSent). An order closed since is written as it closed: its CLOSED record follows.
-                final FixOrder order = (FixOrder)subject;
-                if (order.session.heldMessages.isEmpty() || ordersByOrderId.get(order.orderId) != order)
-                {
-                    store.writeOpen(order);
-                }
-            }
+            case REPLACE_DONE -> store.writeReplaceDone(first);
+            // As the order stands now: changes since are events a replay makes again, and an order closed since has
+            // its CLOSED record after this one.
+            case OPEN -> store.writeOpen((FixOrder)subject);
             default -> throw new IllegalStateException("unknown record type " + type);
         }
     }
@@ -3340,12 +3319,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     /**
      * A pending order restored from the previous run was accepted: it is open from now on.
      *
-     * @param recordNow whether its record becomes an open order's now (its acceptance is an event, which a replay
-     *                  makes again) or is left to the caller (the restore's query found it: see recordOnceArchived).
      * @return the order, or null when no pending order of the account has this client order id.
      */
-    private FixOrder adoptPending(
-        final long accountId, final long engineClientOrderId, final long orderId, final boolean recordNow)
+    private FixOrder adoptPending(final long accountId, final long engineClientOrderId, final long orderId)
     {
         final FixOrder order = pendingRestored.get(engineClientOrderId);
         if (order == null || order.accountId != accountId)
@@ -3357,10 +3333,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         ordersByOrderId.put(orderId, order);
         order.session.openOrdersByClOrdId.put(order.clOrdIdHash, order);
         openOrders.lazySet(ordersByOrderId.size());
-        if (recordNow)
-        {
-            store.writeOpen(order);
-        }
+        store.writeOpen(order);
         order.recordedPending = false;
         return order;
     }
@@ -3379,7 +3352,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             if (session.heldMessages.isEmpty() || order.answerLost)
             {
                 // An order applied whose answer was lost goes now, its report held or not: after a restart the query
-                // would not find it open, and would call it never received.
+                // would not find it open, and would call it never received (a false refusal being worse than a lost
+                // "done" report).
                 afterArchive.add(lastSentPosition, NOT_ACCEPTED, null, order.engineClientOrderId, 0);
             }
             else

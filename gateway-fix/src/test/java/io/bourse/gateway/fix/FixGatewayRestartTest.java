@@ -705,34 +705,6 @@ class FixGatewayRestartTest
     }
 
     /**
-     * Likewise a new order the exchange accepted while the gateway was down, found open by the restore's query: the
-     * order's pending record becomes an open order's only once the session has the acceptance.
-     */
-    @Test
-    void anAcceptanceFoundByTheRestoresQueryAndHeldIsReportedAgainAfterAnotherRestart() throws Exception
-    {
-        FixGatewayTest.forgetExecIds();
-        try (FixTestExchange exchange = aliceOnly();
-            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon())
-        {
-            restartTwiceWithAliceAway(exchange, alice, () ->
-            {
-                recordWhileStopped(exchange, (store, session) ->
-                    store.writePending(FixOrderStoreTest.recordedOrder(session, "H4", 904, Side.SELL, 20_400, 10_000)));
-                exchange.sendLimitOrder(1, 904, io.bourse.protocol.codec.Side.SELL, 20_400, 10_000);
-            });
-
-            final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
-            assertEquals("H4", accepted.getString(ClOrdID.FIELD));
-            assertNull(alice.poll(1_000), "nothing more for ALICE");
-
-            alice.send(cancel("H4-CXL", "H4", Side.SELL));
-            final Message canceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
-            assertEquals(accepted.getString(OrderID.FIELD), canceled.getString(OrderID.FIELD));
-        }
-    }
-
-    /**
      * ALICE logs out, the gateway stops, {@code whileDown} happens, and the gateway starts with nowhere recorded to
      * resume from (as if its record were lost), so that only the restore's queries report what happened. ALICE still
      * away, it stops again once it has handled the first batch, the answer to its one query (recorded before it; the
