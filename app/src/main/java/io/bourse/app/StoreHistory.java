@@ -62,8 +62,9 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
     private static Order order(final HistoryQueries.Order o)
     {
         return new Order(o.orderId(), o.clientOrderId(), o.instrumentId(), o.side(), o.orderType(), o.timeInForce(),
-            o.price(), o.quantity(), o.filledQuantity(), o.remainingQuantity(), o.executedNotional(), o.status(),
-            o.createdNs(), o.updatedNs(), o.cancelReason());
+            o.price(), o.quantity(), o.filledQuantity(), o.executedNotional(), o.status(),
+            o.createdNs(), o.updatedNs(), o.cancelReason(), o.quoteAmount(), o.postOnly(), o.selfTradePrevention(),
+            o.expiryNs());
     }
 
     private static HistoryQueries.Cursor cursor(final Cursor cursor)

@@ -69,6 +69,7 @@ class HistoryApiTest
     private static final String[] CANCELER = { "demo-trader-12", "demo-trader-12-secret" };
     private static final String[] ADMIN = { "demo-admin", "demo-admin-secret" };
     private static final int TRADES = 5;
+    private static final long GTD_EXPIRY_MS = System.currentTimeMillis() + TimeUnit.DAYS.toMillis(1);
 
     private static File dataDir;
     private static BourseConfig config;
@@ -83,6 +84,7 @@ class HistoryApiTest
     private static final List<String> SELLER_ORDER_IDS = new ArrayList<>();
     private static String restingOrderId;
     private static String canceledOrderId;
+    private static String gtdOrderId;
 
     @BeforeAll
     static void startExchangeAndTrade() throws Exception
@@ -139,9 +141,14 @@ class HistoryApiTest
         // Nothing sells at 99.00 (the one sell left asks 105.00): the exchange cancels the IOC's whole quantity.
         final JsonNode ioc = call(CANCELER, "POST", "/api/v1/orders",
             "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"type\":\"LIMIT\",\"timeInForce\":\"IOC\"," +
-            "\"price\":\"99.00\",\"quantity\":\"0.1000\"}");
+            "\"price\":\"99.00\",\"quantity\":\"0.1000\",\"selfTradePrevention\":\"CANCEL_BOTH\"}");
         assertEquals("CANCELED", ioc.get("body").get("status").asText(), ioc.toString());
         canceledOrderId = ioc.get("body").get("orderId").asText();
+        final JsonNode gtd = call(CANCELER, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"BUY\",\"type\":\"LIMIT\",\"timeInForce\":\"GTD\"," +
+            "\"price\":\"98.00\",\"quantity\":\"0.1000\",\"postOnly\":true,\"expireTime\":" + GTD_EXPIRY_MS + "}");
+        assertEquals("NEW", gtd.get("body").get("status").asText(), gtd.toString());
+        gtdOrderId = gtd.get("body").get("orderId").asText();
         assertTrue(store.awaitCaughtUp(TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS)), store.metrics().summary());
     }
 
@@ -254,9 +261,24 @@ class HistoryApiTest
             final JsonNode canceled = call(freshUrl, CANCELER, "GET", "/api/v1/orders/" + canceledOrderId, null);
             assertEquals("CANCELED", canceled.get("body").get("status").asText(), canceled.toString());
             assertEquals("IMMEDIATE_OR_CANCEL", canceled.get("body").get("cancelReason").asText(), "how it ended");
+            assertEquals("CANCEL_BOTH", canceled.get("body").get("selfTradePrevention").asText(), canceled.toString());
+            assertFalse(canceled.get("body").get("postOnly").asBoolean(), canceled.toString());
+            assertFalse(canceled.get("body").has("expireTime"), canceled.toString());
             final JsonNode listed = get(CANCELER, "/api/v1/history/orders").get("orders");
-            assertEquals(1, listed.size(), listed.toString());
-            assertEquals("IMMEDIATE_OR_CANCEL", listed.get(0).get("cancelReason").asText());
+            assertEquals(2, listed.size(), listed.toString());
+            assertEquals(canceledOrderId, listed.get(1).get("orderId").asText());
+            assertEquals("IMMEDIATE_OR_CANCEL", listed.get(1).get("cancelReason").asText());
+            // The store's row of an open order reads as the live API shows it.
+            final JsonNode stored = listed.get(0);
+            assertEquals(gtdOrderId, stored.get("orderId").asText(), listed.toString());
+            assertTrue(stored.get("postOnly").asBoolean(), stored.toString());
+            assertEquals(GTD_EXPIRY_MS, stored.get("expireTime").asLong(), stored.toString());
+            final JsonNode live = call(freshUrl, CANCELER, "GET", "/api/v1/orders/" + gtdOrderId, null).get("body");
+            for (final String field : List.of("timeInForce", "expireTime", "postOnly", "selfTradePrevention", "price",
+                "quantity", "remainingQuantity", "status", "createdTime"))
+            {
+                assertEquals(live.get(field), stored.get(field), field + ": live " + live + ", stored " + stored);
+            }
             assertProblem(404, "UNKNOWN_ORDER", "orderId",
                 call(freshUrl, BUYER, "GET", "/api/v1/orders/" + filledId, null));
             assertProblem(404, "UNKNOWN_ORDER", "orderId",

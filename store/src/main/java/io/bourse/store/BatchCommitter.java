@@ -48,7 +48,7 @@ final class BatchCommitter implements AutoCloseable
         "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
         "created_ns, updated_ns, log_position, accepted_event_id, accepted_client_order_id, accepted_price, " +
         "accepted_quantity, created_log_position, reserve_entry_id, reserve_asset_id, reserve_amount, " +
-        "reserve_available, reserve_reserved";
+        "reserve_available, reserve_reserved, quote_amount, post_only, self_trade_prevention, expire_ns";
 
     private long tradesWritten;
     private long rowsWritten;
@@ -254,6 +254,15 @@ final class BatchCommitter implements AutoCloseable
                 else
                 {
                     newOrderRows.nullColumn().nullColumn().nullColumn().nullColumn().nullColumn();
+                }
+                newOrderRows.column(row.quoteAmount).column(row.postOnly).column(row.selfTradePrevention);
+                if (row.expiryNs != 0)
+                {
+                    newOrderRows.column(row.expiryNs);
+                }
+                else
+                {
+                    newOrderRows.nullColumn();
                 }
                 newOrderRows.endRow();
             }

@@ -108,6 +108,13 @@ final class HistoryBatch
         String timeInForce;
         long price;
         long quantity;
+        long quoteAmount;
+        boolean postOnly;
+        String selfTradePrevention;
+        /**
+         * 0 for an order without an expiry.
+         */
+        long expiryNs;
         long filledQuantity;
         long remainingQuantity;
         long executedNotional;

@@ -38,12 +38,18 @@ public final class HistoryQueries implements AutoCloseable
     /**
      * An order in its current (or final) state.
      *
-     * @param cancelReason how it was canceled (the engine's CancelReason) when it was, else null.
+     * @param cancelReason        how it was canceled (the engine's CancelReason) when it was, else null.
+     * @param quoteAmount         a market buy's amount of quote to spend; 0 for an order sized in base.
+     * @param postOnly            whether it was post only; null, as are the two after it, for an order written before
+     *                            the store kept its terms (schema version 5), whose quoteAmount reads 0.
+     * @param selfTradePrevention the mode it traded under (the engine's SelfTradePrevention).
+     * @param expiryNs            a GTD order's expiry, else 0.
      */
     public record Order(
         long orderId, long accountId, long clientOrderId, int instrumentId, String side, String orderType,
         String timeInForce, long price, long quantity, long filledQuantity, long remainingQuantity,
-        long executedNotional, String status, long createdNs, long updatedNs, String cancelReason)
+        long executedNotional, String status, long createdNs, long updatedNs, String cancelReason, long quoteAmount,
+        Boolean postOnly, String selfTradePrevention, long expiryNs)
     {
     }
 
@@ -67,7 +73,8 @@ public final class HistoryQueries implements AutoCloseable
         "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
         "created_ns, updated_ns, " +
         // How a canceled order ended, from its one CANCELED change (the order_changes index is by order).
-        "(SELECT c.reason FROM order_changes c WHERE c.order_id = orders.order_id AND c.kind = 'CANCELED' LIMIT 1)";
+        "(SELECT c.reason FROM order_changes c WHERE c.order_id = orders.order_id AND c.kind = 'CANCELED' LIMIT 1), " +
+        "quote_amount, post_only, self_trade_prevention, expire_ns";
 
     private final String jdbcUrl;
     private final File sqliteFile;
@@ -304,9 +311,12 @@ public final class HistoryQueries implements AutoCloseable
 
     private static Order order(final ResultSet rows) throws SQLException
     {
+        final boolean postOnly = rows.getBoolean(18);
+        final Boolean keptPostOnly = rows.wasNull() ? null : postOnly;
         return new Order(rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getInt(4), rows.getString(5),
             rows.getString(6), rows.getString(7), rows.getLong(8), rows.getLong(9), rows.getLong(10), rows.getLong(11),
-            rows.getLong(12), rows.getString(13), rows.getLong(14), rows.getLong(15), rows.getString(16));
+            rows.getLong(12), rows.getString(13), rows.getLong(14), rows.getLong(15), rows.getString(16),
+            rows.getLong(17), keptPostOnly, rows.getString(19), rows.getLong(20));
     }
 
     /**

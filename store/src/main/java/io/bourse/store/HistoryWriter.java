@@ -205,6 +205,10 @@ final class HistoryWriter implements EngineListener
         row.timeInForce = timeInForce.name();
         row.price = price;
         row.quantity = quantity;
+        row.quoteAmount = quoteAmount;
+        row.postOnly = postOnly;
+        row.selfTradePrevention = selfTradePrevention.name();
+        row.expiryNs = expiryTimeNs;
         // Rows are pooled: every column of a new order is set here, none is left from the row's previous order.
         row.filledQuantity = 0;
         row.remainingQuantity = quantity;

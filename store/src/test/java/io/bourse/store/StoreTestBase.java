@@ -345,5 +345,53 @@ abstract class StoreTestBase
             assertEquals(15, StoreChecks.count(database, "SELECT next_ledger_entry_id FROM store_fence"));
             assertEquals(2, StoreChecks.count(database, "SELECT next_transfer_id FROM store_fence"));
         }
+        try (HistoryQueries queries = HistoryQueries.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        {
+            final HistoryQueries.Order old = queries.order(2, 1);
+            assertNull(old.postOnly(), "terms an old version did not keep are unknown, not false: " + old);
+            assertNull(old.selfTradePrevention(), old.toString());
+            assertEquals(0, old.quoteAmount(), old.toString());
+            assertEquals(0, old.expiryNs(), old.toString());
+            final HistoryQueries.Order written = queries.order(1, 3);
+            assertEquals(Boolean.FALSE, written.postOnly(), written.toString());
+            assertEquals("CANCEL_RESTING", written.selfTradePrevention(), written.toString());
+        }
+    }
+
+    @Test
+    void anOrderIsReadWithTheTermsItWasAcceptedWith() throws Exception
+    {
+        final Store.Context context = database(node.storeContext());
+        try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        {
+            final HistoryWriter writer = new HistoryWriter(database, new HistoryBatch());
+            try (BatchCommitter committer = new BatchCommitter(database))
+            {
+                writer.writing(true);
+                writer.logPosition(10);
+                writer.onOrderAccepted(1, 11, 1, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTD, 100, 50, 0, true,
+                    SelfTradePrevention.DECREMENT, 9_000_000_000L, 5);
+                writer.onBalanceChanged(1, 2, 995000, 5000, BalanceChangeReason.RESERVE, 5);
+                writer.logPosition(20);
+                writer.onOrderAccepted(2, 21, 1, 1, Side.BUY, OrderType.MARKET, TimeInForce.IOC, 0, 0, 2500, false,
+                    SelfTradePrevention.CANCEL_BOTH, 0, 6);
+                committer.commit(writer.seal(20, 6, 0, null, null));
+            }
+        }
+        try (HistoryQueries queries = HistoryQueries.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        {
+            final HistoryQueries.Order resting = queries.order(1, 1);
+            assertEquals(Boolean.TRUE, resting.postOnly(), resting.toString());
+            assertEquals("DECREMENT", resting.selfTradePrevention(), resting.toString());
+            assertEquals(9_000_000_000L, resting.expiryNs(), resting.toString());
+            assertEquals(0, resting.quoteAmount(), resting.toString());
+            final HistoryQueries.Order byQuote = queries.order(1, 2);
+            assertEquals(Boolean.FALSE, byQuote.postOnly(), byQuote.toString());
+            assertEquals("CANCEL_BOTH", byQuote.selfTradePrevention(), byQuote.toString());
+            assertEquals(2500, byQuote.quoteAmount(), byQuote.toString());
+            assertEquals(0, byQuote.expiryNs(), "no expiry: " + byQuote);
+            assertEquals(List.of(byQuote, resting), queries.orders(1, 0, Long.MAX_VALUE, null, 10).rows(),
+                "a page reads the same terms");
+        }
     }
 }

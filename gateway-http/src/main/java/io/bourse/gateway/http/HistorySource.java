@@ -32,11 +32,16 @@ public interface HistorySource
     /**
      * An order in its current or final state, in engine units.
      *
-     * @param cancelReason how it was canceled (the engine's CancelReason) when it was, else null.
+     * @param cancelReason        how it was canceled (the engine's CancelReason) when it was, else null.
+     * @param quoteAmount         a market buy's amount of quote to spend; 0 for an order sized in base.
+     * @param postOnly            whether it was post only; null, as is the mode, when the source did not keep it.
+     * @param selfTradePrevention the mode it traded under (the engine's SelfTradePrevention), or null.
+     * @param expiryNs            a GTD order's expiry, else 0.
      */
     record Order(long orderId, long clientOrderId, int instrumentId, String side, String type, String timeInForce,
-        long price, long quantity, long filledQuantity, long remainingQuantity, long executedNotional, String status,
-        long createdNs, long updatedNs, String cancelReason)
+        long price, long quantity, long filledQuantity, long executedNotional, String status,
+        long createdNs, long updatedNs, String cancelReason, long quoteAmount, Boolean postOnly,
+        String selfTradePrevention, long expiryNs)
     {
     }
 

@@ -841,29 +841,31 @@ public final class HttpGateway implements AutoCloseable
         return node;
     }
 
+    /**
+     * A stored order as the live API shows an order, so that a client reads both the same way.
+     */
     private ObjectNode historyOrder(final HistorySource.Order order)
     {
-        final InstrumentView i = historyInstrument(order.instrumentId());
-        final ObjectNode row = Views.MAPPER.createObjectNode();
-        row.put("orderId", Long.toString(order.orderId()));
-        row.put("clientOrderId", ClientOrderIds.decode(order.clientOrderId()));
-        row.put("symbol", i.symbol());
-        row.put("side", order.side());
-        row.put("type", order.type());
-        row.put("timeInForce", order.timeInForce());
-        row.put("price", i.price(order.price()));
-        row.put("quantity", i.quantity(order.quantity()));
-        row.put("filledQuantity", i.quantity(order.filledQuantity()));
-        row.put("remainingQuantity", i.quantity(order.remainingQuantity()));
-        row.put("executedNotional", i.quote(order.executedNotional()));
-        row.put("status", order.status());
-        row.put("createdTime", order.createdNs() / 1_000_000);
-        row.put("updatedTime", order.updatedNs() / 1_000_000);
-        if (order.cancelReason() != null)
-        {
-            row.put("cancelReason", order.cancelReason());
-        }
-        return row;
+        final OrderView view = new OrderView();
+        view.orderId = order.orderId();
+        view.clientOrderId = order.clientOrderId();
+        view.instrumentId = order.instrumentId();
+        view.side = order.side();
+        view.type = order.type();
+        view.timeInForce = order.timeInForce();
+        view.price = order.price();
+        view.quantity = order.quantity();
+        view.quoteAmount = order.quoteAmount();
+        view.postOnly = order.postOnly();
+        view.selfTradePrevention = order.selfTradePrevention();
+        view.expiryNs = order.expiryNs();
+        view.filledQuantity = order.filledQuantity();
+        view.executedNotional = order.executedNotional();
+        view.status = order.status();
+        view.cancelReason = order.cancelReason();
+        view.createdNs = order.createdNs();
+        view.updatedNs = order.updatedNs();
+        return Views.order(view, historyInstrument(order.instrumentId()));
     }
 
     private InstrumentView historyInstrument(final int instrumentId)
