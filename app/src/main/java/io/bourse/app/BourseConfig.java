@@ -52,7 +52,8 @@ public final class BourseConfig
         "store.defer.max.ms", "store.restart.delay.ms", "store.restart.max.delay.ms");
     private static final Pattern HTTP_KEY = Pattern.compile(
         "http\\.(host|port|event\\.loops|auth\\.window\\.ms|auth\\.reject\\.replays|rate\\.limit\\.per\\.second|" +
-            "rate\\.limit\\.burst|idle\\.timeout\\.seconds|command\\.timeout\\.ms|recent\\.closed\\.orders|" +
+            "rate\\.limit\\.burst|rate\\.limit\\.per\\.address\\.per\\.second|rate\\.limit\\.per\\.address\\.burst|" +
+            "idle\\.timeout\\.seconds|command\\.timeout\\.ms|recent\\.closed\\.orders|" +
             "recent\\.fills|demo\\.traders\\.per\\.second|ws\\.max\\.connections|ws\\.max\\.connections\\.per\\.address|" +
             "key\\.[^.]+\\.(secret|account|admin|readonly))");
     private static final List<String> INSTRUMENT_FIELDS = List.of(

@@ -115,7 +115,9 @@ final class HttpConfig
                 (int)longValue("http.recent.fills", 100_000, 1, 10_000_000))
             .rejectReplays(rejectReplays)
             .rateLimit(longValue("http.rate.limit.per.second", 50, 1, 10_000_000),
-                longValue("http.rate.limit.burst", 100, 1, 10_000_000));
+                longValue("http.rate.limit.burst", 100, 1, 10_000_000))
+            .addressRateLimit(longValue("http.rate.limit.per.address.per.second", 100, 0, 10_000_000),
+                longValue("http.rate.limit.per.address.burst", 200, 1, 10_000_000));
     }
 
     private long longValue(final String key, final long defaultValue, final long min, final long max)

@@ -97,6 +97,8 @@ class HistoryApiTest
             "aeron.dir", new File(System.getProperty("java.io.tmpdir"),
                 "bourse-history-test-" + ProcessHandle.current().pid() + "-" + portBase).getPath(),
             "http.port", "0",
+            // The fuzzer's unsigned requests, all from one address, are for the answers, not for the limit.
+            "http.rate.limit.per.address.per.second", "100000",
             "fix.port", Integer.toString(freeTcpPort())));
         final PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
         final ClusterNode.Context nodeContext = config.nodeContext().log(quiet);

@@ -49,6 +49,12 @@ class HttpConfigTest
             Map.of("http.key.k.secret", "long-enough", "http.key.k.admin", "true", "http.key.k.readonly", "true"));
         assertRefused("configuration key 'http.ws.max.connections': expected an integer from 1 to 1000000, got '0'",
             Map.of("http.ws.max.connections", "0"));
+        assertRefused("configuration key 'http.rate.limit.per.address.per.second': expected an integer from 0 to " +
+            "10000000, got '-1'", Map.of("http.rate.limit.per.address.per.second", "-1"));
+        assertRefused("configuration key 'http.rate.limit.per.address.burst': expected an integer from 1 to 10000000, " +
+            "got '0'", Map.of("http.rate.limit.per.address.burst", "0"));
+        // 0: no limit per address (behind a reverse proxy).
+        new HttpConfig(BourseConfig.load(null, Map.of("http.rate.limit.per.address.per.second", "0")));
         final BourseConfig.ConfigException unknown = assertThrows(BourseConfig.ConfigException.class,
             () -> BourseConfig.load(null, Map.of("http.colour", "red")));
         assertEquals("unknown configuration key 'http.colour' (see config/bourse.properties for the keys)", unknown.getMessage());

@@ -122,6 +122,7 @@ public final class HttpLoadBenchmark
             .rateLimit(1e9, 1e9)
             // The fan-out phase opens every subscriber from this one address.
             .webSocketLimits((int)option("subscribers", 200) + 10, (int)option("subscribers", 200) + 10)
+            .addressRateLimit(0, 1)
             .authWindowMs(option("auth-window-ms", 5_000))
             // The served mode's load generators send each pre-signed placement many times, and the in-process ones draw
             // placements from a few thousand kinds without client order ids, so identical ones fall in one millisecond.

@@ -24,16 +24,20 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.net.SocketAddress;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,6 +72,8 @@ public final class HttpGateway implements AutoCloseable
         private boolean rejectReplays = true;
         private double rateLimitPerSecond = 50;
         private double rateLimitBurst = 100;
+        private double addressRateLimitPerSecond = 100;
+        private double addressRateLimitBurst = 200;
         private int maxBodyBytes = 16 * 1024;
         private int idleTimeoutSeconds = 120;
         private long commandTimeoutMs = 10_000;
@@ -140,6 +146,20 @@ public final class HttpGateway implements AutoCloseable
         {
             this.rateLimitPerSecond = perSecond;
             this.rateLimitBurst = burst;
+            return this;
+        }
+
+        /**
+         * Token bucket per client IP address (an IPv6 one by its /64) for the requests no API key's signature vouches
+         * for: the public endpoints but the health and metrics probes, the web UI's files, WebSocket upgrades, and
+         * signed requests or WebSocket auths that fail authentication (whose answer becomes RATE_LIMITED once the
+         * address has no token left). A signed request is counted against its key instead. Behind a reverse proxy
+         * every client has the proxy's address. A rate of 0 sets no limit.
+         */
+        public Context addressRateLimit(final double perSecond, final double burst)
+        {
+            this.addressRateLimitPerSecond = perSecond;
+            this.addressRateLimitBurst = burst;
             return this;
         }
 
@@ -321,6 +341,10 @@ public final class HttpGateway implements AutoCloseable
     private final GatewayMetrics metrics = new GatewayMetrics();
     private final Authenticator authenticator;
     private final RateLimiter rateLimiter;
+    /**
+     * Null when there is no limit per address.
+     */
+    private final RateLimiter addressRateLimiter;
     private final AtomicInteger historyQueries = new AtomicInteger();
     /**
      * The answer to a WebSocket message over its connection's rate, which is a key's.
@@ -343,7 +367,10 @@ public final class HttpGateway implements AutoCloseable
     private HttpGateway(final Context context)
     {
         this.context = context;
-        this.rateLimiter = new RateLimiter(context.rateLimitPerSecond, context.rateLimitBurst);
+        this.rateLimiter = new RateLimiter(context.rateLimitPerSecond, context.rateLimitBurst, "for this API key");
+        this.addressRateLimiter = context.addressRateLimitPerSecond > 0 ? new RateLimiter(
+            context.addressRateLimitPerSecond, context.addressRateLimitBurst,
+            "from this address without a valid API key signature") : null;
         this.wsRateLimited = "{\"type\":\"error\",\"code\":\"RATE_LIMITED\",\"detail\":\"more than " +
             rateLimiter.describe() + " on this connection: the message was not acted on\"}";
         this.authenticator =
@@ -575,7 +602,23 @@ public final class HttpGateway implements AutoCloseable
 
     private void route(final Exchange ex)
     {
+        // Every request is counted once: a signed one against its key once its signature holds (on a public endpoint
+        // too, or a made-up key would pass the limit), any other against its address, but for the health and metrics
+        // probes, which a client flooding the public endpoints from behind the same proxy must not fail.
         final String path = ex.request.path();
+        if (ex.request.getHeader("X-Bourse-Key") == null)
+        {
+            final ApiException limited = path.equals("/health") || path.equals("/metrics") ? null :
+                overAddressRate(ex.request.remoteAddress());
+            if (limited != null)
+            {
+                throw limited;
+            }
+        }
+        else
+        {
+            authenticate(ex);
+        }
         final HttpMethod method = ex.request.method();
         final String[] parts = path.length() > 1 ? path.substring(1).split("/", -1) : new String[0];
         if (!path.startsWith("/api/"))
@@ -1588,9 +1631,58 @@ public final class HttpGateway implements AutoCloseable
         catch (final ApiException failure)
         {
             countRefusal(failure);
+            // A signed request took no token of the address's in route: one that fails takes one now, so that a
+            // client guessing keys or signatures is limited as an unsigned one is.
+            final ApiException limited = failure.status == 401 && request.getHeader("X-Bourse-Key") != null ?
+                overAddressRate(request.remoteAddress()) : null;
+            if (limited != null)
+            {
+                throw limited;
+            }
             throw failure;
         }
         return ex.key;
+    }
+
+    /**
+     * Take a token of a client's address, for a request no API key vouches for.
+     *
+     * @return null when it took one (or there is no limit per address), else the 429 RATE_LIMITED to answer, counted.
+     */
+    private ApiException overAddressRate(final SocketAddress remote)
+    {
+        final long retryAfterS = addressRateLimiter == null ? 0 :
+            addressRateLimiter.tryAcquire(clientAddress(remote), System.nanoTime());
+        if (retryAfterS == 0)
+        {
+            return null;
+        }
+        metrics.rateLimited.increment();
+        return addressRateLimiter.refusal(retryAfterS);
+    }
+
+    /**
+     * What a client's limits count by: its IPv4 address, or the /64 network of an IPv6 one, since an IPv6 host is
+     * commonly given a whole /64 and would otherwise have a fresh bucket, and a fresh connection count, at each address.
+     */
+    static String clientAddress(final SocketAddress remote)
+    {
+        final String host = remote == null ? null : remote.hostAddress();
+        if (host == null || host.indexOf(':') < 0)
+        {
+            return host == null ? "" : host;
+        }
+        try
+        {
+            // A literal address: no name is looked up. An IPv4-mapped one comes back as the IPv4 address.
+            final InetAddress address = InetAddress.getByName(host);
+            final byte[] bytes = address.getAddress();
+            return bytes.length == 16 ? HexFormat.of().formatHex(bytes, 0, 8) + "::/64" : address.getHostAddress();
+        }
+        catch (final UnknownHostException ex)
+        {
+            return host;
+        }
     }
 
     private void countRefusal(final ApiException failure)
@@ -1895,7 +1987,13 @@ public final class HttpGateway implements AutoCloseable
      */
     private void onWebSocketUpgrade(final HttpServerRequest request, final Exchange exchange)
     {
-        final String address = request.remoteAddress() == null ? "" : request.remoteAddress().hostAddress();
+        final ApiException limited = overAddressRate(request.remoteAddress());
+        if (limited != null)
+        {
+            problem(exchange, limited);
+            return;
+        }
+        final String address = clientAddress(request.remoteAddress());
         final ApiException refusal = admitWebSocket(address);
         if (refusal != null)
         {
@@ -2023,9 +2121,20 @@ public final class HttpGateway implements AutoCloseable
                     writeIfRoom(session.socket, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
                 case "auth" ->
                 {
-                    final ApiKey key = authenticator.authenticate(Requests.string(message, "key", true),
-                        Requests.string(message, "timestamp", true), Requests.string(message, "signature", true),
-                        "GET", "/ws", new byte[0], true, System.currentTimeMillis());
+                    final ApiKey key;
+                    try
+                    {
+                        key = authenticator.authenticate(Requests.string(message, "key", true),
+                            Requests.string(message, "timestamp", true), Requests.string(message, "signature", true),
+                            "GET", "/ws", new byte[0], true, System.currentTimeMillis());
+                    }
+                    catch (final ApiException failure)
+                    {
+                        // As a signed request's, a failed authentication is the address's to count.
+                        final ApiException limited =
+                            failure.status == 401 ? overAddressRate(session.socket.remoteAddress()) : null;
+                        throw limited != null ? limited : failure;
+                    }
                     if (key.admin())
                     {
                         throw new ApiException(403, "FORBIDDEN", "admin keys have no private channels", null);

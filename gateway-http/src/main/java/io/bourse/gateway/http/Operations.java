@@ -148,7 +148,7 @@ final class Operations
             nodeStatus.lastSnapshotAgeMs() < 0 ? -1 : nodeStatus.lastSnapshotAgeMs() / 1000.0);
         counter(out, "bourse_http_requests_total", "HTTP requests received", metrics.httpRequests.sum());
         counter(out, "bourse_http_errors_total", "HTTP error responses", metrics.httpErrors.sum());
-        counter(out, "bourse_http_rate_limited_total", "requests refused by the rate limit", metrics.rateLimited.sum());
+        counter(out, "bourse_http_rate_limited_total", "requests refused by a rate limit (a key's, a connection's or an address's)", metrics.rateLimited.sum());
         counter(out, "bourse_http_auth_failures_total", "requests refused by authentication", metrics.authFailures.sum());
         counter(out, "bourse_commands_total", "commands sent to the cluster", metrics.commandsSent.sum());
         counter(out, "bourse_http_event_gaps_total",

@@ -3,10 +3,17 @@ package io.bourse.gateway.http;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A token bucket per API key: {@code ratePerSecond} tokens a second up to {@code burst}; a request takes one.
+ * A token bucket per key (an API key, or a client's address): {@code ratePerSecond} tokens a second up to
+ * {@code burst}; a request takes one.
  */
 final class RateLimiter
 {
+    /**
+     * Buckets held beyond which those refilled to their burst are forgotten (at most once a second): a forgotten bucket
+     * comes back as a new one, which is full, so nothing changes for its key, and keys such as addresses have no bound.
+     */
+    private static final int SWEEP_ABOVE = 1024;
+
     /**
      * One token bucket; safe to share between threads.
      */
@@ -30,8 +37,7 @@ final class RateLimiter
          */
         synchronized long tryTake(final long nowNs)
         {
-            tokens = Math.min(burst, tokens + Math.max(0, nowNs - lastNs) * ratePerSecond / 1e9);
-            lastNs = nowNs;
+            refill(nowNs);
             if (tokens >= 1)
             {
                 tokens -= 1;
@@ -39,20 +45,41 @@ final class RateLimiter
             }
             return Math.max(1, (long)Math.ceil((1 - tokens) / ratePerSecond));
         }
+
+        synchronized boolean isFull(final long nowNs)
+        {
+            refill(nowNs);
+            return tokens >= burst;
+        }
+
+        private void refill(final long nowNs)
+        {
+            tokens = Math.min(burst, tokens + Math.max(0, nowNs - lastNs) * ratePerSecond / 1e9);
+            lastNs = nowNs;
+        }
     }
 
     private final double ratePerSecond;
     private final double burst;
+    private final String whose;
     private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+    /**
+     * When buckets were last swept: {@link Long#MIN_VALUE} before the first sweep (the clock may read negative).
+     */
+    private volatile long lastSweepNs = Long.MIN_VALUE;
 
-    RateLimiter(final double ratePerSecond, final double burst)
+    /**
+     * @param whose what a key is, for error messages: "for this API key".
+     */
+    RateLimiter(final double ratePerSecond, final double burst, final String whose)
     {
         this.ratePerSecond = ratePerSecond;
         this.burst = burst;
+        this.whose = whose;
     }
 
     /**
-     * @return a bucket of this limiter's rate and burst, for something other than an API key.
+     * @return a bucket of this limiter's rate and burst, for something other than a key.
      */
     Bucket newBucket(final long nowNs)
     {
@@ -66,12 +93,42 @@ final class RateLimiter
      */
     void acquire(final String key, final long nowNs)
     {
-        final long retryAfterS = buckets.computeIfAbsent(key, ignored -> newBucket(nowNs)).tryTake(nowNs);
+        final long retryAfterS = tryAcquire(key, nowNs);
         if (retryAfterS > 0)
         {
-            throw new ApiException(429, "RATE_LIMITED", "more than " + describe() + " for this API key", null,
-                retryAfterS);
+            throw refusal(retryAfterS);
         }
+    }
+
+    /**
+     * @param retryAfterS what {@link #tryAcquire} said.
+     * @return the 429 RATE_LIMITED to answer a request over the rate with.
+     */
+    ApiException refusal(final long retryAfterS)
+    {
+        return new ApiException(429, "RATE_LIMITED", "more than " + describe() + " " + whose, null, retryAfterS);
+    }
+
+    /**
+     * @return 0 when a token of the key's bucket was taken, else the whole seconds to wait before the next one.
+     */
+    long tryAcquire(final String key, final long nowNs)
+    {
+        if (buckets.size() > SWEEP_ABOVE && (lastSweepNs == Long.MIN_VALUE || nowNs - lastSweepNs > 1_000_000_000L))
+        {
+            lastSweepNs = nowNs;
+            // A token taken from a bucket as it goes is not counted: the key's next request finds a full one.
+            buckets.values().removeIf(bucket -> bucket.isFull(nowNs));
+        }
+        return buckets.computeIfAbsent(key, ignored -> newBucket(nowNs)).tryTake(nowNs);
+    }
+
+    /**
+     * @return how many keys have a bucket: those that took a token and are not yet forgotten.
+     */
+    int buckets()
+    {
+        return buckets.size();
     }
 
     /**

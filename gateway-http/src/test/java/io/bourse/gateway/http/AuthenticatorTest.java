@@ -12,7 +12,7 @@ class AuthenticatorTest
 {
     private static final ApiKey KEY = new ApiKey("k", "secret-of-k", 1, false);
     private static final long WINDOW_MS = 5_000;
-    private static final RateLimiter UNLIMITED = new RateLimiter(1_000_000, 1_000_000);
+    private static final RateLimiter UNLIMITED = new RateLimiter(1_000_000, 1_000_000, "for this API key");
 
     @Test
     void rememberedSignaturesAreForgottenOnceTheirTimestampHasLeftTheWindow()
@@ -49,7 +49,8 @@ class AuthenticatorTest
     @Test
     void aRequestRefusedForTheRateIsNotRememberedAndMayBeSentAgainAsItWas()
     {
-        final Authenticator authenticator = new Authenticator(List.of(KEY), WINDOW_MS, true, new RateLimiter(1, 1));
+        final Authenticator authenticator =
+            new Authenticator(List.of(KEY), WINDOW_MS, true, new RateLimiter(1, 1, "for this API key"));
         final long nowMs = 3_000_000;
         place(authenticator, nowMs, "{\"n\":1}", nowMs);
         final ApiException limited = assertThrows(ApiException.class,

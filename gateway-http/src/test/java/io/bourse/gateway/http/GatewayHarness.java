@@ -177,6 +177,7 @@ final class GatewayHarness implements AutoCloseable
             .port(0)
             .apiKeys(List.of(ADMIN, ALICE, BOB, CAROL, ALICE_READER))
             .rateLimit(100_000, 100_000)
+            .addressRateLimit(100_000, 100_000)
             .heartbeatIntervalMs(200)
             .nodeStatus(new NodeStatus()
             {

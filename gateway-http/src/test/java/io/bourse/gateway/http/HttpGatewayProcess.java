@@ -26,6 +26,7 @@ public final class HttpGatewayProcess
             .port(Integer.parseInt(args[0]))
             .apiKeys(List.of(GatewayHarness.ADMIN, GatewayHarness.ALICE, GatewayHarness.BOB, GatewayHarness.CAROL))
             .rateLimit(100_000, 100_000)
+            .addressRateLimit(100_000, 100_000)
             .clientContext(new ExchangeClient.Context().ingressEndpoints(args[1]))))
         {
             gateway.awaitReady(GatewayHarness.TIMEOUT_NS);

@@ -3,10 +3,17 @@ package io.bourse.gateway.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
+import java.util.concurrent.CompletionException;
+
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
 import static io.bourse.gateway.http.GatewayHarness.BOB;
 import static io.bourse.gateway.http.GatewayHarness.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RateLimitAndRestartTest
@@ -38,6 +45,64 @@ class RateLimitAndRestartTest
             expect(200, harness.call(BOB, "GET", "/api/v1/balances", null));
             GatewayHarness.sleepMs(Long.parseLong(limited.retryAfter()) * 1000 + 100);
             expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null));
+        }
+    }
+
+    @Test
+    void requestsNoKeyVouchesForAreLimitedByTheirAddressAndSignedOnesByTheirKey() throws Exception
+    {
+        try (GatewayHarness harness = new GatewayHarness(context -> context.addressRateLimit(1, 5));
+            WebSocketTest.Client webSocket = new WebSocketTest.Client(harness.baseUrl()))
+        {
+            int ok = 0;
+            GatewayHarness.Response limited = null;
+            for (int i = 0; i < 20 && limited == null; i++)
+            {
+                final GatewayHarness.Response response = harness.get("/api/v1/time");
+                if (response.status() == 429)
+                {
+                    limited = response;
+                }
+                else
+                {
+                    expect(200, response);
+                    ok++;
+                }
+            }
+            assertTrue(limited != null, "20 unsigned requests at once exceed a burst of 5");
+            assertTrue(ok <= 7, "a burst of 5, and at most a token or two more: " + ok);
+            RestApiTest.expectProblem(429, "RATE_LIMITED", null, limited);
+            assertTrue(limited.str("detail").contains("from this address"), limited.text());
+            assertTrue(Long.parseLong(limited.retryAfter()) >= 1);
+            RestApiTest.expectProblem(429, "RATE_LIMITED", null, harness.get("/index.html"));
+
+            // A request signed by a key is its key's to count, however many the address sent.
+            expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null));
+            // One whose signature fails is the address's: while it has no token left, the answer is 429, not 401.
+            RestApiTest.expectProblem(429, "RATE_LIMITED", null, harness.call(ALICE.key(), "not-alices-secret",
+                System.currentTimeMillis(), "GET", "/api/v1/balances", null));
+            final CompletionException upgrade = assertThrows(CompletionException.class, () ->
+                HttpClient.newHttpClient().newWebSocketBuilder()
+                    .buildAsync(URI.create(harness.baseUrl().replace("http:", "ws:") + "/ws"),
+                        new WebSocket.Listener()
+                        {
+                        })
+                    .join());
+            assertEquals(429, ((WebSocketHandshakeException)upgrade.getCause()).getResponse().statusCode(),
+                "a WebSocket upgrade is the address's too");
+            webSocket.send(WebSocketTest.auth(new ApiKey(ALICE.key(), "not-alices-secret", ALICE.accountId(), false),
+                System.currentTimeMillis()));
+            assertEquals("RATE_LIMITED", webSocket.next("error").get("code").asText(),
+                "and so is a WebSocket auth that fails");
+
+            expect(200, harness.get("/health"));
+            // Two tokens at 1 a second: one unsigned request and one failed signature, answered as such.
+            GatewayHarness.sleepMs(2_100);
+            expect(200, harness.get("/api/v1/time"));
+            RestApiTest.expectProblem(401, "INVALID_SIGNATURE", null, harness.call(ALICE.key(), "not-alices-secret",
+                System.currentTimeMillis(), "GET", "/api/v1/balances", null));
+            assertTrue(expect(200, harness.call(ALICE, "GET", "/api/v1/monitor", null)).json().get("http")
+                .get("rateLimited").asLong() >= 4, "the refusals are counted");
         }
     }
 
