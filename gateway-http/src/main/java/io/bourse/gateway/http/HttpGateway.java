@@ -2117,8 +2117,10 @@ public final class HttpGateway implements AutoCloseable
             final String op = Requests.string(message, "op", true);
             switch (op)
             {
-                case "ping" ->
-                    writeIfRoom(session.socket, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
+                // Through the gateway thread, as the answers to the connection's other messages go: a client may take
+                // the pong to mean that everything it sent before has been answered.
+                case "ping" -> submitOrDrop(a ->
+                    a.send(session, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}"));
                 case "auth" ->
                 {
                     final ApiKey key;

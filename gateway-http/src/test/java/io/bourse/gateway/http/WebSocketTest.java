@@ -9,6 +9,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
@@ -156,6 +158,28 @@ class WebSocketTest
                 }
             }
             sequence = update.get("sequence").asLong();
+        }
+    }
+
+    @Test
+    void aPongComesAfterTheAnswersToTheMessagesSentBeforeItsPing()
+    {
+        try (Client client = new Client(harness.baseUrl()))
+        {
+            client.send("{\"op\":\"subscribe\",\"channel\":\"book\",\"symbol\":\"BTC-USD\"}");
+            client.send("{\"op\":\"subscribe\",\"channel\":\"no-such-channel\"}");
+            client.send("{\"op\":\"ping\"}");
+            final List<String> answers = new ArrayList<>();
+            client.next(message ->
+            {
+                final String type = message.get("type").asText();
+                if (!type.equals("heartbeat"))
+                {
+                    answers.add(type);
+                }
+                return type.equals("pong");
+            }, "pong");
+            assertEquals(List.of("subscribed", "book.snapshot", "error", "pong"), answers);
         }
     }
 
