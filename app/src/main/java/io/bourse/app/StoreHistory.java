@@ -53,6 +53,16 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
         return new Page<>(rows, cursor(page.nextCursor()));
     }
 
+    public Page<Transfer> transfers(
+        final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
+    {
+        final HistoryQueries.Page<HistoryQueries.Transfer> page =
+            queries.transfers(accountId, fromNs, toNs, cursor(after), limit);
+        final List<Transfer> rows = page.rows().stream().map(t -> new Transfer(t.transferId(), t.transactionId(),
+            t.assetId(), t.direction(), t.amount(), t.timestampNs())).toList();
+        return new Page<>(rows, cursor(page.nextCursor()));
+    }
+
     public Order order(final long accountId, final long orderId)
     {
         final HistoryQueries.Order order = queries.order(accountId, orderId);

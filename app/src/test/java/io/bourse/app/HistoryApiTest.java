@@ -23,6 +23,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.math.BigDecimal;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -67,6 +68,7 @@ class HistoryApiTest
     private static final String[] BUYER = { "demo-2", "demo-2-secret" };
     private static final String[] BYSTANDER = { "demo-trader-11", "demo-trader-11-secret" };
     private static final String[] CANCELER = { "demo-trader-12", "demo-trader-12-secret" };
+    private static final long CANCELER_ACCOUNT = 12;
     private static final String[] ADMIN = { "demo-admin", "demo-admin-secret" };
     private static final int TRADES = 5;
     private static final long GTD_EXPIRY_MS = System.currentTimeMillis() + TimeUnit.DAYS.toMillis(1);
@@ -151,6 +153,16 @@ class HistoryApiTest
             "\"price\":\"98.00\",\"quantity\":\"0.1000\",\"postOnly\":true,\"expireTime\":" + GTD_EXPIRY_MS + "}");
         assertEquals("NEW", gtd.get("body").get("status").asText(), gtd.toString());
         gtdOrderId = gtd.get("body").get("orderId").asText();
+        final String transfers = "/api/v1/admin/accounts/" + CANCELER_ACCOUNT;
+        for (final String[] transfer : new String[][]{ { "deposits", "12.34", "true" },
+            { "withdrawals", "2.00", "true" }, { "deposits", "12.34", "false" } })
+        {
+            final JsonNode answer = call(ADMIN, "POST", transfers + "/" + transfer[0],
+                "{\"asset\":\"USD\",\"amount\":\"" + transfer[1] + "\",\"transactionId\":" +
+                (transfer[0].equals("deposits") ? 900_001 : 900_002) + "}");
+            assertEquals(Boolean.parseBoolean(transfer[2]), answer.get("body").get("applied").asBoolean(),
+                answer.toString());
+        }
         assertTrue(store.awaitCaughtUp(TimeUnit.NANOSECONDS.toMillis(TIMEOUT_NS)), store.metrics().summary());
     }
 
@@ -286,6 +298,35 @@ class HistoryApiTest
             assertProblem(404, "UNKNOWN_ORDER", "orderId",
                 call(freshUrl, SELLER, "GET", "/api/v1/orders/999999999", null));
         }
+    }
+
+    @Test
+    void depositsAndWithdrawalsAreListedNewestFirstWithoutRepeats() throws Exception
+    {
+        final JsonNode transfers = get(CANCELER, "/api/v1/history/transfers").get("transfers");
+        final JsonNode withdrawal = transfers.get(0);
+        assertEquals("WITHDRAWAL", withdrawal.get("type").asText(), transfers.toString());
+        assertEquals(900_002, withdrawal.get("transactionId").asLong());
+        assertEquals("USD", withdrawal.get("asset").asText());
+        assertEquals(0, new BigDecimal("2.00").compareTo(new BigDecimal(withdrawal.get("amount").asText())));
+        final JsonNode deposit = transfers.get(1);
+        assertEquals("DEPOSIT", deposit.get("type").asText(), transfers.toString());
+        assertEquals(900_001, deposit.get("transactionId").asLong());
+        assertEquals(0, new BigDecimal("12.34").compareTo(new BigDecimal(deposit.get("amount").asText())));
+        assertEquals(1, iterable(transfers).stream().filter(t -> t.get("transactionId").asLong() == 900_001).count(),
+            "the repeat of a transaction id changed nothing and is not listed");
+        assertTrue(withdrawal.get("timeNs").asLong() >= deposit.get("timeNs").asLong());
+        // The account's opening deposits, made when the exchange was set up, come after (older).
+        assertTrue(iterable(transfers).stream().skip(2).allMatch(t -> t.get("type").asText().equals("DEPOSIT")),
+            transfers.toString());
+
+        final JsonNode first = get(CANCELER, "/api/v1/history/transfers?limit=1");
+        assertEquals(1, first.get("transfers").size());
+        final JsonNode second = get(CANCELER, "/api/v1/history/transfers?limit=1&cursor=" +
+            first.get("nextCursor").asText()).get("transfers");
+        assertEquals(deposit, second.get(0), "the next page");
+        assertEquals(0, get(BYSTANDER, "/api/v1/history/transfers?from=" +
+            (System.currentTimeMillis() + 60_000)).get("transfers").size(), "nothing in a window to come");
     }
 
     @Test

@@ -9,9 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Read-only history for the HTTP API and reports: an account's trades and orders, newest first (by time, then id),
- * filtered by time and paged with a cursor (the time and id of the last row of the previous page). A page costs a seek
- * and its own rows in the per-account time indexes, however old the window and however deep the page. Opens its own
+ * Read-only history for the HTTP API and reports: an account's trades, orders and transfers, newest first (by time,
+ * then id), filtered by time and paged with a cursor (the time and id of the last row of the previous page). A page of
+ * trades or orders costs a seek and its own rows in the per-account time indexes, however old the window and however
+ * deep the page; transfers, an operator's few deposits and withdrawals, are read whole per account. Opens its own
  * connection, so it may be used from a request thread while the store writes; methods are synchronized on this
  * object.
  */
@@ -54,6 +55,19 @@ public final class HistoryQueries implements AutoCloseable
     }
 
     /**
+     * A deposit or withdrawal the exchange applied to the account (one refused as a repeat of an earlier transaction
+     * id changed nothing, and is not one).
+     *
+     * @param transactionId the id the operator gave it.
+     * @param direction     DEPOSIT or WITHDRAWAL.
+     * @param amount        in the asset's minor units, positive.
+     */
+    public record Transfer(
+        long transferId, long transactionId, int assetId, String direction, long amount, long timestampNs)
+    {
+    }
+
+    /**
      * Where a page ended: the time and id of its last (oldest) row. The next page holds the rows after it.
      */
     public record Cursor(long timeNs, long id)
@@ -87,6 +101,7 @@ public final class HistoryQueries implements AutoCloseable
     private PreparedStatement tradesQuery;
     private PreparedStatement ordersQuery;
     private PreparedStatement orderQuery;
+    private PreparedStatement transfersQuery;
 
     private HistoryQueries(final String jdbcUrl, final File sqliteFile, final String user, final String password)
     {
@@ -138,6 +153,11 @@ public final class HistoryQueries implements AutoCloseable
             "ORDER BY created_ns DESC, order_id DESC LIMIT ?");
         orderQuery = connection.prepareStatement(
             "SELECT " + ORDER_COLUMNS + " FROM orders WHERE order_id = ? AND account_id = ?");
+        // An account's transfers are few (an operator's deposits and withdrawals): its index entries are read whole.
+        transfersQuery = connection.prepareStatement(
+            "SELECT transfer_id, transaction_id, asset_id, direction, amount, timestamp_ns FROM transfers " +
+            "WHERE account_id = ? AND timestamp_ns >= ? AND timestamp_ns < ? AND (timestamp_ns < ? OR transfer_id < ?) " +
+            "AND applied ORDER BY timestamp_ns DESC, transfer_id DESC LIMIT ?");
     }
 
     /**
@@ -183,6 +203,7 @@ public final class HistoryQueries implements AutoCloseable
             tradesQuery.close();
             ordersQuery.close();
             orderQuery.close();
+            transfersQuery.close();
         }
         catch (final SQLException ignored)
         {
@@ -279,6 +300,46 @@ public final class HistoryQueries implements AutoCloseable
         catch (final SQLException ex)
         {
             throw failed("orders of account " + accountId, ex);
+        }
+    }
+
+    /**
+     * An account's deposits and withdrawals, newest first.
+     *
+     * @param fromNs earliest time, inclusive (0 for no bound).
+     * @param toNs   latest time, exclusive ({@link Long#MAX_VALUE} for no bound).
+     * @param after  the previous page's cursor, or null for the first page.
+     * @param limit  rows at most, 1 to {@link #MAX_PAGE_SIZE}.
+     * @throws IllegalArgumentException for a bad limit, time range or cursor.
+     */
+    public synchronized Page<Transfer> transfers(
+        final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
+    {
+        checkPage(fromNs, toNs, after, limit);
+        if (database == null)
+        {
+            connect();
+        }
+        try
+        {
+            final int i = bindRange(transfersQuery, 1, accountId, fromNs, toNs, after);
+            transfersQuery.setInt(i, limit + 1);
+            final List<Transfer> transfers = new ArrayList<>();
+            try (ResultSet rows = transfersQuery.executeQuery())
+            {
+                while (rows.next())
+                {
+                    transfers.add(new Transfer(rows.getLong(1), rows.getLong(2), rows.getInt(3), rows.getString(4),
+                        rows.getLong(5), rows.getLong(6)));
+                }
+            }
+            database.connection().commit();
+            final Transfer last = transfers.size() > limit ? transfers.get(limit - 1) : null;
+            return page(transfers, limit, last == null ? null : new Cursor(last.timestampNs(), last.transferId()));
+        }
+        catch (final SQLException ex)
+        {
+            throw failed("transfers of account " + accountId, ex);
         }
     }
 

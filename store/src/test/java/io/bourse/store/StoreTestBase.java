@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.File;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -184,6 +185,45 @@ abstract class StoreTestBase
                 assertEquals(one, queries.order(1, one.orderId()), "one order by its id");
                 assertNull(queries.order(2, one.orderId()), "only the account's own");
                 assertNull(queries.order(1, Long.MAX_VALUE), "no such order");
+
+                // Transfers: every applied one of the account, page by page; a repeated transaction id is not one.
+                final long repeats = StoreChecks.count(database, "SELECT COUNT(*) FROM transfers WHERE NOT applied");
+                final long transferAccount = StoreChecks.count(database, "SELECT account_id FROM transfers " +
+                    "GROUP BY account_id ORDER BY SUM(CASE WHEN applied THEN 0 ELSE 1 END) DESC, account_id LIMIT 1");
+                final List<HistoryQueries.Transfer> transfers = new ArrayList<>();
+                cursor = null;
+                do
+                {
+                    final HistoryQueries.Page<HistoryQueries.Transfer> page =
+                        queries.transfers(transferAccount, 0, Long.MAX_VALUE, cursor, 3);
+                    transfers.addAll(page.rows());
+                    cursor = page.nextCursor();
+                }
+                while (cursor != null);
+                assertTrue(repeats > 0, "the flow repeats transaction ids");
+                assertEquals(StoreChecks.count(database, "SELECT COUNT(*) FROM transfers WHERE applied AND " +
+                    "account_id = " + transferAccount), transfers.size(), "the account's applied transfers");
+                assertEquals(transfers.size(), transfers.stream().map(HistoryQueries.Transfer::transferId).distinct()
+                    .count(), "none twice across pages");
+                assertEquals(StoreChecks.count(database, "SELECT SUM(amount) FROM transfers WHERE applied AND " +
+                    "direction = 'DEPOSIT' AND account_id = " + transferAccount), transfers.stream()
+                    .filter(t -> t.direction().equals("DEPOSIT")).mapToLong(HistoryQueries.Transfer::amount).sum());
+                final long withdrawer = StoreChecks.count(database, "SELECT account_id FROM transfers " +
+                    "WHERE applied AND direction = 'WITHDRAWAL' ORDER BY transfer_id LIMIT 1");
+                assertTrue(queries.transfers(withdrawer, 0, Long.MAX_VALUE, null, HistoryQueries.MAX_PAGE_SIZE).rows()
+                    .stream().anyMatch(t -> t.direction().equals("WITHDRAWAL")), "withdrawals too");
+                for (int i = 1; i < transfers.size(); i++)
+                {
+                    assertTrue(transfers.get(i).timestampNs() < transfers.get(i - 1).timestampNs() ||
+                        transfers.get(i).timestampNs() == transfers.get(i - 1).timestampNs() &&
+                        transfers.get(i).transferId() < transfers.get(i - 1).transferId(), "newest first");
+                }
+                final long firstNs = transfers.getLast().timestampNs();
+                final List<HistoryQueries.Transfer> window =
+                    queries.transfers(transferAccount, firstNs, firstNs + 1, null, 10).rows();
+                assertTrue(window.contains(transfers.getLast()) && window.stream()
+                    .allMatch(t -> t.timestampNs() == firstNs), "a time window: " + window);
+                assertEquals(List.of(), queries.transfers(Workload.ACCOUNTS + 1000, 0, Long.MAX_VALUE, null, 10).rows());
                 assertThrows(IllegalArgumentException.class, () -> queries.trades(1, 0, Long.MAX_VALUE, null, 0));
                 assertThrows(IllegalArgumentException.class, () -> queries.orders(1, 10, 5, null, 10));
                 assertThrows(IllegalArgumentException.class,

@@ -3,9 +3,10 @@ package io.bourse.gateway.http;
 import java.util.List;
 
 /**
- * Where the history endpoints ({@code /api/v1/history/trades}, {@code /api/v1/history/orders}) read an account's
- * past trades and orders: the post-trade store's database, adapted by whoever starts the gateway. The gateway calls
- * it from a worker thread (never an event loop or the gateway thread), because a database query blocks.
+ * Where the history endpoints ({@code /api/v1/history/trades}, {@code /orders}, {@code /transfers}) read an
+ * account's past trades, orders, deposits and withdrawals: the post-trade store's database, adapted by whoever starts
+ * the gateway. The gateway calls it from a worker thread (never an event loop or the gateway thread), because a
+ * database query blocks.
  * <p>
  * Rows come newest first, by time and then id. Paging is by cursor: the time and id of the last row of the previous
  * page, null for the first page. Times are the cluster's timestamps in epoch nanoseconds; the range is [fromNs, toNs).
@@ -46,6 +47,17 @@ public interface HistorySource
     }
 
     /**
+     * A deposit or withdrawal applied to the account, in engine units.
+     *
+     * @param transactionId the id the operator gave it.
+     * @param direction     DEPOSIT or WITHDRAWAL.
+     * @param amount        in the asset's minor units, positive.
+     */
+    record Transfer(long transferId, long transactionId, int assetId, String direction, long amount, long timestampNs)
+    {
+    }
+
+    /**
      * Where a page ended: the time and id of its last (oldest) row.
      */
     record Cursor(long timeNs, long id)
@@ -74,6 +86,13 @@ public interface HistorySource
      * @param limit 1 to {@link #MAX_LIMIT}.
      */
     Page<Order> orders(long accountId, long fromNs, long toNs, Cursor after, int limit);
+
+    /**
+     * An account's deposits and withdrawals with a time in [fromNs, toNs), after the cursor (from the newest when null).
+     *
+     * @param limit 1 to {@link #MAX_LIMIT}.
+     */
+    Page<Transfer> transfers(long accountId, long fromNs, long toNs, Cursor after, int limit);
 
     /**
      * One of an account's orders by its id.

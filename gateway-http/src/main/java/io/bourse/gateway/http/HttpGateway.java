@@ -754,20 +754,19 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * {@code GET /api/v1/history/trades} and {@code /history/orders}: the asking account's history from the post-trade
-     * store, newest first, in [from, to) epoch milliseconds, paged by cursor. The query blocks on the database, so it
-     * runs on a worker thread; the answer goes back to the request's event loop.
+     * {@code GET /api/v1/history/trades}, {@code /history/orders} and {@code /history/transfers}: the asking account's
+     * history from the post-trade store, newest first, in [from, to) epoch milliseconds, paged by cursor. The query
+     * blocks on the database, so it runs on a worker thread; the answer goes back to the request's event loop.
      */
     private void history(final Exchange ex, final String[] parts, final HttpMethod method)
     {
         final String path = ex.request.path();
         only(parts.length, 4, path);
-        final boolean trades = switch (parts[3])
+        final String kind = parts[3];
+        if (!kind.equals("trades") && !kind.equals("orders") && !kind.equals("transfers"))
         {
-            case "trades" -> true;
-            case "orders" -> false;
-            default -> throw notFound(path);
-        };
+            throw notFound(path);
+        }
         get(method);
         final long accountId = trader(ex).accountId();
         onlyParameters(ex, "from", "to", "cursor", "limit");
@@ -788,9 +787,14 @@ public final class HttpGateway implements AutoCloseable
         }
         final long fromNs = fromMs * 1_000_000;
         final long toNs = toMs < 0 ? Long.MAX_VALUE : toMs * 1_000_000;
-        historyQuery(ex, () -> trades ?
-            historyTrades(source.trades(accountId, fromNs, toNs, cursor, limit)) :
-            historyOrders(source.orders(accountId, fromNs, toNs, cursor, limit)));
+        switch (kind)
+        {
+            case "trades" -> historyQuery(ex, () -> historyTrades(source.trades(accountId, fromNs, toNs, cursor, limit)));
+            case "orders" -> historyQuery(ex, () -> historyOrders(source.orders(accountId, fromNs, toNs, cursor, limit)));
+            // The assets' symbols and scales are the gateway thread's: the rows are written out there.
+            default -> historyQuery(ex, () -> source.transfers(accountId, fromNs, toNs, cursor, limit),
+                page -> query(ex, model -> historyTransfers(page, model)));
+        }
     }
 
     /**
@@ -816,6 +820,14 @@ public final class HttpGateway implements AutoCloseable
      */
     private void historyQuery(final Exchange ex, final Callable<Object> query)
     {
+        historyQuery(ex, query, result -> json(ex, 200, result));
+    }
+
+    /**
+     * @param answer what to do with the query's result on the request's event loop.
+     */
+    private <T> void historyQuery(final Exchange ex, final Callable<T> query, final Consumer<T> answer)
+    {
         // The database answers one query at a time; beyond a bound, waiting queries would only pile up.
         if (historyQueries.incrementAndGet() > MAX_WAITING_HISTORY_QUERIES)
         {
@@ -824,7 +836,7 @@ public final class HttpGateway implements AutoCloseable
                 " history queries are waiting for the database: try again shortly", null, 1);
         }
         // A query whose client has gone by the time its turn comes is not run (its answer is null).
-        vertx.<Object>executeBlocking(() -> ex.request.response().closed() ? null : query.call())
+        vertx.<T>executeBlocking(() -> ex.request.response().closed() ? null : query.call())
             .onComplete(result ->
             {
                 historyQueries.decrementAndGet();
@@ -834,7 +846,14 @@ public final class HttpGateway implements AutoCloseable
                 }
                 if (result.succeeded())
                 {
-                    json(ex, 200, result.result());
+                    try
+                    {
+                        answer.accept(result.result());
+                    }
+                    catch (final ApiException error)
+                    {
+                        problem(ex, error);
+                    }
                 }
                 else if (result.cause() instanceof ApiException error)
                 {
@@ -867,6 +886,31 @@ public final class HttpGateway implements AutoCloseable
             row.put("feeAsset", i.quoteAsset());
             row.put("time", trade.timestampNs() / 1_000_000);
             row.put("timeNs", Long.toString(trade.timestampNs()));
+        }
+        node.put("nextCursor", cursorText(page.nextCursor()));
+        return node;
+    }
+
+    private static ObjectNode historyTransfers(final HistorySource.Page<HistorySource.Transfer> page, final ReadModel model)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        final ArrayNode rows = node.putArray("transfers");
+        for (final HistorySource.Transfer transfer : page.rows())
+        {
+            if (!model.hasAsset(transfer.assetId()))
+            {
+                // The store can be ahead of a gateway still loading the exchange state.
+                throw new ApiException(503, "NOT_READY", "the gateway does not know asset " + transfer.assetId() +
+                    " yet; retry shortly", null, 1);
+            }
+            final ObjectNode row = rows.addObject();
+            row.put("transferId", Long.toString(transfer.transferId()));
+            row.put("transactionId", transfer.transactionId());
+            row.put("asset", model.assetSymbol(transfer.assetId()));
+            row.put("type", transfer.direction());
+            row.put("amount", Decimals.format(transfer.amount(), model.assetScale(transfer.assetId())));
+            row.put("time", transfer.timestampNs() / 1_000_000);
+            row.put("timeNs", Long.toString(transfer.timestampNs()));
         }
         node.put("nextCursor", cursorText(page.nextCursor()));
         return node;

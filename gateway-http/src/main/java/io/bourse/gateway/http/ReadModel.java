@@ -226,6 +226,11 @@ final class ReadModel
         return symbol != null ? symbol : Integer.toString(assetId);
     }
 
+    boolean hasAsset(final int assetId)
+    {
+        return assetSymbols.containsKey(assetId);
+    }
+
     int assetScale(final int assetId)
     {
         final Integer scale = assetScales.get(assetId);

@@ -239,6 +239,12 @@ class ConnectionLimitsTest
             {
                 throw new UnsupportedOperationException("not asked");
             }
+
+            public Page<Transfer> transfers(final long accountId, final long fromNs, final long toNs,
+                final Cursor after, final int limit)
+            {
+                throw new UnsupportedOperationException("not asked");
+            }
         };
         final int extra = 6;
         try (GatewayHarness slow = new GatewayHarness(context -> context.history(slowDatabase)))

@@ -471,6 +471,8 @@ class RestApiTest
         // The harness runs the gateway alone, as 'bourse gateway-http' does: no post-trade store in the process.
         expectProblem(404, "NO_HISTORY", null, harness.call(ALICE, "GET", "/api/v1/history/trades", null));
         expectProblem(404, "NO_HISTORY", null, harness.call(ALICE, "GET", "/api/v1/history/orders?limit=10", null));
+        expectProblem(404, "NO_HISTORY", null, harness.call(ALICE, "GET", "/api/v1/history/transfers", null));
+        expectProblem(404, "NOT_FOUND", null, harness.call(ALICE, "GET", "/api/v1/history/ledger", null));
         // Parameters are checked first: a bad request is a 400 whether or not a store answers.
         expectProblem(400, "INVALID_PARAMETER", "limit", harness.call(ALICE, "GET", "/api/v1/history/orders?limit=0", null));
         expectProblem(401, "MISSING_CREDENTIALS", null, harness.get("/api/v1/history/trades"));
