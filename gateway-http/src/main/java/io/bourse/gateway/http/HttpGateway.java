@@ -336,6 +336,8 @@ public final class HttpGateway implements AutoCloseable
         "tickSize", "quantityScale", "lotSize", "minQuantity", "maxQuantity", "priceBandBps", "referencePrice",
         "makerFeePpm", "takerFeePpm", "tradingState");
     private static final Set<String> WS_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp", "signature");
+    private static final String WS_BUSY = "{\"type\":\"error\",\"code\":\"BUSY\",\"detail\":\"the gateway is " +
+        "overloaded: the message was not acted on; send it again shortly\"}";
 
     private final Context context;
     private final GatewayMetrics metrics = new GatewayMetrics();
@@ -853,6 +855,10 @@ public final class HttpGateway implements AutoCloseable
                     catch (final ApiException error)
                     {
                         problem(ex, error);
+                    }
+                    catch (final RuntimeException error)
+                    {
+                        problem(ex, new ApiException(500, "INTERNAL_ERROR", "internal error: " + error, null));
                     }
                 }
                 else if (result.cause() instanceof ApiException error)
@@ -1617,6 +1623,11 @@ public final class HttpGateway implements AutoCloseable
             {
                 error = failure;
             }
+            catch (final RuntimeException failure)
+            {
+                // A defect in a query must neither leave the request unanswered nor stop the gateway thread.
+                error = new ApiException(500, "INTERNAL_ERROR", "internal error: " + failure, null);
+            }
             ex.complete(response, error);
         }))
         {
@@ -2153,6 +2164,19 @@ public final class HttpGateway implements AutoCloseable
         }
     }
 
+    /**
+     * Hand a connection's message to the gateway thread, or, with its task queue full, answer it {@code error BUSY}
+     * here: a message is never left unanswered.
+     */
+    private void submitOrBusy(final GatewayAgent.WsSession session, final Consumer<GatewayAgent> task)
+    {
+        if (!agent.submit(task))
+        {
+            metrics.wsDropped.increment();
+            writeIfRoom(session.socket, WS_BUSY);
+        }
+    }
+
     private void onWsMessage(final GatewayAgent.WsSession session, final String text)
     {
         try
@@ -2163,7 +2187,7 @@ public final class HttpGateway implements AutoCloseable
             {
                 // Through the gateway thread, as the answers to the connection's other messages go: a client may take
                 // the pong to mean that everything it sent before has been answered.
-                case "ping" -> submitOrDrop(a ->
+                case "ping" -> submitOrBusy(session, a ->
                     a.send(session, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}"));
                 case "auth" ->
                 {
@@ -2185,7 +2209,7 @@ public final class HttpGateway implements AutoCloseable
                     {
                         throw new ApiException(403, "FORBIDDEN", "admin keys have no private channels", null);
                     }
-                    submitOrDrop(a ->
+                    submitOrBusy(session, a ->
                     {
                         if (session.accountId != 0 && session.accountId != key.accountId())
                         {
@@ -2211,9 +2235,9 @@ public final class HttpGateway implements AutoCloseable
                         case "book", "trades", "ticker" ->
                         {
                             final InstrumentView instrument = instrument(Requests.string(message, "symbol", true), "symbol");
-                            submitOrDrop(a -> a.subscribe(session, channel, instrument, on));
+                            submitOrBusy(session, a -> a.subscribe(session, channel, instrument, on));
                         }
-                        case "orders", "fills" -> submitOrDrop(a ->
+                        case "orders", "fills" -> submitOrBusy(session, a ->
                         {
                             if (session.accountId == 0)
                             {
@@ -2235,7 +2259,7 @@ public final class HttpGateway implements AutoCloseable
         }
         catch (final ApiException error)
         {
-            submitOrDrop(a -> wsError(a, session, error));
+            submitOrBusy(session, a -> wsError(a, session, error));
         }
     }
 
