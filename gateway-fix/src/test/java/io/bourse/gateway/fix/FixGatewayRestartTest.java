@@ -89,9 +89,13 @@ class FixGatewayRestartTest
             alice.awaitLogon();
             bob.awaitLogon();
 
-            // The Logon exchange itself took one number each way: nothing was reset to 1.
-            assertEquals(aliceSentBefore + 1, alice.session().getExpectedSenderNum());
-            assertEquals(aliceReceivedBefore + 1, alice.session().getExpectedTargetNum());
+            // The Logon exchange took one number each way, and the Logout the gateway sends as it stops one more when
+            // it reached QuickFIX/J, which answers it, before the connection closed (a race, won now and then on a
+            // loaded machine): nothing was reset to 1.
+            final int sent = alice.session().getExpectedSenderNum() - aliceSentBefore;
+            final int received = alice.session().getExpectedTargetNum() - aliceReceivedBefore;
+            assertTrue(sent == 1 && received == 1 || sent == 2 && received == 2,
+                "numbers continued: " + sent + " sent and " + received + " received since the stop");
 
             alice.send(cancel("R1-CXL", "R1", Side.SELL));
             final Message canceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
