@@ -17,6 +17,7 @@ import io.bourse.gateway.fix.codecs.decoder.NewOrderSingleDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderCancelReplaceRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderCancelRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderMassCancelRequestDecoder;
+import io.bourse.gateway.fix.codecs.decoder.OrderMassStatusRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.OrderStatusRequestDecoder;
 import io.bourse.gateway.fix.codecs.decoder.SecurityDefinitionDecoder;
 import io.bourse.protocol.CommandEncoder;
@@ -101,6 +102,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final int PENDING_MASS_CANCEL = 5;
     private static final int PENDING_CANCEL_ON_DISCONNECT = 6;
     private static final int PENDING_RESTORE = 7;
+    private static final int PENDING_MASS_STATUS = 8;
 
     /**
      * Records kept once Artio has archived the reports before them ({@link AfterArchive}): a session's last report
@@ -148,6 +150,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final char STATUS_DONE_FOR_DAY = '3';
     private static final char STATUS_PENDING_NEW = 'A';
     private static final char[] NONE = "NONE".toCharArray();
+    private static final char[] MASS_STATUS_MSG_TYPE = "AF".toCharArray();
+    private static final int MASS_STATUS_BY_SYMBOL = 1;
+    private static final int MASS_STATUS_ALL_ORDERS = 7;
+    /**
+     * Side 7: a report about no order, which has none.
+     */
+    private static final char SIDE_UNDISCLOSED = '7';
     /**
      * ExecInst (18) 6, participate don't initiate: what a post-only order is entered with, echoed in its reports.
      */
@@ -269,6 +278,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final OrderCancelReplaceRequestDecoder replaceRequest = new OrderCancelReplaceRequestDecoder();
     private final OrderStatusRequestDecoder statusRequest = new OrderStatusRequestDecoder();
     private final OrderMassCancelRequestDecoder massCancelRequest = new OrderMassCancelRequestDecoder();
+    private final OrderMassStatusRequestDecoder massStatusRequest = new OrderMassStatusRequestDecoder();
+    /**
+     * The orders a mass status request reports, gathered and put in order (by OrderID, those not yet acknowledged
+     * last); reused.
+     */
+    private final ArrayList<FixOrder> massStatusOrders = new ArrayList<>();
     private final SecurityDefinitionDecoder securityDefinition = new SecurityDefinitionDecoder();
     private final EmailDecoder email = new EmailDecoder();
     private final FixRepeatingGroups repeatingGroups = FixRepeatingGroups.load();
@@ -1008,6 +1023,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 onStatusRequest(state);
             }
         }
+        else if (messageType == OrderMassStatusRequestDecoder.MESSAGE_TYPE)
+        {
+            massStatusRequest.reset();
+            massStatusRequest.decode(asciiBuffer, offset, length);
+            if (validates(state, massStatusRequest.validate(), massStatusRequest.invalidTagId(),
+                massStatusRequest.rejectReason(), massStatusRequest.header(), "AF"))
+            {
+                onMassStatusRequest(state);
+            }
+        }
         else if (messageType == OrderMassCancelRequestDecoder.MESSAGE_TYPE)
         {
             massCancelRequest.reset();
@@ -1684,6 +1709,163 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final Pending requester = statusRequester(state, order, in);
         sendReport(order, EXEC_STATUS, ordStatus(order), 0, 0, 0, text, requester, 0);
         releasePending(requester);
+    }
+
+    /**
+     * OrderMassStatusRequest: an ExecutionReport (ExecType I) for each of the session's open orders that match, all
+     * orders (7) or those of a Symbol (1), of a Side when given, from the gateway's record of each, current up to the
+     * last event it handled (as a status request answered by the gateway is); the last says LastRptRequested, and
+     * each carries the request's MassStatusReqID and how many there are. The session's own orders: those of its
+     * account entered by another session have ClOrdIDs it never sent. An order still waiting, after a restart, for the
+     * exchange to say whether it was accepted is not among them until it says.
+     */
+    private void onMassStatusRequest(final FixSessionState state)
+    {
+        // Counted against the session's rate, never refused for it.
+        state.takeRateToken();
+        final OrderMassStatusRequestDecoder in = massStatusRequest;
+        final int requestType = in.massStatusReqType();
+        FixInstrument instrument = null;
+        String problem = null;
+        int reason = FixRejects.BUSINESS_OTHER;
+        if (in.massStatusReqIDLength() > FixOrder.MAX_ID_LENGTH)
+        {
+            problem = "MassStatusReqID longer than " + FixOrder.MAX_ID_LENGTH + " characters";
+        }
+        else if (requestType == MASS_STATUS_BY_SYMBOL)
+        {
+            instrument = in.hasSymbol() ? instrument(in.symbol(), in.symbolLength()) : null;
+            if (!in.hasSymbol())
+            {
+                problem = "Symbol is required with MassStatusReqType 1 (orders of a Symbol)";
+                reason = FixRejects.BUSINESS_CONDITIONALLY_REQUIRED_FIELD_MISSING;
+            }
+            else if (instrument == null)
+            {
+                problem = "Unknown Symbol";
+                reason = FixRejects.BUSINESS_UNKNOWN_SECURITY;
+            }
+        }
+        else if (requestType != MASS_STATUS_ALL_ORDERS)
+        {
+            problem = "MassStatusReqType must be 1 (orders of a Symbol) or 7 (all orders)";
+        }
+        if (problem == null && in.hasSide() && side(in.side()) == null)
+        {
+            problem = "Side must be 1 (Buy) or 2 (Sell)";
+        }
+        final ArrayList<FixOrder> orders = massStatusOrders;
+        try
+        {
+            if (problem == null)
+            {
+                for (final FixOrder order : state.openOrdersByClOrdId.values())
+                {
+                    if ((instrument == null || order.instrument == instrument) &&
+                        (!in.hasSide() || order.side == in.side()))
+                    {
+                        orders.add(order);
+                    }
+                }
+                // Reports Artio cannot take at once are held, up to a bound past which the oldest (fills, perhaps)
+                // would go: a request that could push them out is refused instead.
+                if (state.heldMessages.size() + orders.size() > MAX_HELD_MESSAGES_PER_SESSION)
+                {
+                    problem = orders.size() + " open orders match, more than the gateway can report at once now: " +
+                        "ask for a Symbol or a Side, or again later";
+                }
+            }
+            if (problem != null)
+            {
+                businessReject.reset();
+                reverseRoute(in.header(), businessReject.header());
+                businessReject.refSeqNum(in.header().msgSeqNum())
+                    .refMsgType(MASS_STATUS_MSG_TYPE, MASS_STATUS_MSG_TYPE.length)
+                    .businessRejectRefID(in.massStatusReqID(),
+                        Math.min(in.massStatusReqIDLength(), FixOrder.MAX_ID_LENGTH))
+                    .businessRejectReason(reason)
+                    .text(problem);
+                send(state, businessReject);
+                return;
+            }
+            orders.sort(FixGatewayAgent::byOrderIdUnacknowledgedLast);
+            reportMassStatus(state, in, orders);
+        }
+        finally
+        {
+            orders.clear();
+        }
+    }
+
+    private void reportMassStatus(
+        final FixSessionState state, final OrderMassStatusRequestDecoder in, final ArrayList<FixOrder> orders)
+    {
+        final Pending requester = newPending(PENDING_MASS_STATUS, state, null);
+        try
+        {
+            requester.clOrdId(in.massStatusReqID(), in.massStatusReqIDLength());
+            requester.msgSeqNum = in.header().msgSeqNum();
+            requester.sequenceIndex = state.session != null ? state.session.sequenceIndex() : state.lastSequenceIndex;
+            requester.reports = orders.size();
+            if (orders.isEmpty())
+            {
+                executionReport.reset();
+                executionReport
+                    .orderID(NONE)
+                    .massStatusReqID(requester.clOrdId, requester.clOrdIdLength)
+                    .totNumReports(0)
+                    .lastRptRequested(true)
+                    .execID(massStatusExecId(requester))
+                    .execType(EXEC_STATUS)
+                    .ordStatus(STATUS_REJECTED)
+                    .account(state.accountChars)
+                    .side(in.hasSide() ? in.side() : SIDE_UNDISCLOSED)
+                    .leavesQty(0, 0)
+                    .cumQty(0, 0)
+                    .avgPx(0, 0)
+                    .text("No open orders match");
+                if (in.massStatusReqType() == MASS_STATUS_BY_SYMBOL)
+                {
+                    executionReport.symbol(in.symbol(), in.symbolLength());
+                }
+                else
+                {
+                    executionReport.symbol(NONE);
+                }
+                transactTime(System.currentTimeMillis() * 1_000_000L);
+                send(state, executionReport);
+            }
+            for (int i = 0; i < orders.size(); i++)
+            {
+                final FixOrder order = orders.get(i);
+                requester.reportIndex = i + 1;
+                sendReport(order, EXEC_STATUS, order.orderId == 0 ? STATUS_PENDING_NEW : ordStatus(order), 0, 0, 0,
+                    order.orderId == 0 ? "Order not yet acknowledged" : null, requester, 0);
+            }
+        }
+        finally
+        {
+            releasePending(requester);
+        }
+    }
+
+    private static int byOrderIdUnacknowledgedLast(final FixOrder a, final FixOrder b)
+    {
+        return a.orderId == 0 || b.orderId == 0 ? Boolean.compare(a.orderId == 0, b.orderId == 0) :
+            Long.compare(a.orderId, b.orderId);
+    }
+
+    /**
+     * A mass status report's ExecID: the request's (see {@link #localExecId}) and the report's number among them.
+     */
+    private DirectBuffer massStatusExecId(final Pending requester)
+    {
+        final DirectBuffer requestId = localExecId(requester.session, requester.sequenceIndex, requester.msgSeqNum);
+        int length = requestId.capacity();
+        idBuffer.putByte(length++, (byte)'.');
+        length += idBuffer.putIntAscii(length, requester.reportIndex);
+        localExecIdView.wrap(idBuffer, 0, length);
+        return localExecIdView;
     }
 
     private void onMassCancelRequest(final FixSessionState state)
@@ -2590,8 +2772,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 report.ordStatusReqID(requester.clOrdId, requester.clOrdIdLength);
             }
+            else if (requester != null && requester.type == PENDING_MASS_STATUS)
+            {
+                report.massStatusReqID(requester.clOrdId, requester.clOrdIdLength)
+                    .totNumReports(requester.reports)
+                    .lastRptRequested(requester.reportIndex == requester.reports);
+            }
         }
-        if (!inBatch && requester != null && requester.type == PENDING_STATUS)
+        if (!inBatch && requester != null && requester.type == PENDING_MASS_STATUS)
+        {
+            report.execID(massStatusExecId(requester));
+        }
+        else if (!inBatch && requester != null && requester.type == PENDING_STATUS)
         {
             // A status answer the gateway made from its own record (no event batch names it): named by the request.
             report.execID(localExecId(session, requester.sequenceIndex, requester.msgSeqNum));
@@ -3614,6 +3806,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         pending.msgSeqNum = 0;
         pending.sequenceIndex = 0;
         pending.massCancelRequestType = 0;
+        pending.reports = 0;
+        pending.reportIndex = 0;
         pending.rejected = false;
         pending.settled = false;
         pending.engineClientOrderId = 0;
@@ -3642,6 +3836,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
          */
         int sequenceIndex;
         char massCancelRequestType;
+        /**
+         * A mass status request's reports, and the number of the one being sent (from 1).
+         */
+        int reports;
+        int reportIndex;
         boolean rejected;
         /**
          * For a replace: its REPLACE_DONE record has been made (see {@link #replaceSettled}).

@@ -26,7 +26,9 @@ final class FixRejects
     static final int CXL_REJ_OTHER = 99;
 
     static final int BUSINESS_OTHER = 0;
+    static final int BUSINESS_UNKNOWN_SECURITY = 2;
     static final int BUSINESS_UNSUPPORTED_MESSAGE_TYPE = 3;
+    static final int BUSINESS_CONDITIONALLY_REQUIRED_FIELD_MISSING = 5;
     static final int SESSION_INCORRECT_DATA_FORMAT = 6;
     static final int SESSION_INVALID_MSG_TYPE = 11;
     static final int SESSION_REPEATING_GROUP_FIELDS_OUT_OF_ORDER = 15;

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import quickfix.FieldNotFound;
 import quickfix.Message;
 import quickfix.field.AvgPx;
+import quickfix.field.BusinessRejectReason;
+import quickfix.field.BusinessRejectRefID;
 import quickfix.field.ClOrdID;
 import quickfix.field.CumQty;
 import quickfix.field.CxlRejReason;
@@ -16,10 +18,13 @@ import quickfix.field.ExecInst;
 import quickfix.field.ExecType;
 import quickfix.field.LastPx;
 import quickfix.field.LastQty;
+import quickfix.field.LastRptRequested;
 import quickfix.field.LeavesQty;
 import quickfix.field.MassCancelRejectReason;
 import quickfix.field.MassCancelRequestType;
 import quickfix.field.MassCancelResponse;
+import quickfix.field.MassStatusReqID;
+import quickfix.field.MassStatusReqType;
 import quickfix.field.OrdRejReason;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrdType;
@@ -27,16 +32,19 @@ import quickfix.field.OrderID;
 import quickfix.field.OrderQty;
 import quickfix.field.OrigClOrdID;
 import quickfix.field.Price;
+import quickfix.field.RefMsgType;
 import quickfix.field.Side;
 import quickfix.field.Symbol;
 import quickfix.field.Text;
 import quickfix.field.TimeInForce;
+import quickfix.field.TotNumReports;
 import quickfix.field.TotalAffectedOrders;
 import quickfix.field.TransactTime;
 import quickfix.fix44.NewOrderSingle;
 import quickfix.fix44.OrderCancelReplaceRequest;
 import quickfix.fix44.OrderCancelRequest;
 import quickfix.fix44.OrderMassCancelRequest;
+import quickfix.fix44.OrderMassStatusRequest;
 import quickfix.fix44.OrderStatusRequest;
 
 import java.io.File;
@@ -321,6 +329,76 @@ class FixGatewayTest
 
         alice.send(cancel(id("X"), order, Side.BUY));
         report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+    }
+
+    @Test
+    void massStatusReportsTheSessionsOpenOrdersAllOrOfASymbolAndSide() throws Exception
+    {
+        final String buy = id("S");
+        alice.send(limit(buy, Side.BUY, "0.3", "41.00"));
+        final String buyOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+        final String sell = id("S");
+        alice.send(limit(sell, Side.SELL, "0.2", "200.00"));
+        final String sellOrderId = report(alice, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+        bob.send(limit(id("B"), Side.SELL, "0.1", "41.00"));
+        report(bob, ExecType.NEW, OrdStatus.NEW);
+        report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        report(alice, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
+
+        alice.send(new OrderMassStatusRequest(new MassStatusReqID("MS-all"),
+            new MassStatusReqType(MassStatusReqType.STATUS_FOR_ALL_ORDERS)));
+        final Message first = report(alice, ExecType.ORDER_STATUS, OrdStatus.PARTIALLY_FILLED);
+        assertEquals(buyOrderId, first.getString(OrderID.FIELD), "in OrderID order: " + first);
+        assertEquals(buy, first.getString(ClOrdID.FIELD));
+        assertEquals("MS-all", first.getString(MassStatusReqID.FIELD));
+        assertEquals(2, first.getInt(TotNumReports.FIELD));
+        assertFalse(first.getBoolean(LastRptRequested.FIELD));
+        assertEquals(new BigDecimal("0.1"), first.getDecimal(CumQty.FIELD).stripTrailingZeros());
+        assertEquals(new BigDecimal("0.2"), first.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+        final Message second = report(alice, ExecType.ORDER_STATUS, OrdStatus.NEW);
+        assertEquals(sellOrderId, second.getString(OrderID.FIELD));
+        assertEquals(2, second.getInt(TotNumReports.FIELD));
+        assertTrue(second.getBoolean(LastRptRequested.FIELD), "the last report says so");
+
+        final OrderMassStatusRequest sells = new OrderMassStatusRequest(new MassStatusReqID("MS-sells"),
+            new MassStatusReqType(MassStatusReqType.STATUS_FOR_ORDERS_FOR_A_SECURITY));
+        sells.set(new Symbol("BTC-USD"));
+        sells.set(new Side(Side.SELL));
+        alice.send(sells);
+        final Message onlySell = report(alice, ExecType.ORDER_STATUS, OrdStatus.NEW);
+        assertEquals(sell, onlySell.getString(ClOrdID.FIELD));
+        assertEquals(1, onlySell.getInt(TotNumReports.FIELD));
+        assertTrue(onlySell.getBoolean(LastRptRequested.FIELD));
+
+        // Bob has no open order: one report says so.
+        bob.send(new OrderMassStatusRequest(new MassStatusReqID("MS-none"),
+            new MassStatusReqType(MassStatusReqType.STATUS_FOR_ALL_ORDERS)));
+        final Message none = report(bob, ExecType.ORDER_STATUS, OrdStatus.REJECTED);
+        assertEquals(0, none.getInt(TotNumReports.FIELD));
+        assertTrue(none.getBoolean(LastRptRequested.FIELD));
+        assertEquals("MS-none", none.getString(MassStatusReqID.FIELD));
+        assertEquals("No open orders match", none.getString(Text.FIELD));
+
+        // What the gateway cannot answer is a BusinessMessageReject naming the request.
+        final OrderMassStatusRequest unknownSymbol = new OrderMassStatusRequest(new MassStatusReqID("MS-nope"),
+            new MassStatusReqType(MassStatusReqType.STATUS_FOR_ORDERS_FOR_A_SECURITY));
+        unknownSymbol.set(new Symbol("NOPE-USD"));
+        alice.send(unknownSymbol);
+        final Message unknown = alice.next("j");
+        assertEquals("AF", unknown.getString(RefMsgType.FIELD));
+        assertEquals("MS-nope", unknown.getString(BusinessRejectRefID.FIELD));
+        assertEquals("Unknown Symbol", unknown.getString(Text.FIELD));
+        assertEquals(2, unknown.getInt(BusinessRejectReason.FIELD), "unknown security");
+        alice.send(new OrderMassStatusRequest(new MassStatusReqID("MS-nosymbol"),
+            new MassStatusReqType(MassStatusReqType.STATUS_FOR_ORDERS_FOR_A_SECURITY)));
+        final Message noSymbol = alice.next("j");
+        assertEquals(5, noSymbol.getInt(BusinessRejectReason.FIELD), "conditionally required field missing");
+        assertEquals("Symbol is required with MassStatusReqType 1 (orders of a Symbol)",
+            noSymbol.getString(Text.FIELD));
+        alice.send(new OrderMassStatusRequest(new MassStatusReqID("MS-party"),
+            new MassStatusReqType(MassStatusReqType.STATUS_FOR_ORDERS_FOR_A_PARTYID)));
+        assertEquals("MassStatusReqType must be 1 (orders of a Symbol) or 7 (all orders)",
+            alice.next("j").getString(Text.FIELD));
     }
 
     @Test
