@@ -320,6 +320,8 @@ class HistoryApiTest
         assertTrue(iterable(transfers).stream().skip(2).allMatch(t -> t.get("type").asText().equals("DEPOSIT")),
             transfers.toString());
 
+        assertEquals(transfers, get(ADMIN, "/api/v1/admin/accounts/" + CANCELER_ACCOUNT + "/history/transfers")
+            .get("transfers"), "an admin reads them as the account's own key does");
         final JsonNode first = get(CANCELER, "/api/v1/history/transfers?limit=1");
         assertEquals(1, first.get("transfers").size());
         final JsonNode second = get(CANCELER, "/api/v1/history/transfers?limit=1&cursor=" +

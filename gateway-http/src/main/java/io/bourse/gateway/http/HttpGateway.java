@@ -715,32 +715,7 @@ public final class HttpGateway implements AutoCloseable
             {
                 only(n, 3, path);
                 get(method);
-                final long accountId = trader(ex).accountId();
-                onlyParameters(ex, "symbol", "limit");
-                final String symbol = ex.request.getParam("symbol");
-                final InstrumentView filter = symbol == null ? null : instrument(symbol, "symbol");
-                final int limit = (int)queryInt(ex, "limit", 100, 1, ReadModel.RECENT_FILLS);
-                query(ex, model ->
-                {
-                    final ArrayNode array = Views.MAPPER.createArrayNode();
-                    final ReadModel.AccountState account = model.existingAccount(accountId);
-                    if (account != null)
-                    {
-                        for (final ReadModel.FillView fill : account.fills)
-                        {
-                            if (array.size() >= limit)
-                            {
-                                break;
-                            }
-                            final InstrumentView instrument = model.instrument(fill.instrumentId());
-                            if (instrument != null && (filter == null || filter.id() == fill.instrumentId()))
-                            {
-                                array.add(Views.fill(fill, instrument));
-                            }
-                        }
-                    }
-                    return array;
-                });
+                fills(ex, trader(ex).accountId());
             }
             case "balances" ->
             {
@@ -756,21 +731,59 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
+     * {@code GET /api/v1/fills}, or an admin's of an account: its recent fills the gateway holds, newest first.
+     */
+    private void fills(final Exchange ex, final long accountId)
+    {
+        onlyParameters(ex, "symbol", "limit");
+        final String symbol = ex.request.getParam("symbol");
+        final InstrumentView filter = symbol == null ? null : instrument(symbol, "symbol");
+        final int limit = (int)queryInt(ex, "limit", 100, 1, ReadModel.RECENT_FILLS);
+        query(ex, model ->
+        {
+            final ArrayNode array = Views.MAPPER.createArrayNode();
+            final ReadModel.AccountState account = model.existingAccount(accountId);
+            if (account != null)
+            {
+                for (final ReadModel.FillView fill : account.fills)
+                {
+                    if (array.size() >= limit)
+                    {
+                        break;
+                    }
+                    final InstrumentView instrument = model.instrument(fill.instrumentId());
+                    if (instrument != null && (filter == null || filter.id() == fill.instrumentId()))
+                    {
+                        array.add(Views.fill(fill, instrument));
+                    }
+                }
+            }
+            return array;
+        });
+    }
+
+    /**
      * {@code GET /api/v1/history/trades}, {@code /history/orders} and {@code /history/transfers}: the asking account's
-     * history from the post-trade store, newest first, in [from, to) epoch milliseconds, paged by cursor. The query
-     * blocks on the database, so it runs on a worker thread; the answer goes back to the request's event loop.
+     * history from the post-trade store (or, under {@code /api/v1/admin/accounts/{accountId}/history}, an admin's of
+     * any account), newest first, in [from, to) epoch milliseconds, paged by cursor. The query blocks on the database,
+     * so it runs on a worker thread; the answer goes back to the request's event loop.
      */
     private void history(final Exchange ex, final String[] parts, final HttpMethod method)
     {
-        final String path = ex.request.path();
-        only(parts.length, 4, path);
-        final String kind = parts[3];
+        only(parts.length, 4, ex.request.path());
+        get(method);
+        history(ex, parts[3], trader(ex).accountId());
+    }
+
+    /**
+     * @param kind trades, orders or transfers.
+     */
+    private void history(final Exchange ex, final String kind, final long accountId)
+    {
         if (!kind.equals("trades") && !kind.equals("orders") && !kind.equals("transfers"))
         {
-            throw notFound(path);
+            throw notFound(ex.request.path());
         }
-        get(method);
-        final long accountId = trader(ex).accountId();
         onlyParameters(ex, "from", "to", "cursor", "limit");
         final long fromMs = queryLong(ex, "from", 0, 0, MAX_TIME_MS);
         final long toMs = queryLong(ex, "to", -1, 1, MAX_TIME_MS);
@@ -987,27 +1000,11 @@ public final class HttpGateway implements AutoCloseable
             }
             else if (method == HttpMethod.GET)
             {
-                final long accountId = trader(ex).accountId();
-                onlyParameters(ex, "symbol");
-                final String symbol = ex.request.getParam("symbol");
-                final InstrumentView filter = symbol == null ? null : instrument(symbol, "symbol");
-                query(ex, model ->
-                {
-                    final ArrayNode array = Views.MAPPER.createArrayNode();
-                    final ReadModel.AccountState account = model.existingAccount(accountId);
-                    if (account != null)
-                    {
-                        account.openOrders.values().stream()
-                            .filter(o -> filter == null || o.instrumentId == filter.id())
-                            .sorted((a, b) -> Long.compare(a.orderId, b.orderId))
-                            .forEach(o -> array.add(Views.order(o, model.instrument(o.instrumentId))));
-                    }
-                    return array;
-                });
+                openOrders(ex, trader(ex).accountId());
             }
             else if (method == HttpMethod.DELETE)
             {
-                massCancel(ex);
+                massCancel(ex, trader(ex).accountId());
             }
             else
             {
@@ -1265,9 +1262,35 @@ public final class HttpGateway implements AutoCloseable
         });
     }
 
-    private void massCancel(final Exchange ex)
+    /**
+     * {@code GET /api/v1/orders}, or an admin's of an account: its open orders, by order id, of a symbol when asked.
+     */
+    private void openOrders(final Exchange ex, final long accountId)
     {
-        final long accountId = trader(ex).accountId();
+        onlyParameters(ex, "symbol");
+        final String symbol = ex.request.getParam("symbol");
+        final InstrumentView filter = symbol == null ? null : instrument(symbol, "symbol");
+        query(ex, model ->
+        {
+            final ArrayNode array = Views.MAPPER.createArrayNode();
+            final ReadModel.AccountState account = model.existingAccount(accountId);
+            if (account != null)
+            {
+                account.openOrders.values().stream()
+                    .filter(o -> filter == null || o.instrumentId == filter.id())
+                    .sorted((a, b) -> Long.compare(a.orderId, b.orderId))
+                    .forEach(o -> array.add(Views.order(o, model.instrument(o.instrumentId))));
+            }
+            return array;
+        });
+    }
+
+    /**
+     * {@code DELETE /api/v1/orders}, or an admin's of an account: cancel its open orders, of a symbol and side when
+     * asked.
+     */
+    private void massCancel(final Exchange ex, final long accountId)
+    {
         onlyParameters(ex, "symbol", "side");
         final String symbol = ex.request.getParam("symbol");
         final InstrumentView instrument = symbol == null ? null : instrument(symbol, "symbol");
@@ -1391,6 +1414,12 @@ public final class HttpGateway implements AutoCloseable
             });
             return;
         }
+        if (what.equals("accounts") && parts.length == 7 && parts[5].equals("history"))
+        {
+            get(method);
+            history(ex, parts[6], parseId(parts[4], "accountId"));
+            return;
+        }
         if (what.equals("accounts") && parts.length == 6)
         {
             final long accountId = parseId(parts[4], "accountId");
@@ -1410,6 +1439,33 @@ public final class HttpGateway implements AutoCloseable
                     limits(ex, accountId);
                 }
                 case "kill-switch" -> killSwitch(ex, method, accountId);
+                // What a support desk needs to see and do about an account, as its own key would.
+                case "balances" ->
+                {
+                    get(method);
+                    onlyParameters(ex);
+                    query(ex, model -> Views.balances(model, accountId));
+                }
+                case "fills" ->
+                {
+                    get(method);
+                    fills(ex, accountId);
+                }
+                case "orders" ->
+                {
+                    if (method == HttpMethod.GET)
+                    {
+                        openOrders(ex, accountId);
+                    }
+                    else if (method == HttpMethod.DELETE)
+                    {
+                        massCancel(ex, accountId);
+                    }
+                    else
+                    {
+                        throw methodNotAllowed();
+                    }
+                }
                 default -> throw notFound(path);
             }
             return;

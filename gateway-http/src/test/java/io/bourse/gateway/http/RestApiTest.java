@@ -447,6 +447,32 @@ class RestApiTest
     }
 
     @Test
+    void anAdminSeesAnAccountAsItsOwnKeyDoesAndPullsItsOrders()
+    {
+        expect(200, harness.placeLimit(CAROL, "BUY", "10.00", "1", null));
+        expect(200, harness.placeLimit(CAROL, "BUY", "11.00", "1", null));
+        final JsonNode own = expect(200, harness.call(CAROL, "GET", "/api/v1/orders", null)).json();
+        assertEquals(2, own.size(), own.toString());
+        assertEquals(own, expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/orders", null)).json());
+        assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/balances", null)).json(),
+            expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/balances", null)).json());
+        assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/fills?limit=5", null)).json(),
+            expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/fills?limit=5", null)).json());
+        expectProblem(403, "FORBIDDEN", null, harness.call(ALICE, "GET", "/api/v1/admin/accounts/3/orders", null));
+        expectProblem(400, "INVALID_ENUM", "side",
+            harness.call(ADMIN, "DELETE", "/api/v1/admin/accounts/3/orders?side=BOTH", null));
+        expectProblem(405, "METHOD_NOT_ALLOWED", null,
+            harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/orders", "{}"));
+
+        // A runaway account: its kill switch stops new orders, and its resting ones are pulled.
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/kill-switch", "{\"active\":true}"));
+        assertEquals(2, expect(200, harness.call(ADMIN, "DELETE", "/api/v1/admin/accounts/3/orders?symbol=BTC-USD",
+            null)).get("canceledCount").asInt());
+        assertEquals(0, expect(200, harness.call(CAROL, "GET", "/api/v1/orders", null)).json().size());
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/kill-switch", "{\"active\":false}"));
+    }
+
+    @Test
     void healthAndMetrics()
     {
         final GatewayHarness.Response health = expect(200, harness.get("/health"));
@@ -473,6 +499,9 @@ class RestApiTest
         expectProblem(404, "NO_HISTORY", null, harness.call(ALICE, "GET", "/api/v1/history/orders?limit=10", null));
         expectProblem(404, "NO_HISTORY", null, harness.call(ALICE, "GET", "/api/v1/history/transfers", null));
         expectProblem(404, "NOT_FOUND", null, harness.call(ALICE, "GET", "/api/v1/history/ledger", null));
+        expectProblem(404, "NO_HISTORY", null,
+            harness.call(ADMIN, "GET", "/api/v1/admin/accounts/1/history/transfers", null));
+        expectProblem(404, "NOT_FOUND", null, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/1/history/x", null));
         // Parameters are checked first: a bad request is a 400 whether or not a store answers.
         expectProblem(400, "INVALID_PARAMETER", "limit", harness.call(ALICE, "GET", "/api/v1/history/orders?limit=0", null));
         expectProblem(401, "MISSING_CREDENTIALS", null, harness.get("/api/v1/history/trades"));
