@@ -722,6 +722,7 @@ public final class HttpGateway implements AutoCloseable
                 only(n, 3, path);
                 get(method);
                 final long accountId = trader(ex).accountId();
+                onlyParameters(ex);
                 query(ex, model -> Views.balances(model, accountId));
             }
             case "admin" -> admin(ex, parts, method);
@@ -771,19 +772,27 @@ public final class HttpGateway implements AutoCloseable
     private void history(final Exchange ex, final String[] parts, final HttpMethod method)
     {
         only(parts.length, 4, ex.request.path());
+        historyKind(ex, parts[3]);
         get(method);
         history(ex, parts[3], trader(ex).accountId());
     }
 
     /**
-     * @param kind trades, orders or transfers.
+     * A history path names what it reads before anything else is checked: another is 404 whatever the method or key.
      */
-    private void history(final Exchange ex, final String kind, final long accountId)
+    private static void historyKind(final Exchange ex, final String kind)
     {
         if (!kind.equals("trades") && !kind.equals("orders") && !kind.equals("transfers"))
         {
             throw notFound(ex.request.path());
         }
+    }
+
+    /**
+     * @param kind trades, orders or transfers ({@link #historyKind}).
+     */
+    private void history(final Exchange ex, final String kind, final long accountId)
+    {
         onlyParameters(ex, "from", "to", "cursor", "limit");
         final long fromMs = queryLong(ex, "from", 0, 0, MAX_TIME_MS);
         final long toMs = queryLong(ex, "to", -1, 1, MAX_TIME_MS);
@@ -1416,6 +1425,7 @@ public final class HttpGateway implements AutoCloseable
         }
         if (what.equals("accounts") && parts.length == 7 && parts[5].equals("history"))
         {
+            historyKind(ex, parts[6]);
             get(method);
             history(ex, parts[6], parseId(parts[4], "accountId"));
             return;

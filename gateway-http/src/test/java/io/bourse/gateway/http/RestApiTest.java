@@ -451,25 +451,40 @@ class RestApiTest
     {
         expect(200, harness.placeLimit(CAROL, "BUY", "10.00", "1", null));
         expect(200, harness.placeLimit(CAROL, "BUY", "11.00", "1", null));
+        assertEquals("FILLED", expect(200, harness.placeLimit(ALICE, "SELL", "11.00", "0.5", null)).str("status"));
         final JsonNode own = expect(200, harness.call(CAROL, "GET", "/api/v1/orders", null)).json();
         assertEquals(2, own.size(), own.toString());
         assertEquals(own, expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/orders", null)).json());
         assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/balances", null)).json(),
             expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/balances", null)).json());
-        assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/fills?limit=5", null)).json(),
-            expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/fills?limit=5", null)).json());
+        final JsonNode fills = expect(200, harness.call(CAROL, "GET", "/api/v1/fills?limit=5", null)).json();
+        assertEquals("11.00", fills.get(0).get("price").asText(), fills.toString());
+        assertEquals(fills, expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/fills?limit=5", null)).json());
         expectProblem(403, "FORBIDDEN", null, harness.call(ALICE, "GET", "/api/v1/admin/accounts/3/orders", null));
         expectProblem(400, "INVALID_ENUM", "side",
             harness.call(ADMIN, "DELETE", "/api/v1/admin/accounts/3/orders?side=BOTH", null));
         expectProblem(405, "METHOD_NOT_ALLOWED", null,
             harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/orders", "{}"));
 
+        expectProblem(403, "FORBIDDEN", null, harness.call(CAROL, "DELETE", "/api/v1/admin/accounts/3/orders", null));
+        expectProblem(404, "NOT_FOUND", null, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/orders/x", null));
+        expectProblem(404, "NOT_FOUND", null,
+            harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/history/ledger", null));
+        expectProblem(400, "UNKNOWN_PARAMETER", "x", harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3/balances?x=1",
+            null));
+
         // A runaway account: its kill switch stops new orders, and its resting ones are pulled.
         expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/kill-switch", "{\"active\":true}"));
-        assertEquals(2, expect(200, harness.call(ADMIN, "DELETE", "/api/v1/admin/accounts/3/orders?symbol=BTC-USD",
-            null)).get("canceledCount").asInt());
-        assertEquals(0, expect(200, harness.call(CAROL, "GET", "/api/v1/orders", null)).json().size());
-        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/kill-switch", "{\"active\":false}"));
+        try
+        {
+            assertEquals(2, expect(200, harness.call(ADMIN, "DELETE",
+                "/api/v1/admin/accounts/3/orders?symbol=BTC-USD", null)).get("canceledCount").asInt());
+            assertEquals(0, expect(200, harness.call(CAROL, "GET", "/api/v1/orders", null)).json().size());
+        }
+        finally
+        {
+            expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/3/kill-switch", "{\"active\":false}"));
+        }
     }
 
     @Test
