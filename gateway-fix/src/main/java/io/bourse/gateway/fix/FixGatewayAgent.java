@@ -586,9 +586,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private FixOrder pendingRestored(final FixSessionState session, final char[] clOrdId)
     {
+        return pendingRestored(session, clOrdId, clOrdId.length);
+    }
+
+    /**
+     * @return the session's order by that ClOrdID that a restart left waiting for the exchange to say whether it was
+     * accepted, or null.
+     */
+    private FixOrder pendingRestored(final FixSessionState session, final char[] clOrdId, final int length)
+    {
         for (final FixOrder order : pendingRestored.values())
         {
-            if (order.session == session && order.clOrdIdEquals(clOrdId, clOrdId.length))
+            if (order.session == session && order.clOrdIdEquals(clOrdId, length))
             {
                 return order;
             }
@@ -1643,8 +1652,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         // Counted against the session's rate, never refused for it.
         state.takeRateToken();
         final OrderStatusRequestDecoder in = statusRequest;
-        final FixOrder order = state.findOpen(in.clOrdID(), in.clOrdIDLength());
-        final FixOrder closed = order == null ? state.findRecentlyClosed(in.clOrdID(), in.clOrdIDLength()) : null;
+        final FixOrder open = state.findOpen(in.clOrdID(), in.clOrdIDLength());
+        final FixOrder closed = open == null ? state.findRecentlyClosed(in.clOrdID(), in.clOrdIDLength()) : null;
+        // An order a restart left waiting for the exchange's word is answered as not yet acknowledged, not unknown.
+        final FixOrder order = open != null || closed != null ? open :
+            pendingRestored(state, in.clOrdID(), Math.min(in.clOrdIDLength(), in.clOrdID().length));
         if (closed != null)
         {
             // Its final state, as its last report gave it.
@@ -1716,8 +1728,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * orders (7) or those of a Symbol (1), of a Side when given, from the gateway's record of each, current up to the
      * last event it handled (as a status request answered by the gateway is); the last says LastRptRequested, and
      * each carries the request's MassStatusReqID and how many there are. The session's own orders: those of its
-     * account entered by another session have ClOrdIDs it never sent. An order still waiting, after a restart, for the
-     * exchange to say whether it was accepted is not among them until it says.
+     * account entered by another session have ClOrdIDs it never sent. An order not yet acknowledged, or that a restart
+     * left waiting for the exchange to say whether it accepted it, is reported pending (OrdStatus A).
      */
     private void onMassStatusRequest(final FixSessionState state)
     {
@@ -1762,6 +1774,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 for (final FixOrder order : state.openOrdersByClOrdId.values())
                 {
                     if ((instrument == null || order.instrument == instrument) &&
+                        (!in.hasSide() || order.side == in.side()))
+                    {
+                        orders.add(order);
+                    }
+                }
+                // And those a restart left waiting for the exchange to say whether it accepted them.
+                for (final FixOrder order : pendingRestored.values())
+                {
+                    if (order.session == state && (instrument == null || order.instrument == instrument) &&
                         (!in.hasSide() || order.side == in.side()))
                     {
                         orders.add(order);
