@@ -7,6 +7,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Read-only history for the HTTP API and reports: an account's trades, orders and transfers, newest first (by time,
@@ -276,31 +278,8 @@ public final class HistoryQueries implements AutoCloseable
     public synchronized Page<Order> orders(
         final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
-        checkPage(fromNs, toNs, after, limit);
-        if (database == null)
-        {
-            connect();
-        }
-        try
-        {
-            final int i = bindRange(ordersQuery, 1, accountId, fromNs, toNs, after);
-            ordersQuery.setInt(i, limit + 1);
-            final List<Order> orders = new ArrayList<>();
-            try (ResultSet rows = ordersQuery.executeQuery())
-            {
-                while (rows.next())
-                {
-                    orders.add(order(rows));
-                }
-            }
-            database.connection().commit();
-            final Order last = orders.size() > limit ? orders.get(limit - 1) : null;
-            return page(orders, limit, last == null ? null : new Cursor(last.createdNs(), last.orderId()));
-        }
-        catch (final SQLException ex)
-        {
-            throw failed("orders of account " + accountId, ex);
-        }
+        return pageOf(() -> ordersQuery, "orders", accountId, fromNs, toNs, after, limit, HistoryQueries::order,
+            order -> new Cursor(order.createdNs(), order.orderId()));
     }
 
     /**
@@ -315,6 +294,32 @@ public final class HistoryQueries implements AutoCloseable
     public synchronized Page<Transfer> transfers(
         final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
+        return pageOf(() -> transfersQuery, "transfers", accountId, fromNs, toNs, after, limit,
+            rows -> new Transfer(rows.getLong(1), rows.getLong(2), rows.getInt(3), rows.getString(4), rows.getLong(5),
+                rows.getLong(6)),
+            transfer -> new Cursor(transfer.timestampNs(), transfer.transferId()));
+    }
+
+    /**
+     * Reads a row of a query's result.
+     */
+    private interface RowReader<T>
+    {
+        T read(ResultSet rows) throws SQLException;
+    }
+
+    /**
+     * A page of a statement that takes the account, the time range and the cursor ({@link #bindRange}), then the
+     * limit.
+     *
+     * @param query the statement, as prepared on the connection this call uses (a lost connection is made again
+     *              first, with new statements).
+     */
+    private <T> Page<T> pageOf(
+        final Supplier<PreparedStatement> query, final String what, final long accountId, final long fromNs,
+        final long toNs, final Cursor after, final int limit, final RowReader<T> reader,
+        final Function<T, Cursor> cursorOf)
+    {
         checkPage(fromNs, toNs, after, limit);
         if (database == null)
         {
@@ -322,24 +327,24 @@ public final class HistoryQueries implements AutoCloseable
         }
         try
         {
-            final int i = bindRange(transfersQuery, 1, accountId, fromNs, toNs, after);
-            transfersQuery.setInt(i, limit + 1);
-            final List<Transfer> transfers = new ArrayList<>();
-            try (ResultSet rows = transfersQuery.executeQuery())
+            final PreparedStatement statement = query.get();
+            final int i = bindRange(statement, 1, accountId, fromNs, toNs, after);
+            // One more than asked: tells whether there is a next page.
+            statement.setInt(i, limit + 1);
+            final List<T> rows = new ArrayList<>();
+            try (ResultSet result = statement.executeQuery())
             {
-                while (rows.next())
+                while (result.next())
                 {
-                    transfers.add(new Transfer(rows.getLong(1), rows.getLong(2), rows.getInt(3), rows.getString(4),
-                        rows.getLong(5), rows.getLong(6)));
+                    rows.add(reader.read(result));
                 }
             }
             database.connection().commit();
-            final Transfer last = transfers.size() > limit ? transfers.get(limit - 1) : null;
-            return page(transfers, limit, last == null ? null : new Cursor(last.timestampNs(), last.transferId()));
+            return page(rows, limit, rows.size() > limit ? cursorOf.apply(rows.get(limit - 1)) : null);
         }
         catch (final SQLException ex)
         {
-            throw failed("transfers of account " + accountId, ex);
+            throw failed(what + " of account " + accountId, ex);
         }
     }
 
