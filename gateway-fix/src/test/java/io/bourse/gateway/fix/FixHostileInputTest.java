@@ -183,6 +183,18 @@ class FixHostileInputTest
     }
 
     @Test
+    void massStatusRequestWithoutItsType()
+    {
+        assertSessionReject("AF", "584=MS-1|", "585", "1", "Required tag missing");
+    }
+
+    @Test
+    void massStatusRequestOfATypeFix44DoesNotDefine()
+    {
+        assertSessionReject("AF", "584=MS-1|585=9|", "585", "5", "Value is incorrect (out of range) for this tag");
+    }
+
+    @Test
     void tagNotDefinedForAnAdminMessage()
     {
         try (RawFixClient eve = loggedOn())
