@@ -1773,8 +1773,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 for (final FixOrder order : state.openOrdersByClOrdId.values())
                 {
-                    if ((instrument == null || order.instrument == instrument) &&
-                        (!in.hasSide() || order.side == in.side()))
+                    if (massStatusMatches(order, instrument, in))
                     {
                         orders.add(order);
                     }
@@ -1782,8 +1781,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 // And those a restart left waiting for the exchange to say whether it accepted them.
                 for (final FixOrder order : pendingRestored.values())
                 {
-                    if (order.session == state && (instrument == null || order.instrument == instrument) &&
-                        (!in.hasSide() || order.side == in.side()))
+                    if (order.session == state && massStatusMatches(order, instrument, in))
                     {
                         orders.add(order);
                     }
@@ -1868,6 +1866,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             releasePending(requester);
         }
+    }
+
+    /**
+     * @param instrument the request's Symbol's, or null for all.
+     */
+    private static boolean massStatusMatches(
+        final FixOrder order, final FixInstrument instrument, final OrderMassStatusRequestDecoder in)
+    {
+        return (instrument == null || order.instrument == instrument) && (!in.hasSide() || order.side == in.side());
     }
 
     private static int byOrderIdUnacknowledgedLast(final FixOrder a, final FixOrder b)

@@ -611,7 +611,7 @@ public final class HttpGateway implements AutoCloseable
         if (ex.request.getHeader("X-Bourse-Key") == null)
         {
             final ApiException limited = path.equals("/health") || path.equals("/metrics") ? null :
-                overAddressRate(ex.request.remoteAddress());
+                overAddressRate(clientAddress(ex.request.remoteAddress()));
             if (limited != null)
             {
                 throw limited;
@@ -1752,28 +1752,34 @@ public final class HttpGateway implements AutoCloseable
         catch (final ApiException failure)
         {
             countRefusal(failure);
-            // A signed request took no token of the address's in route: one that fails takes one now, so that a
-            // client guessing keys or signatures is limited as an unsigned one is.
-            final ApiException limited = failure.status == 401 && request.getHeader("X-Bourse-Key") != null ?
-                overAddressRate(request.remoteAddress()) : null;
-            if (limited != null)
-            {
-                throw limited;
-            }
-            throw failure;
+            // A signed request took no token of the address's in route (an unsigned one did, and is not counted twice).
+            throw request.getHeader("X-Bourse-Key") != null ? countedAgainstAddress(failure, request.remoteAddress()) :
+                failure;
         }
         return ex.key;
     }
 
     /**
-     * Take a token of a client's address, for a request no API key vouches for.
+     * A signed request or WebSocket {@code auth} refused by authentication takes a token of its address, so that a
+     * client guessing keys or signatures is limited as an unsigned one is.
+     *
+     * @return what to answer: the failure, or RATE_LIMITED once the address has no token left.
+     */
+    private ApiException countedAgainstAddress(final ApiException failure, final SocketAddress remote)
+    {
+        final ApiException limited = failure.status == 401 ? overAddressRate(clientAddress(remote)) : null;
+        return limited != null ? limited : failure;
+    }
+
+    /**
+     * Take a token of a client's address ({@link #clientAddress}), for a request no API key vouches for.
      *
      * @return null when it took one (or there is no limit per address), else the 429 RATE_LIMITED to answer, counted.
      */
-    private ApiException overAddressRate(final SocketAddress remote)
+    private ApiException overAddressRate(final String address)
     {
-        final long retryAfterS = addressRateLimiter == null ? 0 :
-            addressRateLimiter.tryAcquire(clientAddress(remote), System.nanoTime());
+        final long retryAfterS =
+            addressRateLimiter == null ? 0 : addressRateLimiter.tryAcquire(address, System.nanoTime());
         if (retryAfterS == 0)
         {
             return null;
@@ -2108,13 +2114,13 @@ public final class HttpGateway implements AutoCloseable
      */
     private void onWebSocketUpgrade(final HttpServerRequest request, final Exchange exchange)
     {
-        final ApiException limited = overAddressRate(request.remoteAddress());
+        final String address = clientAddress(request.remoteAddress());
+        final ApiException limited = overAddressRate(address);
         if (limited != null)
         {
             problem(exchange, limited);
             return;
         }
-        final String address = clientAddress(request.remoteAddress());
         final ApiException refusal = admitWebSocket(address);
         if (refusal != null)
         {
@@ -2266,10 +2272,7 @@ public final class HttpGateway implements AutoCloseable
                     }
                     catch (final ApiException failure)
                     {
-                        // As a signed request's, a failed authentication is the address's to count.
-                        final ApiException limited =
-                            failure.status == 401 ? overAddressRate(session.socket.remoteAddress()) : null;
-                        throw limited != null ? limited : failure;
+                        throw countedAgainstAddress(failure, session.socket.remoteAddress());
                     }
                     if (key.admin())
                     {
