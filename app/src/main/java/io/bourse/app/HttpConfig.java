@@ -2,6 +2,7 @@ package io.bourse.app;
 
 import io.bourse.gateway.http.ApiKey;
 import io.bourse.gateway.http.HttpGateway;
+import io.bourse.gateway.http.TrustedProxies;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,8 +10,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The HTTP gateway's settings ({@code http.*} keys): address, API keys per account and admin keys, rate limit and
- * signature time window. Bad values are refused with a message naming the key.
+ * The HTTP gateway's settings ({@code http.*} keys): address, API keys per account and admin keys, rate limits, trusted
+ * proxies and signature time window. Bad values are refused with a message naming the key.
  */
 final class HttpConfig
 {
@@ -117,7 +118,20 @@ final class HttpConfig
             .rateLimit(longValue("http.rate.limit.per.second", 50, 1, 10_000_000),
                 longValue("http.rate.limit.burst", 100, 1, 10_000_000))
             .addressRateLimit(longValue("http.rate.limit.per.address.per.second", 100, 0, 10_000_000),
-                longValue("http.rate.limit.per.address.burst", 200, 1, 10_000_000));
+                longValue("http.rate.limit.per.address.burst", 200, 1, 10_000_000))
+            .trustedProxies(trustedProxies());
+    }
+
+    private TrustedProxies trustedProxies()
+    {
+        try
+        {
+            return TrustedProxies.parse(values.getOrDefault("http.trusted.proxies", ""));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new BourseConfig.ConfigException("configuration key 'http.trusted.proxies': " + ex.getMessage());
+        }
     }
 
     private long longValue(final String key, final long defaultValue, final long min, final long max)

@@ -53,8 +53,18 @@ class HttpConfigTest
             "10000000, got '-1'", Map.of("http.rate.limit.per.address.per.second", "-1"));
         assertRefused("configuration key 'http.rate.limit.per.address.burst': expected an integer from 1 to 10000000, " +
             "got '0'", Map.of("http.rate.limit.per.address.burst", "0"));
-        // 0: no limit per address (behind a reverse proxy).
+        // 0: no limit per address.
         new HttpConfig(BourseConfig.load(null, Map.of("http.rate.limit.per.address.per.second", "0")));
+        assertRefused("configuration key 'http.trusted.proxies': 'proxy.example.com' is not an IP address or network " +
+            "(such as 192.0.2.7, 10.0.0.0/8 or fd00::/8; names are not looked up)",
+            Map.of("http.trusted.proxies", "10.0.0.0/8, proxy.example.com"));
+        assertRefused("configuration key 'http.trusted.proxies': '10.0.0.1/8' has address bits set beyond its /8 prefix",
+            Map.of("http.trusted.proxies", "10.0.0.1/8"));
+        assertRefused("configuration key 'http.trusted.proxies': '10.0.0.0/33': the prefix length must be from 0 to 32",
+            Map.of("http.trusted.proxies", "10.0.0.0/33"));
+        assertRefused("configuration key 'http.trusted.proxies': an empty entry in '10.0.0.0/8,,::1'",
+            Map.of("http.trusted.proxies", "10.0.0.0/8,,::1"));
+        new HttpConfig(BourseConfig.load(null, Map.of("http.trusted.proxies", "10.0.0.0/8, 192.0.2.7, fd00::/8")));
         final BourseConfig.ConfigException unknown = assertThrows(BourseConfig.ConfigException.class,
             () -> BourseConfig.load(null, Map.of("http.colour", "red")));
         assertEquals("unknown configuration key 'http.colour' (see config/bourse.properties for the keys)", unknown.getMessage());

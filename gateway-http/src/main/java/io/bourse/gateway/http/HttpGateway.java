@@ -24,20 +24,16 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.ServerWebSocket;
-import io.vertx.core.net.SocketAddress;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -85,6 +81,7 @@ public final class HttpGateway implements AutoCloseable
         private int queueCapacity = 64 * 1024;
         private int maxWebSockets = 1_000;
         private int maxWebSocketsPerAddress = 100;
+        private TrustedProxies trustedProxies = TrustedProxies.NONE;
         private ExchangeClient.Context clientContext;
         private NodeStatus nodeStatus = NodeStatus.UNKNOWN;
         private final List<MonitorSection> monitorSections = new ArrayList<>();
@@ -153,13 +150,23 @@ public final class HttpGateway implements AutoCloseable
          * Token bucket per client IP address (an IPv6 one by its /64) for the requests no API key's signature vouches
          * for: the public endpoints but the health and metrics probes, the web UI's files, WebSocket upgrades, and
          * signed requests or WebSocket auths that fail authentication (whose answer becomes RATE_LIMITED once the
-         * address has no token left). A signed request is counted against its key instead. Behind a reverse proxy
-         * every client has the proxy's address. A rate of 0 sets no limit.
+         * address has no token left). A signed request is counted against its key instead. Behind a reverse proxy,
+         * name it in {@link #trustedProxies}. A rate of 0 sets no limit.
          */
         public Context addressRateLimit(final double perSecond, final double burst)
         {
             this.addressRateLimitPerSecond = perSecond;
             this.addressRateLimitBurst = burst;
+            return this;
+        }
+
+        /**
+         * The reverse proxies whose {@code X-Forwarded-For} names the client that the limits per address count a
+         * request against (see {@link TrustedProxies}); with none, every request is its connection's peer's.
+         */
+        public Context trustedProxies(final TrustedProxies trustedProxies)
+        {
+            this.trustedProxies = trustedProxies;
             return this;
         }
 
@@ -175,8 +182,8 @@ public final class HttpGateway implements AutoCloseable
         }
 
         /**
-         * How many WebSocket connections the gateway holds at once, and how many of them from one IP address (behind a
-         * reverse proxy, every client comes from the proxy's); an upgrade beyond either is refused (503 or 429 with a
+         * How many WebSocket connections the gateway holds at once, and how many of them from one IP address (a
+         * client's, through the {@link #trustedProxies}); an upgrade beyond either is refused (503 or 429 with a
          * problem body). Each connection may hold up to 2 MiB of messages waiting for a slow reader.
          */
         public Context webSocketLimits(final int maxWebSockets, final int maxWebSocketsPerAddress)
@@ -611,7 +618,7 @@ public final class HttpGateway implements AutoCloseable
         if (ex.request.getHeader("X-Bourse-Key") == null)
         {
             final ApiException limited = path.equals("/health") || path.equals("/metrics") ? null :
-                overAddressRate(clientAddress(ex.request.remoteAddress()));
+                overAddressRate(clientAddress(ex.request));
             if (limited != null)
             {
                 throw limited;
@@ -1753,7 +1760,7 @@ public final class HttpGateway implements AutoCloseable
         {
             countRefusal(failure);
             // A signed request took no token of the address's in route (an unsigned one did, and is not counted twice).
-            throw request.getHeader("X-Bourse-Key") != null ? countedAgainstAddress(failure, request.remoteAddress()) :
+            throw request.getHeader("X-Bourse-Key") != null ? countedAgainstAddress(failure, clientAddress(request)) :
                 failure;
         }
         return ex.key;
@@ -1765,9 +1772,9 @@ public final class HttpGateway implements AutoCloseable
      *
      * @return what to answer: the failure, or RATE_LIMITED once the address has no token left.
      */
-    private ApiException countedAgainstAddress(final ApiException failure, final SocketAddress remote)
+    private ApiException countedAgainstAddress(final ApiException failure, final String address)
     {
-        final ApiException limited = failure.status == 401 ? overAddressRate(clientAddress(remote)) : null;
+        final ApiException limited = failure.status == 401 ? overAddressRate(address) : null;
         return limited != null ? limited : failure;
     }
 
@@ -1789,27 +1796,12 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * What a client's limits count by: its IPv4 address, or the /64 network of an IPv6 one, since an IPv6 host is
-     * commonly given a whole /64 and would otherwise have a fresh bucket, and a fresh connection count, at each address.
+     * Whom a request's limits per address count it against: its client, as {@link TrustedProxies} tells it from the
+     * connection and the {@code X-Forwarded-For} header.
      */
-    static String clientAddress(final SocketAddress remote)
+    private String clientAddress(final HttpServerRequest request)
     {
-        final String host = remote == null ? null : remote.hostAddress();
-        if (host == null || host.indexOf(':') < 0)
-        {
-            return host == null ? "" : host;
-        }
-        try
-        {
-            // A literal address: no name is looked up. An IPv4-mapped one comes back as the IPv4 address.
-            final InetAddress address = InetAddress.getByName(host);
-            final byte[] bytes = address.getAddress();
-            return bytes.length == 16 ? HexFormat.of().formatHex(bytes, 0, 8) + "::/64" : address.getHostAddress();
-        }
-        catch (final UnknownHostException ex)
-        {
-            return host;
-        }
+        return context.trustedProxies.clientAddress(request.remoteAddress(), request.headers().getAll("X-Forwarded-For"));
     }
 
     private void countRefusal(final ApiException failure)
@@ -2114,7 +2106,7 @@ public final class HttpGateway implements AutoCloseable
      */
     private void onWebSocketUpgrade(final HttpServerRequest request, final Exchange exchange)
     {
-        final String address = clientAddress(request.remoteAddress());
+        final String address = clientAddress(request);
         final ApiException limited = overAddressRate(address);
         if (limited != null)
         {
@@ -2205,7 +2197,7 @@ public final class HttpGateway implements AutoCloseable
         {
             if (messages.tryTake(System.nanoTime()) == 0)
             {
-                onWsMessage(session, text);
+                onWsMessage(session, address, text);
             }
             else
             {
@@ -2249,7 +2241,7 @@ public final class HttpGateway implements AutoCloseable
         }
     }
 
-    private void onWsMessage(final GatewayAgent.WsSession session, final String text)
+    private void onWsMessage(final GatewayAgent.WsSession session, final String address, final String text)
     {
         try
         {
@@ -2272,7 +2264,7 @@ public final class HttpGateway implements AutoCloseable
                     }
                     catch (final ApiException failure)
                     {
-                        throw countedAgainstAddress(failure, session.socket.remoteAddress());
+                        throw countedAgainstAddress(failure, address);
                     }
                     if (key.admin())
                     {

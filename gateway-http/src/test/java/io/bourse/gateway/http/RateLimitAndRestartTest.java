@@ -5,8 +5,10 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
@@ -75,6 +77,8 @@ class RateLimitAndRestartTest
             assertTrue(limited.str("detail").contains("from this address"), limited.text());
             assertTrue(Long.parseLong(limited.retryAfter()) >= 1);
             RestApiTest.expectProblem(429, "RATE_LIMITED", null, harness.get("/index.html"));
+            // The gateway trusts no proxy here: a client naming another address is still its own address.
+            RestApiTest.expectProblem(429, "RATE_LIMITED", null, forwarded(harness, "203.0.113.50"));
 
             // A request signed by a key is its key's to count, however many the address sent.
             expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null));
@@ -104,6 +108,50 @@ class RateLimitAndRestartTest
             assertTrue(expect(200, harness.call(ALICE, "GET", "/api/v1/monitor", null)).json().get("http")
                 .get("rateLimited").asLong() >= 4, "the refusals are counted");
         }
+    }
+
+    @Test
+    void behindATrustedProxyEachClientItForwardsHasItsOwnLimit()
+    {
+        try (GatewayHarness harness = new GatewayHarness(context -> context.addressRateLimit(1, 3)
+            .webSocketLimits(100, 1).trustedProxies(TrustedProxies.parse("127.0.0.1, ::1"))))
+        {
+            GatewayHarness.Response limited = null;
+            for (int i = 0; i < 10 && limited == null; i++)
+            {
+                final GatewayHarness.Response response = forwarded(harness, "203.0.113.1");
+                limited = response.status() == 429 ? response : null;
+            }
+            assertTrue(limited != null, "10 requests of one client at once exceed a burst of 3");
+            expect(200, forwarded(harness, "203.0.113.2"));
+            // The proxy appends the address it had the request from: what the client wrote before it is not believed.
+            RestApiTest.expectProblem(429, "RATE_LIMITED", null, forwarded(harness, "198.51.100.7, 203.0.113.1"));
+            // Without the header the request is the proxy's own, which has its own limit.
+            expect(200, harness.get("/api/v1/time"));
+
+            // A WebSocket connection counts against its client too: one each here.
+            final WebSocket first = webSocketFrom(harness, "203.0.113.3").join();
+            final CompletionException second =
+                assertThrows(CompletionException.class, () -> webSocketFrom(harness, "203.0.113.3").join());
+            assertEquals(429, ((WebSocketHandshakeException)second.getCause()).getResponse().statusCode());
+            final WebSocket another = webSocketFrom(harness, "203.0.113.4").join();
+            first.abort();
+            another.abort();
+        }
+    }
+
+    private static GatewayHarness.Response forwarded(final GatewayHarness harness, final String forwardedFor)
+    {
+        return harness.send(HttpRequest.newBuilder(URI.create(harness.baseUrl() + "/api/v1/time"))
+            .header("X-Forwarded-For", forwardedFor).GET());
+    }
+
+    private static CompletableFuture<WebSocket> webSocketFrom(final GatewayHarness harness, final String forwardedFor)
+    {
+        return HttpClient.newHttpClient().newWebSocketBuilder().header("X-Forwarded-For", forwardedFor)
+            .buildAsync(URI.create(harness.baseUrl().replace("http:", "ws:") + "/ws"), new WebSocket.Listener()
+            {
+            });
     }
 
     @Test
