@@ -36,6 +36,7 @@ import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -166,7 +167,7 @@ public final class HttpGateway implements AutoCloseable
          */
         public Context trustedProxies(final TrustedProxies trustedProxies)
         {
-            this.trustedProxies = trustedProxies;
+            this.trustedProxies = Objects.requireNonNull(trustedProxies, "trustedProxies");
             return this;
         }
 
@@ -367,7 +368,7 @@ public final class HttpGateway implements AutoCloseable
     private final byte[] openApi;
     private final Operations operations;
     /**
-     * Open WebSocket connections, in all and by remote IP address: counted on the event loops, at the upgrade and at
+     * Open WebSocket connections, in all and by client address: counted on the event loops, at the upgrade and at
      * the close.
      */
     private final AtomicInteger webSockets = new AtomicInteger();
@@ -1801,7 +1802,9 @@ public final class HttpGateway implements AutoCloseable
      */
     private String clientAddress(final HttpServerRequest request)
     {
-        return context.trustedProxies.clientAddress(request.remoteAddress(), request.headers().getAll("X-Forwarded-For"));
+        final TrustedProxies proxies = context.trustedProxies;
+        return proxies.clientAddress(request.remoteAddress(),
+            proxies.trustsAny() ? request.headers().getAll("X-Forwarded-For") : List.of());
     }
 
     private void countRefusal(final ApiException failure)

@@ -15,7 +15,8 @@ import java.util.List;
  * refuse everyone. A proxy appends the address it received the request from to the header's end; what the client put
  * before that is the client's to make up. So the header is read from its end: trusted proxies are passed over, and the
  * first address that is not one is the client. Only a peer trusted here is believed at all; anyone else's header is
- * ignored, or a client could claim a fresh address with each request.
+ * ignored, or a client could claim a fresh address with each request. So only the proxies' own addresses belong here:
+ * a client that can connect from a trusted address names any address it likes, another client's too.
  */
 public final class TrustedProxies
 {
@@ -58,12 +59,17 @@ public final class TrustedProxies
     /**
      * @param peer         the connection's remote address.
      * @param forwardedFor the request's {@code X-Forwarded-For} header lines, in order (empty when none).
-     * @return the client's address as its limits count it ({@link #key}); the peer's when the peer is not a trusted
-     * proxy, when the header names no one else, or when the entry after the last trusted proxy is not an address.
+     * @return the client's address as its limits count it ({@link #key}): the peer's when the peer is not a trusted
+     * proxy; else the first entry from the header's end that is not a trusted proxy; or, when the header has none (or
+     * the entry after the last trusted proxy is not an address), the farthest trusted proxy reached.
      */
     public String clientAddress(final SocketAddress peer, final List<String> forwardedFor)
     {
         final String host = peer == null ? null : peer.hostAddress();
+        if (networks.isEmpty() && host != null && host.indexOf(':') < 0)
+        {
+            return host;
+        }
         final InetAddress peerAddress = host == null ? null : literal(host);
         if (peerAddress == null)
         {
@@ -118,17 +124,43 @@ public final class TrustedProxies
      */
     private static InetAddress forwardedEntry(final String text)
     {
-        String entry = text.strip();
+        final String entry = text.strip();
         if (entry.startsWith("["))
         {
             final int end = entry.indexOf(']');
-            entry = end < 0 ? "" : entry.substring(1, end);
+            return end > 0 && isPortOrNothing(entry, end + 1) ? literal(entry.substring(1, end)) : null;
         }
-        else if (entry.indexOf(':') >= 0 && entry.indexOf(':') == entry.lastIndexOf(':'))
+        final int colon = entry.indexOf(':');
+        if (colon >= 0 && colon == entry.lastIndexOf(':'))
         {
-            entry = entry.substring(0, entry.indexOf(':'));
+            return isPortOrNothing(entry, colon) ? literal(entry.substring(0, colon)) : null;
         }
         return literal(entry);
+    }
+
+    /**
+     * @return whether the text from {@code from} on is empty or a colon and a port number.
+     */
+    private static boolean isPortOrNothing(final String text, final int from)
+    {
+        if (from == text.length())
+        {
+            return true;
+        }
+        return text.charAt(from) == ':' && text.length() - from >= 2 && text.length() - from <= 6 &&
+            isDigits(text, from + 1);
+    }
+
+    private static boolean isDigits(final String text, final int from)
+    {
+        for (int i = from; i < text.length(); i++)
+        {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9')
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -151,6 +183,14 @@ public final class TrustedProxies
         {
             return null;
         }
+    }
+
+    /**
+     * @return whether any proxy is trusted: when none is, {@code X-Forwarded-For} need not be read.
+     */
+    public boolean trustsAny()
+    {
+        return !networks.isEmpty();
     }
 
     /**
@@ -178,12 +218,27 @@ public final class TrustedProxies
     /**
      * An address ({@code /32} or {@code /128}) or a network.
      */
-    private record Network(byte[] prefix, int bits, String text)
+    private static final class Network
     {
+        private final byte[] prefix;
+        private final int bits;
+        private final String text;
+
+        private Network(final byte[] prefix, final int bits, final String text)
+        {
+            this.prefix = prefix;
+            this.bits = bits;
+            this.text = text;
+        }
+
         static Network parse(final String entry)
         {
             final int slash = entry.indexOf('/');
-            final InetAddress address = literal(slash < 0 ? entry : entry.substring(0, slash));
+            final String addressText = slash < 0 ? entry : entry.substring(0, slash);
+            // An IPv4 address in full (the JDK would also take 10 for 0.0.0.10, and 127.1 for 127.0.0.1); no zone.
+            final boolean fullForm = addressText.indexOf('%') < 0 &&
+                (addressText.indexOf(':') >= 0 || addressText.split("\\.", -1).length == 4);
+            final InetAddress address = fullForm ? literal(addressText) : null;
             if (address == null)
             {
                 throw new IllegalArgumentException("'" + entry + "' is not an IP address or network (such as " +
@@ -205,7 +260,7 @@ public final class TrustedProxies
 
         private static int prefixLength(final String entry, final String text, final int maxBits)
         {
-            if (!text.isEmpty() && text.length() <= 3 && text.chars().allMatch(Character::isDigit))
+            if (!text.isEmpty() && text.length() <= 3 && isDigits(text, 0))
             {
                 final int bits = Integer.parseInt(text);
                 if (bits <= maxBits)

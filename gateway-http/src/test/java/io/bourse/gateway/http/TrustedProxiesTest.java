@@ -41,6 +41,7 @@ class TrustedProxiesTest
         // Through two proxies, and with the header on two lines: the later line is the nearer proxy's.
         assertEquals("203.0.113.9",
             PROXIES.clientAddress(peer("10.1.2.3"), List.of("6.6.6.6, 203.0.113.9", "192.0.2.7")));
+        assertEquals("203.0.113.9", PROXIES.clientAddress(peer("10.1.2.3"), List.of("6.6.6.6", "203.0.113.9")));
         assertEquals("20010db8000000aa::/64",
             PROXIES.clientAddress(peer("fd00::5"), List.of("[2001:db8:0:aa::1]:4711, fd12::1")));
         assertEquals("203.0.113.9", PROXIES.clientAddress(peer("10.1.2.3"), List.of("203.0.113.9:55123")));
@@ -59,17 +60,19 @@ class TrustedProxiesTest
         assertEquals("10.1.2.3", PROXIES.clientAddress(peer("10.1.2.3"), List.of("client.example.com")));
         // The first entry that is not an address, after a trusted proxy: that proxy is the client.
         assertEquals("192.0.2.7", PROXIES.clientAddress(peer("10.1.2.3"), List.of("203.0.113.9, junk, 192.0.2.7")));
+        assertEquals("10.1.2.3", PROXIES.clientAddress(peer("10.1.2.3"), List.of("[2001:db8::1]junk")));
+        assertEquals("10.1.2.3", PROXIES.clientAddress(peer("10.1.2.3"), List.of("203.0.113.9:http")));
     }
 
     @Test
     void networksAreMatchedByTheirPrefixAndFamily()
     {
         final TrustedProxies proxies = TrustedProxies.parse("172.16.0.0/12,2001:db8::/32,0.0.0.0/0");
-        assertTrue(proxies.trusts(InetAddress.ofLiteral("172.31.255.255")));
         assertTrue(proxies.trusts(InetAddress.ofLiteral("8.8.8.8")), "0.0.0.0/0 is every IPv4");
         assertTrue(proxies.trusts(InetAddress.ofLiteral("2001:db8:ffff::1")));
         assertFalse(proxies.trusts(InetAddress.ofLiteral("2001:db9::1")));
         final TrustedProxies twelve = TrustedProxies.parse("172.16.0.0/12");
+        assertTrue(twelve.trusts(InetAddress.ofLiteral("172.31.255.255")));
         assertFalse(twelve.trusts(InetAddress.ofLiteral("172.32.0.0")));
         assertFalse(twelve.trusts(InetAddress.ofLiteral("::ffff:172.15.0.1")));
         assertTrue(twelve.trusts(InetAddress.ofLiteral("::ffff:172.16.0.1")));
@@ -78,6 +81,8 @@ class TrustedProxiesTest
         assertThrows(IllegalArgumentException.class, () -> TrustedProxies.parse("10.0.0.0/"));
         assertThrows(IllegalArgumentException.class, () -> TrustedProxies.parse("::/129"));
         assertThrows(IllegalArgumentException.class, () -> TrustedProxies.parse("localhost"));
+        assertThrows(IllegalArgumentException.class, () -> TrustedProxies.parse("127.1"), "an IPv4 address in full");
+        assertThrows(IllegalArgumentException.class, () -> TrustedProxies.parse("10/8"));
     }
 
     private static SocketAddress peer(final String host)
