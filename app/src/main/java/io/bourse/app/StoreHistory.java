@@ -69,6 +69,12 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
         return order == null ? null : order(order);
     }
 
+    public Order orderByClientOrderId(final long accountId, final long clientOrderId)
+    {
+        final HistoryQueries.Order order = queries.orderByClientOrderId(accountId, clientOrderId);
+        return order == null ? null : order(order);
+    }
+
     private static Order order(final HistoryQueries.Order o)
     {
         return new Order(o.orderId(), o.clientOrderId(), o.instrumentId(), o.side(), o.orderType(), o.timeInForce(),

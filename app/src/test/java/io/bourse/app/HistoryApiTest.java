@@ -297,6 +297,18 @@ class HistoryApiTest
                 call(freshUrl, BUYER, "GET", "/api/v1/orders/" + filledId, null));
             assertProblem(404, "UNKNOWN_ORDER", "orderId",
                 call(freshUrl, SELLER, "GET", "/api/v1/orders/999999999", null));
+
+            // By the id its client gave it, as a client that had no answer to its order asks after a restart.
+            final String filledClientId = filled.get("body").get("clientOrderId").asText();
+            final JsonNode byClientId =
+                call(freshUrl, SELLER, "GET", "/api/v1/orders/by-client-id/" + filledClientId, null);
+            assertEquals(filled.get("body"), byClientId.get("body"), byClientId.toString());
+            assertEquals(canceled.get("body"), call(freshUrl, CANCELER, "GET", "/api/v1/orders/by-client-id/" +
+                canceled.get("body").get("clientOrderId").asText(), null).get("body"));
+            assertProblem(404, "UNKNOWN_ORDER", "clientOrderId",
+                call(freshUrl, BUYER, "GET", "/api/v1/orders/by-client-id/" + filledClientId, null));
+            assertProblem(404, "UNKNOWN_ORDER", "clientOrderId",
+                call(freshUrl, SELLER, "GET", "/api/v1/orders/by-client-id/never-used", null));
         }
     }
 

@@ -103,6 +103,7 @@ public final class HistoryQueries implements AutoCloseable
     private PreparedStatement tradesQuery;
     private PreparedStatement ordersQuery;
     private PreparedStatement orderQuery;
+    private PreparedStatement orderByClientOrderIdQuery;
     private PreparedStatement transfersQuery;
 
     private HistoryQueries(final String jdbcUrl, final File sqliteFile, final String user, final String password)
@@ -155,6 +156,9 @@ public final class HistoryQueries implements AutoCloseable
             "ORDER BY created_ns DESC, order_id DESC LIMIT ?");
         orderQuery = connection.prepareStatement(
             "SELECT " + ORDER_COLUMNS + " FROM orders WHERE order_id = ? AND account_id = ?");
+        orderByClientOrderIdQuery = connection.prepareStatement(
+            "SELECT " + ORDER_COLUMNS + " FROM orders WHERE account_id = ? AND client_order_id = ? " +
+            "ORDER BY order_id DESC LIMIT 1");
         // An account's transfers are few (an operator's deposits and withdrawals): its index entries are read whole.
         transfersQuery = connection.prepareStatement(
             "SELECT transfer_id, transaction_id, asset_id, direction, amount, timestamp_ns FROM transfers " +
@@ -205,6 +209,7 @@ public final class HistoryQueries implements AutoCloseable
             tradesQuery.close();
             ordersQuery.close();
             orderQuery.close();
+            orderByClientOrderIdQuery.close();
             transfersQuery.close();
         }
         catch (final SQLException ignored)
@@ -353,16 +358,38 @@ public final class HistoryQueries implements AutoCloseable
      */
     public synchronized Order order(final long accountId, final long orderId)
     {
+        return oneOrder(() -> orderQuery, orderId, accountId, "order " + orderId + " of account " + accountId);
+    }
+
+    /**
+     * An account's order by the id its client gave it, or null when the store has none: the newest with it, since a
+     * client order id is unique among an account's open orders only.
+     */
+    public synchronized Order orderByClientOrderId(final long accountId, final long clientOrderId)
+    {
+        return oneOrder(() -> orderByClientOrderIdQuery, accountId, clientOrderId,
+            "order with client order id " + clientOrderId + " of account " + accountId);
+    }
+
+    /**
+     * The one order a statement of two parameters finds, or null.
+     *
+     * @param query the statement, as prepared on the connection this call uses (see {@link #pageOf}).
+     */
+    private Order oneOrder(final Supplier<PreparedStatement> query, final long first, final long second,
+        final String what)
+    {
         if (database == null)
         {
             connect();
         }
         try
         {
-            orderQuery.setLong(1, orderId);
-            orderQuery.setLong(2, accountId);
+            final PreparedStatement statement = query.get();
+            statement.setLong(1, first);
+            statement.setLong(2, second);
             final Order order;
-            try (ResultSet rows = orderQuery.executeQuery())
+            try (ResultSet rows = statement.executeQuery())
             {
                 order = rows.next() ? order(rows) : null;
             }
@@ -371,7 +398,7 @@ public final class HistoryQueries implements AutoCloseable
         }
         catch (final SQLException ex)
         {
-            throw failed("order " + orderId + " of account " + accountId, ex);
+            throw failed(what, ex);
         }
     }
 

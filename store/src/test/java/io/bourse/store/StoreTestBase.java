@@ -434,4 +434,36 @@ abstract class StoreTestBase
                 "a page reads the same terms");
         }
     }
+
+    @Test
+    void anOrderIsFoundByItsClientOrderIdTheNewestWhenOneWasUsedAgain() throws Exception
+    {
+        final Store.Context context = database(node.storeContext());
+        try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        {
+            final HistoryWriter writer = new HistoryWriter(database, new HistoryBatch());
+            try (BatchCommitter committer = new BatchCommitter(database))
+            {
+                writer.writing(true);
+                // Client order id 7 twice for account 1 (once the first order was closed) and once for account 2.
+                long position = 0;
+                for (final long[] order : new long[][]{ { 1, 7, 1 }, { 2, 8, 1 }, { 3, 7, 2 }, { 4, 7, 1 }, { 5, 9, 1 } })
+                {
+                    position += 10;
+                    writer.logPosition(position);
+                    writer.onOrderAccepted(order[0], order[1], order[2], 1, Side.BUY, OrderType.LIMIT,
+                        TimeInForce.GTC, 100, 50, 0, false, SelfTradePrevention.CANCEL_RESTING, 0, order[0]);
+                }
+                committer.commit(writer.seal(position, 5, 0, null, null));
+            }
+        }
+        try (HistoryQueries queries = HistoryQueries.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        {
+            assertEquals(queries.order(1, 4), queries.orderByClientOrderId(1, 7), "the newest of account 1's two");
+            assertEquals(3, queries.orderByClientOrderId(2, 7).orderId(), "account 2's own");
+            assertEquals(2, queries.orderByClientOrderId(1, 8).orderId());
+            assertNull(queries.orderByClientOrderId(2, 8), "not another account's");
+            assertNull(queries.orderByClientOrderId(1, 10), "no such order");
+        }
+    }
 }

@@ -104,4 +104,16 @@ public interface HistorySource
     {
         return null;
     }
+
+    /**
+     * An account's order by the id its client gave it: the newest with it, since a client order id is unique among an
+     * account's open orders only.
+     *
+     * @return the order in its current or final state, or null when the account has no such order in the store (or
+     * the source does not look orders up by client order id).
+     */
+    default Order orderByClientOrderId(final long accountId, final long clientOrderId)
+    {
+        return null;
+    }
 }

@@ -43,6 +43,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -830,20 +832,55 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * {@code GET /api/v1/orders/{orderId}} of an order the gateway does not hold (closed before it started, or longer
-     * ago than its recent ones): the post-trade store's row, which is every order's current or final state.
+     * Answer with one of an account's orders: the gateway's own view of it when it holds it (open, or among the
+     * recently closed), else the post-trade store's row, which is every order's current or final state as of the
+     * store's position in the log (an order closed before the gateway started, or longer ago than its recent ones).
+     *
+     * @param live    the order in the gateway's model, or null; run on the gateway thread.
+     * @param stored  the order in the store, or null; run on a worker thread.
+     * @param unknown the answer when neither has it.
      */
-    private void storedOrder(final Exchange ex, final long accountId, final long orderId)
+    private void liveOrStoredOrder(
+        final Exchange ex, final Function<ReadModel, OrderView> live, final Callable<HistorySource.Order> stored,
+        final Supplier<ApiException> unknown)
     {
-        historyQuery(ex, () ->
+        if (!agent.submit(a ->
         {
-            final HistorySource.Order order = context.history.order(accountId, orderId);
-            if (order == null)
+            final OrderView order = live.apply(a.model());
+            if (order != null)
             {
-                throw unknownOrder(orderId);
+                ex.complete(Views.order(order, a.model().instrument(order.instrumentId)), null);
             }
-            return historyOrder(order);
-        });
+            else if (context.history == null)
+            {
+                ex.complete(null, unknown.get());
+            }
+            else
+            {
+                ex.vertxContext.runOnContext(ignored ->
+                {
+                    try
+                    {
+                        historyQuery(ex, () ->
+                        {
+                            final HistorySource.Order row = stored.call();
+                            if (row == null)
+                            {
+                                throw unknown.get();
+                            }
+                            return historyOrder(row);
+                        });
+                    }
+                    catch (final ApiException error)
+                    {
+                        problem(ex, error);
+                    }
+                });
+            }
+        }))
+        {
+            throw busy();
+        }
     }
 
     /**
@@ -1043,35 +1080,8 @@ public final class HttpGateway implements AutoCloseable
         {
             final long accountId = trader(ex).accountId();
             onlyParameters(ex);
-            if (!agent.submit(a ->
-            {
-                final OrderView order = a.model().order(accountId, orderId);
-                if (order != null)
-                {
-                    ex.complete(Views.order(order, a.model().instrument(order.instrumentId)), null);
-                }
-                else if (context.history == null)
-                {
-                    ex.complete(null, unknownOrder(orderId));
-                }
-                else
-                {
-                    ex.vertxContext.runOnContext(ignored ->
-                    {
-                        try
-                        {
-                            storedOrder(ex, accountId, orderId);
-                        }
-                        catch (final ApiException error)
-                        {
-                            problem(ex, error);
-                        }
-                    });
-                }
-            }))
-            {
-                throw busy();
-            }
+            liveOrStoredOrder(ex, model -> model.order(accountId, orderId),
+                () -> context.history.order(accountId, orderId), () -> unknownOrder(orderId));
         }
         else if (method == HttpMethod.DELETE)
         {
@@ -1096,8 +1106,10 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * {@code GET} or {@code DELETE /api/v1/orders/by-client-id/{clientOrderId}}: the order, open or among the account's
-     * recent closed ones, that the client named; how a client that had no answer finds out what became of its order.
+     * {@code GET} or {@code DELETE /api/v1/orders/by-client-id/{clientOrderId}}: the order the client named; how a
+     * client that had no answer finds out what became of its order. A client order id is unique among the account's
+     * open orders only: GET answers its open order, else the newest with it, from the gateway or, for one the gateway
+     * no longer holds, the post-trade store. DELETE cancels the open one.
      */
     private void orderByClientOrderId(final Exchange ex, final String text, final HttpMethod method)
     {
@@ -1106,17 +1118,11 @@ public final class HttpGateway implements AutoCloseable
         final long clientOrderId = clientOrderId(text, false);
         if (method == HttpMethod.GET)
         {
-            query(ex, model ->
-            {
-                final OrderView order = model.orderByClientOrderId(accountId, clientOrderId);
-                if (order == null)
-                {
-                    throw new ApiException(404, RejectReason.UNKNOWN_ORDER.name(), "no open or recent order of this " +
-                        "account has clientOrderId " + text + " (older ones are in /api/v1/history/orders)",
-                        "clientOrderId");
-                }
-                return Views.order(order, model.instrument(order.instrumentId));
-            });
+            liveOrStoredOrder(ex, model -> model.orderByClientOrderId(accountId, clientOrderId),
+                () -> context.history.orderByClientOrderId(accountId, clientOrderId),
+                () -> new ApiException(404, RejectReason.UNKNOWN_ORDER.name(), context.history == null ?
+                    "no open or recent order of this account has clientOrderId " + text :
+                    "no order of this account has clientOrderId " + text, "clientOrderId"));
         }
         else if (method == HttpMethod.DELETE)
         {
