@@ -158,7 +158,8 @@ public final class HistoryQueries implements AutoCloseable
             "SELECT " + ORDER_COLUMNS + " FROM orders WHERE order_id = ? AND account_id = ?");
         orderByClientOrderIdQuery = connection.prepareStatement(
             "SELECT " + ORDER_COLUMNS + " FROM orders WHERE account_id = ? AND client_order_id = ? " +
-            "ORDER BY order_id DESC LIMIT 1");
+            // A replace may give an older order the id: the open order with it comes first.
+            "ORDER BY CASE WHEN status IN ('NEW', 'PARTIALLY_FILLED') THEN 0 ELSE 1 END, order_id DESC LIMIT 1");
         // An account's transfers are few (an operator's deposits and withdrawals): its index entries are read whole.
         transfersQuery = connection.prepareStatement(
             "SELECT transfer_id, transaction_id, asset_id, direction, amount, timestamp_ns FROM transfers " +
@@ -362,8 +363,9 @@ public final class HistoryQueries implements AutoCloseable
     }
 
     /**
-     * An account's order by the id its client gave it, or null when the store has none: the newest with it, since a
-     * client order id is unique among an account's open orders only.
+     * An account's order by the id its client gave it, or null when the store has none: the open one with it, else the
+     * newest, since a client order id is unique among an account's open orders only (a replace may give an order a new
+     * one).
      */
     public synchronized Order orderByClientOrderId(final long accountId, final long clientOrderId)
     {

@@ -1,6 +1,7 @@
 package io.bourse.store;
 
 import io.bourse.protocol.codec.BalanceChangeReason;
+import io.bourse.protocol.codec.CancelReason;
 import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
@@ -436,34 +437,52 @@ abstract class StoreTestBase
     }
 
     @Test
-    void anOrderIsFoundByItsClientOrderIdTheNewestWhenOneWasUsedAgain() throws Exception
+    void anOrderIsFoundByItsClientOrderIdTheOpenOneFirstThenTheNewest() throws Exception
     {
         final Store.Context context = database(node.storeContext());
-        try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null);
+            BatchCommitter committer = new BatchCommitter(database);
+            HistoryQueries queries = HistoryQueries.open(context.jdbcUrl(), context.sqliteFile(), null, null))
         {
             final HistoryWriter writer = new HistoryWriter(database, new HistoryBatch());
-            try (BatchCommitter committer = new BatchCommitter(database))
-            {
-                writer.writing(true);
-                // Client order id 7 twice for account 1 (once the first order was closed) and once for account 2.
-                long position = 0;
-                for (final long[] order : new long[][]{ { 1, 7, 1 }, { 2, 8, 1 }, { 3, 7, 2 }, { 4, 7, 1 }, { 5, 9, 1 } })
-                {
-                    position += 10;
-                    writer.logPosition(position);
-                    writer.onOrderAccepted(order[0], order[1], order[2], 1, Side.BUY, OrderType.LIMIT,
-                        TimeInForce.GTC, 100, 50, 0, false, SelfTradePrevention.CANCEL_RESTING, 0, order[0]);
-                }
-                committer.commit(writer.seal(position, 5, 0, null, null));
-            }
-        }
-        try (HistoryQueries queries = HistoryQueries.open(context.jdbcUrl(), context.sqliteFile(), null, null))
-        {
-            assertEquals(queries.order(1, 4), queries.orderByClientOrderId(1, 7), "the newest of account 1's two");
+            writer.writing(true);
+            // Account 1 uses client order id 7 for order 1, and again for order 4 once order 1 is canceled; account 2
+            // uses it for order 3.
+            accept(writer, 10, 1, 7, 1);
+            writer.onOrderCanceled(1, 7, 1, 1, Side.BUY, 100, 50, 0, 0, CancelReason.CLIENT_REQUEST, 11);
+            accept(writer, 20, 2, 8, 1);
+            accept(writer, 30, 3, 7, 2);
+            accept(writer, 40, 4, 7, 1);
+            accept(writer, 50, 5, 9, 1);
+            committer.commit(writer.seal(50, 5, 0, null, null));
+            assertEquals(queries.order(1, 4), queries.orderByClientOrderId(1, 7), "the open one of account 1's two");
             assertEquals(3, queries.orderByClientOrderId(2, 7).orderId(), "account 2's own");
             assertEquals(2, queries.orderByClientOrderId(1, 8).orderId());
             assertNull(queries.orderByClientOrderId(2, 8), "not another account's");
             assertNull(queries.orderByClientOrderId(1, 10), "no such order");
+
+            // Order 4 is canceled: the newest of the two closed ones. Then a replace gives order 2 the id: the open
+            // order with it comes before the newer closed one.
+            writer.startBatch(new HistoryBatch());
+            writer.logPosition(60);
+            writer.onOrderCanceled(4, 7, 1, 1, Side.BUY, 100, 50, 0, 0, CancelReason.CLIENT_REQUEST, 6);
+            committer.commit(writer.seal(60, 6, 0, null, null));
+            assertEquals(4, queries.orderByClientOrderId(1, 7).orderId(), "the newest of two closed ones");
+            writer.startBatch(new HistoryBatch());
+            writer.logPosition(70);
+            writer.onOrderReplaced(2, 8, 7, 1, 1, Side.BUY, 101, 50, 0, false, 7);
+            committer.commit(writer.seal(70, 7, 0, null, null));
+            assertEquals(2, queries.orderByClientOrderId(1, 7).orderId(), "the open one, given the id by a replace");
+            assertNull(queries.orderByClientOrderId(1, 8), "an id a replace took away");
         }
+    }
+
+    private static void accept(
+        final HistoryWriter writer, final long logPosition, final long orderId, final long clientOrderId,
+        final long accountId)
+    {
+        writer.logPosition(logPosition);
+        writer.onOrderAccepted(orderId, clientOrderId, accountId, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, 100, 50,
+            0, false, SelfTradePrevention.CANCEL_RESTING, 0, orderId);
     }
 }

@@ -135,6 +135,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private volatile int leaderMemberId = -1;
     private volatile int wsSessionCount;
     private long statePosition = -1;
+    /**
+     * The log position of the last batch the model has applied, or of the state it loaded: how far the gateway's
+     * knowledge of the exchange goes.
+     */
+    private long appliedLogPosition = -1;
     private long stateRequestedNs;
     /**
      * The cluster numbers its batches afresh since the state was last loaded: it is not the one the gateway's history
@@ -180,6 +185,14 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     boolean isLive()
     {
         return live;
+    }
+
+    /**
+     * @return the log position up to which the model holds the exchange's state (meaningful while {@link #isLive()}).
+     */
+    long appliedLogPosition()
+    {
+        return appliedLogPosition;
     }
 
     boolean isConnected()
@@ -333,6 +346,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             changes.clear();
             model.apply(buffer, offset, length, changes);
+            appliedLogPosition = logPosition;
             publish();
         }
         if (clientId == client.clientId())
@@ -403,6 +417,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             anotherCluster = false;
             statePosition = logPosition;
             applyKeptBatches();
+            appliedLogPosition = statePosition;
             live = true;
             stateRequested = false;
             resendBookSnapshots();

@@ -106,8 +106,8 @@ public interface HistorySource
     }
 
     /**
-     * An account's order by the id its client gave it: the newest with it, since a client order id is unique among an
-     * account's open orders only.
+     * An account's order by the id its client gave it: the open one with it, else the newest, since a client order id
+     * is unique among an account's open orders only.
      *
      * @return the order in its current or final state, or null when the account has no such order in the store (or
      * the source does not look orders up by client order id).

@@ -832,9 +832,13 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * Answer with one of an account's orders: the gateway's own view of it when it holds it (open, or among the
-     * recently closed), else the post-trade store's row, which is every order's current or final state as of the
-     * store's position in the log (an order closed before the gateway started, or longer ago than its recent ones).
+     * Answer with one of an account's orders: the gateway's own view of it when it holds it open; else the newer of
+     * the gateway's closed one and the post-trade store's row, which is every order's current or final state as of
+     * the store's position in the log (an order closed before the gateway started, during a gap in what it saw, or
+     * longer ago than its recent ones).
+     * <p>
+     * A store behind the gateway may still have as open an order the gateway, live, knows is not: such an answer
+     * would be wrong, so it is {@code 503 NOT_READY} to retry once the store has caught up.
      *
      * @param live    the order in the gateway's model, or null; run on the gateway thread.
      * @param stored  the order in the store, or null; run on a worker thread.
@@ -846,40 +850,66 @@ public final class HttpGateway implements AutoCloseable
     {
         if (!agent.submit(a ->
         {
-            final OrderView order = live.apply(a.model());
-            if (order != null)
+            try
             {
-                ex.complete(Views.order(order, a.model().instrument(order.instrumentId)), null);
-            }
-            else if (context.history == null)
-            {
-                ex.complete(null, unknown.get());
-            }
-            else
-            {
-                ex.vertxContext.runOnContext(ignored ->
+                final OrderView order = live.apply(a.model());
+                final ObjectNode held = order == null ? null : Views.order(order, a.model().instrument(order.instrumentId));
+                if (context.history == null || order != null && order.isOpen())
                 {
-                    try
-                    {
-                        historyQuery(ex, () ->
-                        {
-                            final HistorySource.Order row = stored.call();
-                            if (row == null)
-                            {
-                                throw unknown.get();
-                            }
-                            return historyOrder(row);
-                        });
-                    }
-                    catch (final ApiException error)
-                    {
-                        problem(ex, error);
-                    }
-                });
+                    ex.complete(held, held == null ? unknown.get() : null);
+                    return;
+                }
+                final long heldOrderId = order == null ? 0 : order.orderId;
+                final long gatewayPosition = a.isLive() ? a.appliedLogPosition() : -1;
+                ex.vertxContext.runOnContext(ignored -> storedOrUnknown(ex, stored, held, heldOrderId,
+                    gatewayPosition, unknown));
+            }
+            catch (final RuntimeException failure)
+            {
+                ex.complete(null, new ApiException(500, "INTERNAL_ERROR", "internal error: " + failure, null));
             }
         }))
         {
             throw busy();
+        }
+    }
+
+    /**
+     * The store's side of {@link #liveOrStoredOrder}, on the request's event loop.
+     *
+     * @param held            the gateway's answer (a closed order), or null.
+     * @param gatewayPosition the log position the gateway had applied, or -1 when it was not live.
+     */
+    private void storedOrUnknown(
+        final Exchange ex, final Callable<HistorySource.Order> stored, final ObjectNode held, final long heldOrderId,
+        final long gatewayPosition, final Supplier<ApiException> unknown)
+    {
+        try
+        {
+            historyQuery(ex, () ->
+            {
+                // Read before the row: the row is at least as new as this.
+                final long fence = context.storeStatus == null ? Long.MAX_VALUE : context.storeStatus.fenceLogPosition();
+                final HistorySource.Order row = stored.call();
+                if (row == null || row.orderId() <= heldOrderId)
+                {
+                    if (held == null)
+                    {
+                        throw unknown.get();
+                    }
+                    return held;
+                }
+                if (fence < gatewayPosition && ("NEW".equals(row.status()) || "PARTIALLY_FILLED".equals(row.status())))
+                {
+                    throw new ApiException(503, "NOT_READY", "the post-trade store has not caught up with what the " +
+                        "gateway knows of this order: retry shortly", null, 1);
+                }
+                return historyOrder(row);
+            });
+        }
+        catch (final ApiException error)
+        {
+            problem(ex, error);
         }
     }
 
