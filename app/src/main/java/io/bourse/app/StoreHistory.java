@@ -75,6 +75,16 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
         return order == null ? null : order(order);
     }
 
+    public long lastTradeId()
+    {
+        return queries.lastTradeId();
+    }
+
+    public void tradesSince(final long fromNs, final long beforeTradeId, final TradeVisitor visitor)
+    {
+        queries.tradesSince(fromNs, beforeTradeId, visitor::trade);
+    }
+
     private static Order order(final HistoryQueries.Order o)
     {
         return new Order(o.orderId(), o.clientOrderId(), o.instrumentId(), o.side(), o.orderType(), o.timeInForce(),

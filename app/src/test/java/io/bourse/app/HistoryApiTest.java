@@ -313,6 +313,46 @@ class HistoryApiTest
     }
 
     @Test
+    void aGatewayStartedAfterTheTradesCountsThemInItsTickerAndCandles() throws Exception
+    {
+        try (HttpGateway fresh = HttpGateway.launch(
+            Bourse.embeddedHttpContext(new HttpConfig(config), node, history, new FixSessionCounts())))
+        {
+            fresh.awaitReady(TIMEOUT_NS);
+            final String freshUrl = "http://127.0.0.1:" + fresh.port();
+            // It reads the day's earlier trades from the store once it holds the exchange's state, on a thread of
+            // its own: until then it has counted none.
+            final long deadlineNs = System.nanoTime() + TIMEOUT_NS;
+            JsonNode expected;
+            JsonNode counted;
+            do
+            {
+                Thread.sleep(20);
+                expected = withoutSince(get(SELLER, "/api/v1/ticker/BTC-USD"));
+                counted = withoutSince(call(freshUrl, SELLER, "GET", "/api/v1/ticker/BTC-USD", null).get("body"));
+            }
+            while (!expected.equals(counted) && System.nanoTime() < deadlineNs);
+            assertEquals(expected, counted, "the restarted gateway's day is the running one's");
+            assertTrue(counted.get("tradeCount").asLong() >= TRADES, counted.toString());
+            final JsonNode freshTicker = call(freshUrl, SELLER, "GET", "/api/v1/ticker/BTC-USD", null).get("body");
+            assertTrue(freshTicker.get("since").asLong() <= System.currentTimeMillis() - 23 * 3_600_000L,
+                "a whole day, not since its start: " + freshTicker);
+            for (final String interval : List.of("1m", "1h"))
+            {
+                final String path = "/api/v1/candles/BTC-USD?interval=" + interval;
+                assertEquals(get(SELLER, path), call(freshUrl, SELLER, "GET", path, null).get("body"), interval);
+            }
+        }
+    }
+
+    private static JsonNode withoutSince(final JsonNode ticker)
+    {
+        final com.fasterxml.jackson.databind.node.ObjectNode copy = ticker.deepCopy();
+        copy.remove("since");
+        return copy;
+    }
+
+    @Test
     void depositsAndWithdrawalsAreListedNewestFirstWithoutRepeats() throws Exception
     {
         final JsonNode transfers = get(CANCELER, "/api/v1/history/transfers").get("transfers");

@@ -104,6 +104,9 @@ public final class HistoryQueries implements AutoCloseable
     private PreparedStatement ordersQuery;
     private PreparedStatement orderQuery;
     private PreparedStatement orderByClientOrderIdQuery;
+    private PreparedStatement tradeIdsQuery;
+    private PreparedStatement firstTradeFromQuery;
+    private PreparedStatement tradesFromQuery;
     private PreparedStatement transfersQuery;
 
     private HistoryQueries(final String jdbcUrl, final File sqliteFile, final String user, final String password)
@@ -160,6 +163,15 @@ public final class HistoryQueries implements AutoCloseable
             "SELECT " + ORDER_COLUMNS + " FROM orders WHERE account_id = ? AND client_order_id = ? " +
             // A replace may give an older order the id: the open order with it comes first.
             "ORDER BY CASE WHEN status IN ('NEW', 'PARTIALLY_FILLED') THEN 0 ELSE 1 END, order_id DESC LIMIT 1");
+        tradeIdsQuery = connection.prepareStatement("SELECT MIN(trade_id), MAX(trade_id) FROM trades");
+        firstTradeFromQuery = connection.prepareStatement(
+            "SELECT trade_id, timestamp_ns FROM trades WHERE trade_id >= ? ORDER BY trade_id LIMIT 1");
+        tradesFromQuery = connection.prepareStatement(
+            "SELECT instrument_id, price, quantity, timestamp_ns FROM trades " +
+            "WHERE trade_id >= ? AND trade_id < ? AND timestamp_ns >= ? ORDER BY trade_id");
+        // A day of trades is read in parts: PostgreSQL keeps a cursor open (the connection is not in auto-commit)
+        // instead of sending the whole result at once.
+        tradesFromQuery.setFetchSize(10_000);
         // An account's transfers are few (an operator's deposits and withdrawals): its index entries are read whole.
         transfersQuery = connection.prepareStatement(
             "SELECT transfer_id, transaction_id, asset_id, direction, amount, timestamp_ns FROM transfers " +
@@ -211,6 +223,9 @@ public final class HistoryQueries implements AutoCloseable
             ordersQuery.close();
             orderQuery.close();
             orderByClientOrderIdQuery.close();
+            tradeIdsQuery.close();
+            firstTradeFromQuery.close();
+            tradesFromQuery.close();
             transfersQuery.close();
         }
         catch (final SQLException ignored)
@@ -371,6 +386,100 @@ public final class HistoryQueries implements AutoCloseable
     {
         return oneOrder(() -> orderByClientOrderIdQuery, accountId, clientOrderId,
             "order with client order id " + clientOrderId + " of account " + accountId);
+    }
+
+    /**
+     * Reads the trades of {@link #tradesSince}.
+     */
+    public interface TradeVisitor
+    {
+        void trade(int instrumentId, long price, long quantity, long timestampNs);
+    }
+
+    /**
+     * @return the highest trade id in the store, 0 when it has none: trade ids are the engine's, 1, 2, 3 and so on,
+     * so the store holds every trade up to it.
+     */
+    public synchronized long lastTradeId()
+    {
+        if (database == null)
+        {
+            connect();
+        }
+        try
+        {
+            final long last;
+            try (ResultSet rows = tradeIdsQuery.executeQuery())
+            {
+                rows.next();
+                last = rows.getLong(2);
+            }
+            database.connection().commit();
+            return last;
+        }
+        catch (final SQLException ex)
+        {
+            throw failed("the last trade id", ex);
+        }
+    }
+
+    /**
+     * Every trade, of all accounts, with a time at or after {@code fromNs} and an id below {@code beforeTradeId}, in
+     * the order they were made: for the HTTP gateway's ticker and candles of the trades made before it started. No
+     * index has trades by time: as the engine's clock only moves on, trade ids and times rise together, so the first
+     * trade at or after the time is found by a binary search over the ids, then the rest read from it.
+     */
+    public synchronized void tradesSince(final long fromNs, final long beforeTradeId, final TradeVisitor visitor)
+    {
+        if (database == null)
+        {
+            connect();
+        }
+        try
+        {
+            long low;
+            long high;
+            try (ResultSet rows = tradeIdsQuery.executeQuery())
+            {
+                rows.next();
+                low = rows.getLong(1);
+                high = Math.min(rows.getLong(2) + 1, beforeTradeId);
+            }
+            // The lowest id whose first trade at or after it is at or after the time; high when there is none.
+            while (low < high)
+            {
+                final long middle = low + (high - low) / 2;
+                firstTradeFromQuery.setLong(1, middle);
+                final boolean before;
+                try (ResultSet rows = firstTradeFromQuery.executeQuery())
+                {
+                    before = rows.next() && rows.getLong(2) < fromNs;
+                }
+                if (before)
+                {
+                    low = middle + 1;
+                }
+                else
+                {
+                    high = middle;
+                }
+            }
+            tradesFromQuery.setLong(1, low);
+            tradesFromQuery.setLong(2, beforeTradeId);
+            tradesFromQuery.setLong(3, fromNs);
+            try (ResultSet rows = tradesFromQuery.executeQuery())
+            {
+                while (rows.next())
+                {
+                    visitor.trade(rows.getInt(1), rows.getLong(2), rows.getLong(3), rows.getLong(4));
+                }
+            }
+            database.connection().commit();
+        }
+        catch (final SQLException ex)
+        {
+            throw failed("the trades since " + fromNs, ex);
+        }
     }
 
     /**

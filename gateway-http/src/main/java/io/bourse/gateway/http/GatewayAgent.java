@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * The gateway's one thread towards the cluster: owns the {@link ExchangeClient}, the {@link ReadModel} and the
@@ -140,6 +141,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
      * knowledge of the exchange goes.
      */
     private long appliedLogPosition = -1;
+    /**
+     * Told, once, the engine's next trade id when the model first holds the exchange's state; null after.
+     */
+    private LongConsumer firstStateListener;
     private long stateRequestedNs;
     /**
      * The cluster numbers its batches afresh since the state was last loaded: it is not the one the gateway's history
@@ -170,6 +175,15 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
+     * Be told, on the gateway thread, the engine's next trade id once the model first holds the exchange's state (and
+     * so every trade from it on). Set before the agent starts.
+     */
+    void onFirstState(final LongConsumer listener)
+    {
+        firstStateListener = listener;
+    }
+
+    /**
      * Hand work to the gateway thread.
      *
      * @return false when the queue is full (the caller answers 503).
@@ -185,6 +199,14 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     boolean isLive()
     {
         return live;
+    }
+
+    /**
+     * @return now, by the wall clock, in epoch nanoseconds: the end of the ticker's rolling day.
+     */
+    static long wallClockNs()
+    {
+        return System.currentTimeMillis() * 1_000_000L;
     }
 
     /**
@@ -419,6 +441,12 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             applyKeptBatches();
             appliedLogPosition = statePosition;
             live = true;
+            if (firstStateListener != null)
+            {
+                final LongConsumer listener = firstStateListener;
+                firstStateListener = null;
+                listener.accept(model.firstStateNextTradeId());
+            }
             stateRequested = false;
             resendBookSnapshots();
             resendPrivateSnapshots();
@@ -605,7 +633,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         else if ("ticker".equals(channel))
         {
-            send(session, Views.ticker(market, instrument).toString());
+            send(session, Views.ticker(market, instrument, wallClockNs(), model.barsFromNs()).toString());
         }
     }
 
@@ -863,7 +891,8 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             final InstrumentView instrument = model.instrument(instrumentId);
             if (instrument != null && subscribers != null && !subscribers.isEmpty())
             {
-                sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument).toString());
+                sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument, wallClockNs(),
+                    model.barsFromNs()).toString());
             }
         }
         // Fills before the order states they lead to, as an execution report stream would have them.

@@ -116,4 +116,31 @@ public interface HistorySource
     {
         return null;
     }
+
+    /**
+     * Reads the trades of {@link #tradesSince}.
+     */
+    interface TradeVisitor
+    {
+        void trade(int instrumentId, long price, long quantity, long timestampNs);
+    }
+
+    /**
+     * @return the highest trade id the source holds (it holds every trade up to it), 0 when none, or -1 when the source
+     * does not list trades (the default).
+     */
+    default long lastTradeId()
+    {
+        return -1;
+    }
+
+    /**
+     * Every trade, of all accounts, with a time at or after {@code fromNs} and an id below {@code beforeTradeId}, in
+     * the order the exchange made them: the ticker's day and the candles of the trades made before the gateway started.
+     * Not called when {@link #lastTradeId()} is -1.
+     */
+    default void tradesSince(final long fromNs, final long beforeTradeId, final TradeVisitor visitor)
+    {
+        throw new UnsupportedOperationException("this history source does not list trades");
+    }
 }

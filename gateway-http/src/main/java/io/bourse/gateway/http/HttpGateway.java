@@ -335,6 +335,11 @@ public final class HttpGateway implements AutoCloseable
      * History queries waiting for or at the database, beyond which another is answered 503 BUSY.
      */
     static final int MAX_WAITING_HISTORY_QUERIES = 64;
+    /**
+     * How long the gateway waits, at its start, for the post-trade store to hold the trades made before it, to count
+     * them in the ticker and candles.
+     */
+    static final long EARLIER_TRADES_WAIT_NS = TimeUnit.SECONDS.toNanos(60);
     private static final Pattern SMALL_INTEGER = Pattern.compile("[0-9]{1,9}");
     private static final Map<String, String> CONTENT_TYPES = Map.of(
         "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8",
@@ -375,6 +380,10 @@ public final class HttpGateway implements AutoCloseable
      */
     private final AtomicInteger webSockets = new AtomicInteger();
     private final ConcurrentHashMap<String, Integer> webSocketsByAddress = new ConcurrentHashMap<>();
+    /**
+     * Reads the day's trades made before the gateway started from the post-trade store, once; null before.
+     */
+    private volatile Thread earlierTradesReader;
 
     private HttpGateway(final Context context)
     {
@@ -391,6 +400,10 @@ public final class HttpGateway implements AutoCloseable
             TimeUnit.MILLISECONDS.toNanos(context.heartbeatIntervalMs),
             TimeUnit.MILLISECONDS.toNanos(context.commandTimeoutMs),
             new ReadModel(context.recentClosedOrders, context.recentFills));
+        if (context.history != null)
+        {
+            agent.onFirstState(this::readEarlierTrades);
+        }
         this.openApi = resource("openapi.json");
         this.operations = new Operations(context.nodeStatus, context.monitorSections, context.storeStatus,
             context.sessionCounts, metrics, agent, this::isReady);
@@ -482,6 +495,12 @@ public final class HttpGateway implements AutoCloseable
 
     public void close()
     {
+        final Thread reader = earlierTradesReader;
+        if (reader != null)
+        {
+            reader.interrupt();
+            quietly(() -> reader.join(TimeUnit.SECONDS.toMillis(10)));
+        }
         if (server != null)
         {
             quietly(() -> server.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
@@ -508,6 +527,64 @@ public final class HttpGateway implements AutoCloseable
         {
             // Closing: nothing more to do with it.
         }
+    }
+
+    /**
+     * Count in the ticker's day and the candles the trades made before the gateway's first state, from the post-trade
+     * store: without them, a restarted gateway's day would start at its restart. On a thread of its own, since the
+     * store may need a while to hold every trade before the state, and a day of trades to read (the history queries,
+     * which share the store's connection, wait meanwhile). Called once, on the gateway thread.
+     *
+     * @param nextTradeId the engine's next trade id in the state: every trade below it is the store's to give.
+     */
+    private void readEarlierTrades(final long nextTradeId)
+    {
+        final HistorySource history = context.history;
+        final long fromNs =
+            (Math.floorDiv(GatewayAgent.wallClockNs(), MinuteBars.MINUTE_NS) - MinuteBars.MINUTES + 1) * MinuteBars.MINUTE_NS;
+        final Thread reader = new Thread(() ->
+        {
+            try
+            {
+                final long deadlineNs = System.nanoTime() + EARLIER_TRADES_WAIT_NS;
+                long last = history.lastTradeId();
+                while (last >= 0 && last < nextTradeId - 1)
+                {
+                    if (System.nanoTime() > deadlineNs)
+                    {
+                        System.err.println("bourse HTTP gateway: the post-trade store held trades up to " + last +
+                            " of " + (nextTradeId - 1) + " after " + TimeUnit.NANOSECONDS.toSeconds(EARLIER_TRADES_WAIT_NS) +
+                            " s: the ticker and candles count the trades since the gateway started");
+                        return;
+                    }
+                    Thread.sleep(100);
+                    last = history.lastTradeId();
+                }
+                if (last < 0)
+                {
+                    return;
+                }
+                final Map<Integer, MinuteBars> bars = new HashMap<>();
+                history.tradesSince(fromNs, nextTradeId, (instrumentId, price, quantity, timestampNs) ->
+                    bars.computeIfAbsent(instrumentId, ignored -> new MinuteBars()).add(timestampNs, price, quantity));
+                while (!agent.submit(a -> a.model().addEarlierBars(bars, fromNs)))
+                {
+                    Thread.sleep(10);
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            catch (final RuntimeException ex)
+            {
+                System.err.println("bourse HTTP gateway: could not read the day's earlier trades from the post-trade " +
+                    "store (" + ex + "): the ticker and candles count the trades since the gateway started");
+            }
+        }, "bourse-http-earlier-trades");
+        reader.setDaemon(true);
+        earlierTradesReader = reader;
+        reader.start();
     }
 
     // ------------------------------------------------------------------------------------------------ routing
@@ -712,7 +789,27 @@ public final class HttpGateway implements AutoCloseable
                 only(n, 4, path);
                 get(method);
                 final InstrumentView instrument = instrument(parts[3], null);
-                query(ex, model -> Views.ticker(model.market(instrument.id()), instrument).without("type"));
+                query(ex, model -> Views.ticker(model.market(instrument.id()), instrument, GatewayAgent.wallClockNs(),
+                    model.barsFromNs()).without("type"));
+            }
+            case "candles" ->
+            {
+                only(n, 4, path);
+                get(method);
+                onlyParameters(ex, "interval", "limit");
+                final InstrumentView instrument = instrument(parts[3], null);
+                final int intervalMinutes = candleInterval(ex.request.getParam("interval"));
+                final int limit = (int)queryInt(ex, "limit", 100, 1, MinuteBars.MINUTES);
+                query(ex, model ->
+                {
+                    final ArrayNode array = Views.MAPPER.createArrayNode();
+                    for (final MinuteBars.Bar bar :
+                        model.market(instrument.id()).bars.candles(GatewayAgent.wallClockNs(), intervalMinutes, limit))
+                    {
+                        array.add(Views.candle(bar, instrument));
+                    }
+                    return array;
+                });
             }
             case "monitor" ->
             {
@@ -1916,6 +2013,25 @@ public final class HttpGateway implements AutoCloseable
                 "clientOrderId: 1 to " + ClientOrderIds.MAX_LENGTH + " characters of 0-9 A-Z a-z -", "clientOrderId");
         }
         return ClientOrderIds.encode(text);
+    }
+
+    /**
+     * @return the minutes of a candle interval: 1m, 5m, 15m, 30m, 1h or 4h (1m when not given), each a divisor of a
+     * day, so that candles start at the same times every day.
+     */
+    private static int candleInterval(final String text)
+    {
+        return switch (text == null ? "1m" : text)
+        {
+            case "1m" -> 1;
+            case "5m" -> 5;
+            case "15m" -> 15;
+            case "30m" -> 30;
+            case "1h" -> 60;
+            case "4h" -> 240;
+            default -> throw ApiException.badRequest("INVALID_ENUM", "interval: expected one of 1m, 5m, 15m, 30m, " +
+                "1h, 4h, got \"" + (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", "interval");
+        };
     }
 
     private static long parseId(final String text, final String field)

@@ -100,8 +100,10 @@ final class ReadModel
         final ArrayDeque<TradeView> trades = new ArrayDeque<>();
         long sequence;
         long lastPrice;
-        long volume;
-        long tradeCount;
+        /**
+         * The last 24 hours of its trades, minute by minute: the ticker's day and the candles.
+         */
+        final MinuteBars bars = new MinuteBars();
     }
 
     /**
@@ -160,6 +162,7 @@ final class ReadModel
     private final TradingStateChangedDecoder tradingStateChanged = new TradingStateChangedDecoder();
     private final AssetRecordDecoder assetRecord = new AssetRecordDecoder();
     private final InstrumentRecordDecoder instrumentRecord = new InstrumentRecordDecoder();
+    private final SnapshotBeginDecoder snapshotBegin = new SnapshotBeginDecoder();
     private final AccountRecordDecoder accountRecord = new AccountRecordDecoder();
     private final OrderRecordDecoder orderRecord = new OrderRecordDecoder();
     private final TransactionIdsRecordDecoder transactionIdsRecord = new TransactionIdsRecordDecoder();
@@ -179,6 +182,16 @@ final class ReadModel
     private final ArrayDeque<OrderView> closedOrdersOldestFirst = new ArrayDeque<>();
     private final ArrayDeque<FillView> fillsOldestFirst = new ArrayDeque<>();
     private long lastTimestampNs;
+    /**
+     * Since when the markets' bars hold every trade: the gateway saw the trades from its start on, and, once the day's
+     * earlier trades are read from the post-trade store, the start of that day.
+     */
+    private long barsFromNs = System.currentTimeMillis() * 1_000_000L;
+    /**
+     * The engine's next trade id in the first state the gateway loaded, 0 before: every trade the gateway applies has
+     * an id at or above it, every trade below it was made before.
+     */
+    private long firstStateNextTradeId;
 
     /**
      * @param closedOrdersAllAccounts closed orders kept for all accounts together.
@@ -283,6 +296,32 @@ final class ReadModel
         return newest;
     }
 
+    /**
+     * @return since when (epoch nanoseconds) the markets' {@link Market#bars} hold every trade of the exchange.
+     */
+    long barsFromNs()
+    {
+        return barsFromNs;
+    }
+
+    /**
+     * @return the engine's next trade id in the first state loaded, 0 before one was.
+     */
+    long firstStateNextTradeId()
+    {
+        return firstStateNextTradeId;
+    }
+
+    /**
+     * Count the trades made before the gateway's first state (every one since {@code fromNs}, by instrument), and say
+     * that the bars hold every trade since then.
+     */
+    void addEarlierBars(final Map<Integer, MinuteBars> earlier, final long fromNs)
+    {
+        earlier.forEach((instrumentId, bars) -> market(instrumentId).bars.addEarlier(bars));
+        barsFromNs = Math.min(barsFromNs, fromNs);
+    }
+
     long lastTimestampNs()
     {
         return lastTimestampNs;
@@ -329,8 +368,15 @@ final class ReadModel
             final int templateId = header.templateId();
             switch (templateId)
             {
-                case SnapshotBeginDecoder.TEMPLATE_ID, SnapshotEndDecoder.TEMPLATE_ID ->
+                case SnapshotBeginDecoder.TEMPLATE_ID ->
+                {
+                    if (firstStateNextTradeId == 0)
+                    {
+                        firstStateNextTradeId = snapshotBegin.wrap(buffer, bodyOffset, blockLength, version).nextTradeId();
+                    }
                     position = bodyOffset + blockLength;
+                }
+                case SnapshotEndDecoder.TEMPLATE_ID -> position = bodyOffset + blockLength;
                 case AssetRecordDecoder.TEMPLATE_ID ->
                 {
                     assetRecord.wrap(buffer, bodyOffset, blockLength, version);
@@ -584,8 +630,7 @@ final class ReadModel
             market.trades.removeLast();
         }
         market.lastPrice = e.price();
-        market.volume += e.quantity();
-        market.tradeCount++;
+        market.bars.add(timestampNs, e.price(), e.quantity());
         changes.trades.add(view);
 
         fill(e.makerAccountId(), e.makerOrderId(), e.makerClientOrderId(), e.makerFilledQuantity(),

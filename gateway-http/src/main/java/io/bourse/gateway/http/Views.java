@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
 import java.util.List;
 import java.util.TreeMap;
 
@@ -153,17 +156,58 @@ final class Views
         return array;
     }
 
-    static ObjectNode ticker(final ReadModel.Market market, final InstrumentView i)
+    /**
+     * The last price, the best bid and ask, and the rolling day's open, high, low, volume, quote volume and trade
+     * count: of the trades since {@code since}, which is 24 hours (1,440 whole minutes, this one included) before now,
+     * or later when the gateway has not seen the whole day.
+     *
+     * @param barsFromNs since when the bars hold every trade ({@link ReadModel#barsFromNs}).
+     */
+    static ObjectNode ticker(final ReadModel.Market market, final InstrumentView i, final long nowNs,
+        final long barsFromNs)
     {
+        final MinuteBars.Bar day = market.bars.day(nowNs);
         final ObjectNode node = MAPPER.createObjectNode();
         node.put("type", "ticker");
         node.put("symbol", i.symbol());
         node.put("lastPrice", market.lastPrice == 0 ? null : i.price(market.lastPrice));
         node.put("bestBid", market.bids.isEmpty() ? null : i.price(market.bids.firstKey()));
         node.put("bestAsk", market.asks.isEmpty() ? null : i.price(market.asks.firstKey()));
-        node.put("volume", i.quantity(market.volume));
-        node.put("tradeCount", market.tradeCount);
+        node.put("open", day.trades() == 0 ? null : i.price(day.open()));
+        node.put("high", day.trades() == 0 ? null : i.price(day.high()));
+        node.put("low", day.trades() == 0 ? null : i.price(day.low()));
+        node.put("volume", i.quantity(day.volume()));
+        node.put("quoteVolume", quoteAmount(day.quote(), i));
+        node.put("tradeCount", day.trades());
+        node.put("since", Math.max(day.startMinute() * MinuteBars.MINUTE_NS, barsFromNs) / 1_000_000);
         return node;
+    }
+
+    /**
+     * A candle of {@code GET /api/v1/candles/{symbol}}: the interval's start (epoch milliseconds) and its trades.
+     */
+    static ObjectNode candle(final MinuteBars.Bar bar, final InstrumentView i)
+    {
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("time", bar.startMinute() * MinuteBars.MINUTE_NS / 1_000_000);
+        node.put("open", i.price(bar.open()));
+        node.put("high", i.price(bar.high()));
+        node.put("low", i.price(bar.low()));
+        node.put("close", i.price(bar.close()));
+        node.put("volume", i.quantity(bar.volume()));
+        node.put("quoteVolume", quoteAmount(bar.quote(), i));
+        node.put("tradeCount", bar.trades());
+        return node;
+    }
+
+    /**
+     * Price times quantity, summed in units of both scales together, as an amount of the quote asset: rounded half
+     * even to the quote asset's scale where that is coarser.
+     */
+    private static String quoteAmount(final BigInteger units, final InstrumentView i)
+    {
+        return new BigDecimal(units, i.priceScale() + i.quantityScale())
+            .setScale(i.quoteScale(), RoundingMode.HALF_EVEN).toPlainString();
     }
 
     static ObjectNode balances(final ReadModel model, final long accountId)

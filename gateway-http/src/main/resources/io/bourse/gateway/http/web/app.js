@@ -6,6 +6,9 @@ const state = {
   symbol: null,
   book: { bids: new Map(), asks: new Map(), sequence: 0 },
   trades: [],
+  // The chart's candles as the exchange had them when loaded (by interval start), and when that was.
+  candles: new Map(),
+  candlesLoadedAt: 0,
   credentials: JSON.parse(sessionStorage.getItem('bourse.credentials') || 'null'),
   ws: null,
 };
@@ -110,7 +113,8 @@ function onMessage(message) {
 }
 
 function renderTicker(ticker) {
-  $('ticker').textContent = `last ${text(ticker.lastPrice)} · bid ${text(ticker.bestBid)} · ask ${text(ticker.bestAsk)} · volume ${ticker.volume}`;
+  $('ticker').textContent = `last ${text(ticker.lastPrice)} · bid ${text(ticker.bestBid)} · ask ${text(ticker.bestAsk)} · ` +
+    `24h high ${text(ticker.high)} · low ${text(ticker.low)} · volume ${ticker.volume}`;
 }
 
 function renderBook() {
@@ -136,15 +140,33 @@ function renderTrades() {
     row([new Date(t.time).toLocaleTimeString(), t.price, t.quantity], { class: t.takerSide === 'BUY' ? 'bid' : 'ask' })));
 }
 
+// The intervals the exchange keeps candles for (GET /api/v1/candles), by length in milliseconds; shorter ones are drawn
+// from the recent trades alone.
+const CANDLE_INTERVALS = { 60000: '1m', 300000: '5m', 900000: '15m', 3600000: '1h' };
+
+async function loadCandles() {
+  const name = CANDLE_INTERVALS[$('interval').value];
+  const loadedAt = Date.now();
+  const loaded = name ? await publicGet(`/api/v1/candles/${encodeURIComponent(state.symbol)}?interval=${name}&limit=60`) : [];
+  state.candles = new Map(loaded.map((c) =>
+    [c.time, { open: Number(c.open), high: Number(c.high), low: Number(c.low), close: Number(c.close) }]));
+  state.candlesLoadedAt = loadedAt;
+  renderChart();
+}
+
 function renderChart() {
   const canvas = $('candles');
   const context = canvas.getContext('2d');
   const width = canvas.width; const height = canvas.height;
   context.clearRect(0, 0, width, height);
   const intervalMs = Number($('interval').value);
-  const candles = new Map();
+  const candles = new Map([...state.candles].map(([start, c]) => [start, { ...c }]));
+  // Trades extend the loaded candles: from the newest loaded one's, those since the load (a trade counted twice
+  // changes no open, high, low or close), and later intervals'.
+  const newest = Math.max(-Infinity, ...candles.keys());
   for (const t of [...state.trades].reverse()) {
     const start = Math.floor(t.time / intervalMs) * intervalMs;
+    if (start < newest || (start === newest && t.time < state.candlesLoadedAt)) continue;
     const price = Number(t.price);
     const c = candles.get(start);
     if (!c) candles.set(start, { open: price, high: price, low: price, close: price });
@@ -280,7 +302,7 @@ async function selectInstrument(symbol) {
   state.book = { bids: new Map(), asks: new Map(), sequence: 0 };
   state.trades = await publicGet(`/api/v1/trades/${encodeURIComponent(symbol)}?limit=200`);
   renderTrades();
-  renderChart();
+  await loadCandles().catch((error) => { console.warn('bourse candles', error); renderChart(); });
   subscribePublic();
 }
 
@@ -294,7 +316,7 @@ async function start() {
     $('instrument').append(option);
   }
   $('instrument').addEventListener('change', () => selectInstrument($('instrument').value));
-  $('interval').addEventListener('change', renderChart);
+  $('interval').addEventListener('change', () => loadCandles().catch((error) => console.warn('bourse candles', error)));
   for (const id of ['price', 'quantity', 'type', 'clientOrderId']) $(id).addEventListener('input', validate);
   $('order').addEventListener('submit', placeOrder);
   $('cancelAll').addEventListener('click', () => state.credentials &&
