@@ -80,9 +80,14 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
         return queries.lastTradeId();
     }
 
-    public void tradesSince(final long fromNs, final long beforeTradeId, final TradeVisitor visitor)
+    public long firstTradeIdSince(final long fromNs)
     {
-        queries.tradesSince(fromNs, beforeTradeId, visitor::trade);
+        return queries.firstTradeIdSince(fromNs);
+    }
+
+    public int trades(final long fromTradeId, final long beforeTradeId, final int limit, final TradeVisitor visitor)
+    {
+        return queries.trades(fromTradeId, beforeTradeId, limit, visitor::onTrade);
     }
 
     private static Order order(final HistoryQueries.Order o)

@@ -259,10 +259,8 @@ class HistoryApiTest
     void anOrderTheGatewayNoLongerHoldsIsAnsweredFromTheStore() throws Exception
     {
         // A gateway started after the trades holds none of the closed orders: the store does.
-        try (HttpGateway fresh = HttpGateway.launch(
-            Bourse.embeddedHttpContext(new HttpConfig(config), node, history, new FixSessionCounts())))
+        try (HttpGateway fresh = freshGateway())
         {
-            fresh.awaitReady(TIMEOUT_NS);
             final String freshUrl = "http://127.0.0.1:" + fresh.port();
             final String filledId = SELLER_ORDER_IDS.getFirst();
             final JsonNode filled = call(freshUrl, SELLER, "GET", "/api/v1/orders/" + filledId, null);
@@ -315,10 +313,8 @@ class HistoryApiTest
     @Test
     void aGatewayStartedAfterTheTradesCountsThemInItsTickerAndCandles() throws Exception
     {
-        try (HttpGateway fresh = HttpGateway.launch(
-            Bourse.embeddedHttpContext(new HttpConfig(config), node, history, new FixSessionCounts())))
+        try (HttpGateway fresh = freshGateway())
         {
-            fresh.awaitReady(TIMEOUT_NS);
             final String freshUrl = "http://127.0.0.1:" + fresh.port();
             // It reads the day's earlier trades from the store once it holds the exchange's state, on a thread of
             // its own: until then it has counted none.
@@ -342,6 +338,25 @@ class HistoryApiTest
                 final String path = "/api/v1/candles/BTC-USD?interval=" + interval;
                 assertEquals(get(SELLER, path), call(freshUrl, SELLER, "GET", path, null).get("body"), interval);
             }
+        }
+    }
+
+    /**
+     * A gateway started after the trades, beside the running one, holding the exchange's state.
+     */
+    private static HttpGateway freshGateway()
+    {
+        final HttpGateway fresh = HttpGateway.launch(
+            Bourse.embeddedHttpContext(new HttpConfig(config), node, history, new FixSessionCounts()));
+        try
+        {
+            fresh.awaitReady(TIMEOUT_NS);
+            return fresh;
+        }
+        catch (final RuntimeException ex)
+        {
+            fresh.close();
+            throw ex;
         }
     }
 

@@ -167,11 +167,8 @@ public final class HistoryQueries implements AutoCloseable
         firstTradeFromQuery = connection.prepareStatement(
             "SELECT trade_id, timestamp_ns FROM trades WHERE trade_id >= ? ORDER BY trade_id LIMIT 1");
         tradesFromQuery = connection.prepareStatement(
-            "SELECT instrument_id, price, quantity, timestamp_ns FROM trades " +
-            "WHERE trade_id >= ? AND trade_id < ? AND timestamp_ns >= ? ORDER BY trade_id");
-        // A day of trades is read in parts: PostgreSQL keeps a cursor open (the connection is not in auto-commit)
-        // instead of sending the whole result at once.
-        tradesFromQuery.setFetchSize(10_000);
+            "SELECT trade_id, instrument_id, price, quantity, timestamp_ns FROM trades " +
+            "WHERE trade_id >= ? AND trade_id < ? ORDER BY trade_id LIMIT ?");
         // An account's transfers are few (an operator's deposits and withdrawals): its index entries are read whole.
         transfersQuery = connection.prepareStatement(
             "SELECT transfer_id, transaction_id, asset_id, direction, amount, timestamp_ns FROM transfers " +
@@ -389,11 +386,11 @@ public final class HistoryQueries implements AutoCloseable
     }
 
     /**
-     * Reads the trades of {@link #tradesSince}.
+     * Reads the trades of {@link #trades}.
      */
     public interface TradeVisitor
     {
-        void trade(int instrumentId, long price, long quantity, long timestampNs);
+        void onTrade(long tradeId, int instrumentId, long price, long quantity, long timestampNs);
     }
 
     /**
@@ -424,12 +421,11 @@ public final class HistoryQueries implements AutoCloseable
     }
 
     /**
-     * Every trade, of all accounts, with a time at or after {@code fromNs} and an id below {@code beforeTradeId}, in
-     * the order they were made: for the HTTP gateway's ticker and candles of the trades made before it started. No
-     * index has trades by time: as the engine's clock only moves on, trade ids and times rise together, so the first
-     * trade at or after the time is found by a binary search over the ids, then the rest read from it.
+     * @return the lowest id of the trades with a time at or after {@code fromNs}, or one past the last trade when there
+     * is none. No index has trades by time: as the engine's clock only moves on, trade ids and times rise together,
+     * so it is found by a binary search over the ids (a few dozen reads of the primary key).
      */
-    public synchronized void tradesSince(final long fromNs, final long beforeTradeId, final TradeVisitor visitor)
+    public synchronized long firstTradeIdSince(final long fromNs)
     {
         if (database == null)
         {
@@ -443,7 +439,7 @@ public final class HistoryQueries implements AutoCloseable
             {
                 rows.next();
                 low = rows.getLong(1);
-                high = Math.min(rows.getLong(2) + 1, beforeTradeId);
+                high = rows.getLong(2) + 1;
             }
             // The lowest id whose first trade at or after it is at or after the time; high when there is none.
             while (low < high)
@@ -464,21 +460,48 @@ public final class HistoryQueries implements AutoCloseable
                     high = middle;
                 }
             }
-            tradesFromQuery.setLong(1, low);
+            database.connection().commit();
+            return low;
+        }
+        catch (final SQLException ex)
+        {
+            throw failed("the first trade since " + fromNs, ex);
+        }
+    }
+
+    /**
+     * Trades of all accounts with ids in [fromTradeId, beforeTradeId), in id order, at most {@code limit}: the HTTP
+     * gateway reads a day of them in parts, so that other queries wait for one part at most.
+     *
+     * @return how many were read.
+     */
+    public synchronized int trades(
+        final long fromTradeId, final long beforeTradeId, final int limit, final TradeVisitor visitor)
+    {
+        if (database == null)
+        {
+            connect();
+        }
+        try
+        {
+            tradesFromQuery.setLong(1, fromTradeId);
             tradesFromQuery.setLong(2, beforeTradeId);
-            tradesFromQuery.setLong(3, fromNs);
+            tradesFromQuery.setInt(3, limit);
+            int read = 0;
             try (ResultSet rows = tradesFromQuery.executeQuery())
             {
                 while (rows.next())
                 {
-                    visitor.trade(rows.getInt(1), rows.getLong(2), rows.getLong(3), rows.getLong(4));
+                    visitor.onTrade(rows.getLong(1), rows.getInt(2), rows.getLong(3), rows.getLong(4), rows.getLong(5));
+                    read++;
                 }
             }
             database.connection().commit();
+            return read;
         }
         catch (final SQLException ex)
         {
-            throw failed("the trades since " + fromNs, ex);
+            throw failed("trades from " + fromTradeId, ex);
         }
     }
 

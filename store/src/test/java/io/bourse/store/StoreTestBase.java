@@ -18,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -157,6 +158,34 @@ abstract class StoreTestBase
                 }
                 while (cursor != null);
                 assertEquals(inWindow, paged, "the older half of account 1's trades, page by page");
+
+                // All accounts' trades, by id from a time, in parts (the HTTP gateway's day of trades).
+                final long lastTradeId = StoreChecks.count(database, "SELECT MAX(trade_id) FROM trades");
+                assertEquals(lastTradeId, queries.lastTradeId());
+                assertEquals(StoreChecks.count(database, "SELECT COUNT(*) FROM trades"), lastTradeId,
+                    "trade ids are 1, 2, 3 and so on");
+                assertEquals(StoreChecks.count(database, "SELECT MIN(trade_id) FROM trades WHERE timestamp_ns >= " +
+                    middleNs), queries.firstTradeIdSince(middleNs));
+                assertEquals(1, queries.firstTradeIdSince(0));
+                assertEquals(lastTradeId + 1, queries.firstTradeIdSince(Long.MAX_VALUE), "none that late");
+                final long from = queries.firstTradeIdSince(middleNs);
+                final List<Long> ids = new ArrayList<>();
+                final long[] quantity = { 0 };
+                long next = from;
+                int parts = 0;
+                while (queries.trades(next, lastTradeId, 7, (tradeId, instrumentId, price, q, timestampNs) ->
+                {
+                    ids.add(tradeId);
+                    quantity[0] += q;
+                }) > 0)
+                {
+                    next = ids.getLast() + 1;
+                    parts++;
+                }
+                assertEquals(LongStream.range(from, lastTradeId).boxed().toList(), ids, "in order, below the bound");
+                assertTrue(parts >= (lastTradeId - from) / 7, parts + " parts");
+                assertEquals(StoreChecks.count(database, "SELECT SUM(quantity) FROM trades WHERE trade_id >= " + from +
+                    " AND trade_id < " + lastTradeId), quantity[0]);
 
                 final HistoryQueries.Page<HistoryQueries.Order> orders =
                     queries.orders(1, 0, Long.MAX_VALUE, null, 1000);

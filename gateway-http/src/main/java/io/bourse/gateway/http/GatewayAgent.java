@@ -28,7 +28,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 
 /**
  * The gateway's one thread towards the cluster: owns the {@link ExchangeClient}, the {@link ReadModel} and the
@@ -142,9 +141,9 @@ final class GatewayAgent implements Agent, ExchangeClientListener
      */
     private long appliedLogPosition = -1;
     /**
-     * Told, once, the engine's next trade id when the model first holds the exchange's state; null after.
+     * Told of the trades each state loaded leaves the model's bars without, or null.
      */
-    private LongConsumer firstStateListener;
+    private Consumer<ReadModel.MissingTrades> missingTradesListener;
     private long stateRequestedNs;
     /**
      * The cluster numbers its batches afresh since the state was last loaded: it is not the one the gateway's history
@@ -175,12 +174,12 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
-     * Be told, on the gateway thread, the engine's next trade id once the model first holds the exchange's state (and
-     * so every trade from it on). Set before the agent starts.
+     * Be told, on the gateway thread, of the trades a state the model loads leaves its bars without: those made before
+     * the first, or while the gateway was cut off. Set before the agent starts.
      */
-    void onFirstState(final LongConsumer listener)
+    void onMissingTrades(final Consumer<ReadModel.MissingTrades> listener)
     {
-        firstStateListener = listener;
+        missingTradesListener = listener;
     }
 
     /**
@@ -199,14 +198,6 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     boolean isLive()
     {
         return live;
-    }
-
-    /**
-     * @return now, by the wall clock, in epoch nanoseconds: the end of the ticker's rolling day.
-     */
-    static long wallClockNs()
-    {
-        return System.currentTimeMillis() * 1_000_000L;
     }
 
     /**
@@ -441,11 +432,9 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             applyKeptBatches();
             appliedLogPosition = statePosition;
             live = true;
-            if (firstStateListener != null)
+            if (missingTradesListener != null && model.missingTradesOfLastState() != null)
             {
-                final LongConsumer listener = firstStateListener;
-                firstStateListener = null;
-                listener.accept(model.firstStateNextTradeId());
+                missingTradesListener.accept(model.missingTradesOfLastState());
             }
             stateRequested = false;
             resendBookSnapshots();
@@ -633,7 +622,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         else if ("ticker".equals(channel))
         {
-            send(session, Views.ticker(market, instrument, wallClockNs(), model.barsFromNs()).toString());
+            send(session, Views.ticker(market, instrument, model.nowNs(), model.barsFromNs()).toString());
         }
     }
 
@@ -891,7 +880,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             final InstrumentView instrument = model.instrument(instrumentId);
             if (instrument != null && subscribers != null && !subscribers.isEmpty())
             {
-                sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument, wallClockNs(),
+                sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument, model.nowNs(),
                     model.barsFromNs()).toString());
             }
         }

@@ -118,16 +118,16 @@ public interface HistorySource
     }
 
     /**
-     * Reads the trades of {@link #tradesSince}.
+     * Reads the trades of {@link #trades}.
      */
     interface TradeVisitor
     {
-        void trade(int instrumentId, long price, long quantity, long timestampNs);
+        void onTrade(long tradeId, int instrumentId, long price, long quantity, long timestampNs);
     }
 
     /**
-     * @return the highest trade id the source holds (it holds every trade up to it), 0 when none, or -1 when the source
-     * does not list trades (the default).
+     * @return the highest trade id the source holds (trade ids are the engine's, 1, 2, 3 and so on: it holds every
+     * trade up to it), 0 when none, or -1 when the source does not list trades (the default).
      */
     default long lastTradeId()
     {
@@ -135,11 +135,22 @@ public interface HistorySource
     }
 
     /**
-     * Every trade, of all accounts, with a time at or after {@code fromNs} and an id below {@code beforeTradeId}, in
-     * the order the exchange made them: the ticker's day and the candles of the trades made before the gateway started.
-     * Not called when {@link #lastTradeId()} is -1.
+     * @return the lowest id of the trades with a time at or after {@code fromNs}, or one past the last trade when
+     * there is none. Not called when {@link #lastTradeId()} is -1.
      */
-    default void tradesSince(final long fromNs, final long beforeTradeId, final TradeVisitor visitor)
+    default long firstTradeIdSince(final long fromNs)
+    {
+        throw new UnsupportedOperationException("this history source does not list trades");
+    }
+
+    /**
+     * Trades of all accounts with ids in [fromTradeId, beforeTradeId), in id order (the order the exchange made them),
+     * at most {@code limit}: for the ticker's day and the candles of the trades the gateway did not see. Not called
+     * when {@link #lastTradeId()} is -1.
+     *
+     * @return how many were read.
+     */
+    default int trades(final long fromTradeId, final long beforeTradeId, final int limit, final TradeVisitor visitor)
     {
         throw new UnsupportedOperationException("this history source does not list trades");
     }

@@ -40,6 +40,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -336,10 +337,14 @@ public final class HttpGateway implements AutoCloseable
      */
     static final int MAX_WAITING_HISTORY_QUERIES = 64;
     /**
-     * How long the gateway waits, at its start, for the post-trade store to hold the trades made before it, to count
-     * them in the ticker and candles.
+     * How long the gateway waits for the post-trade store to hold the trades a state left it without (made before
+     * its start, or while it was cut off), to count them in the ticker and candles.
      */
-    static final long EARLIER_TRADES_WAIT_NS = TimeUnit.SECONDS.toNanos(60);
+    static final long MISSING_TRADES_WAIT_NS = TimeUnit.SECONDS.toNanos(60);
+    /**
+     * Trades read from the store in one query.
+     */
+    private static final int MISSING_TRADES_PART = 10_000;
     private static final Pattern SMALL_INTEGER = Pattern.compile("[0-9]{1,9}");
     private static final Map<String, String> CONTENT_TYPES = Map.of(
         "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8",
@@ -381,9 +386,14 @@ public final class HttpGateway implements AutoCloseable
     private final AtomicInteger webSockets = new AtomicInteger();
     private final ConcurrentHashMap<String, Integer> webSocketsByAddress = new ConcurrentHashMap<>();
     /**
-     * Reads the day's trades made before the gateway started from the post-trade store, once; null before.
+     * Ranges of trades the gateway's bars lack, for {@link #missingTradesReader} to read from the post-trade store.
      */
-    private volatile Thread earlierTradesReader;
+    private final LinkedBlockingQueue<ReadModel.MissingTrades> missingTradesToRead = new LinkedBlockingQueue<>();
+    /**
+     * Started with the first range; null before.
+     */
+    private volatile Thread missingTradesReader;
+    private volatile boolean closed;
 
     private HttpGateway(final Context context)
     {
@@ -402,7 +412,7 @@ public final class HttpGateway implements AutoCloseable
             new ReadModel(context.recentClosedOrders, context.recentFills));
         if (context.history != null)
         {
-            agent.onFirstState(this::readEarlierTrades);
+            agent.onMissingTrades(this::readMissingTrades);
         }
         this.openApi = resource("openapi.json");
         this.operations = new Operations(context.nodeStatus, context.monitorSections, context.storeStatus,
@@ -495,7 +505,8 @@ public final class HttpGateway implements AutoCloseable
 
     public void close()
     {
-        final Thread reader = earlierTradesReader;
+        closed = true;
+        final Thread reader = missingTradesReader;
         if (reader != null)
         {
             reader.interrupt();
@@ -530,61 +541,107 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * Count in the ticker's day and the candles the trades made before the gateway's first state, from the post-trade
-     * store: without them, a restarted gateway's day would start at its restart. On a thread of its own, since the
-     * store may need a while to hold every trade before the state, and a day of trades to read (the history queries,
-     * which share the store's connection, wait meanwhile). Called once, on the gateway thread.
-     *
-     * @param nextTradeId the engine's next trade id in the state: every trade below it is the store's to give.
+     * Count in the ticker's day and the candles the trades a state left the gateway without (made before its first,
+     * or while it was cut off), from the post-trade store: without them, a restarted gateway's day would start at its
+     * restart. On a thread of its own, one range after another: the store may need a while to hold them all, and a day
+     * of trades to read, which it reads in parts so that the history queries, which share its connection, wait for
+     * one part at most. Called on the gateway thread.
      */
-    private void readEarlierTrades(final long nextTradeId)
+    private void readMissingTrades(final ReadModel.MissingTrades range)
+    {
+        missingTradesToRead.add(range);
+        if (missingTradesReader == null)
+        {
+            final Thread reader = new Thread(this::readMissingTradesInTurn, "bourse-http-missing-trades");
+            reader.setDaemon(true);
+            missingTradesReader = reader;
+            // Read after the field is set: close(), which sets closed first, either sees the thread or stops it here.
+            if (!closed)
+            {
+                reader.start();
+            }
+        }
+    }
+
+    private void readMissingTradesInTurn()
+    {
+        try
+        {
+            while (!closed)
+            {
+                final ReadModel.MissingTrades range = missingTradesToRead.take();
+                final Map<Integer, MinuteBars> found = readTrades(range);
+                if (found != null)
+                {
+                    while (!agent.submit(a -> a.model().joinMissingTrades(range, found)))
+                    {
+                        Thread.sleep(10);
+                    }
+                }
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * @return the range's trades within the day, by instrument; null when the store does not hold them all within
+     * {@link #MISSING_TRADES_WAIT_NS}, or cannot be read (said on stderr), or the gateway closes.
+     */
+    private Map<Integer, MinuteBars> readTrades(final ReadModel.MissingTrades range) throws InterruptedException
     {
         final HistorySource history = context.history;
-        final long fromNs =
-            (Math.floorDiv(GatewayAgent.wallClockNs(), MinuteBars.MINUTE_NS) - MinuteBars.MINUTES + 1) * MinuteBars.MINUTE_NS;
-        final Thread reader = new Thread(() ->
+        final String failure = "bourse HTTP gateway: trades " + range.fromTradeId() + " to " + (range.toTradeId() - 1) +
+            " are not in the ticker and candles: ";
+        try
         {
-            try
+            final long deadlineNs = System.nanoTime() + MISSING_TRADES_WAIT_NS;
+            long last;
+            while ((last = history.lastTradeId()) < range.toTradeId() - 1)
             {
-                final long deadlineNs = System.nanoTime() + EARLIER_TRADES_WAIT_NS;
-                long last = history.lastTradeId();
-                while (last >= 0 && last < nextTradeId - 1)
+                if (last < 0 || closed)
                 {
-                    if (System.nanoTime() > deadlineNs)
+                    return null;
+                }
+                if (System.nanoTime() > deadlineNs)
+                {
+                    System.err.println(failure + "the post-trade store held trades up to " + last + " after " +
+                        TimeUnit.NANOSECONDS.toSeconds(MISSING_TRADES_WAIT_NS) + " s");
+                    return null;
+                }
+                Thread.sleep(100);
+            }
+            final long dayStartNs = (Math.floorDiv(System.currentTimeMillis() * 1_000_000L, MinuteBars.MINUTE_NS) -
+                MinuteBars.MINUTES + 1) * MinuteBars.MINUTE_NS;
+            final Map<Integer, MinuteBars> found = new HashMap<>();
+            final long[] next = { Math.max(range.fromTradeId(), history.firstTradeIdSince(dayStartNs)) };
+            while (next[0] < range.toTradeId())
+            {
+                if (closed)
+                {
+                    return null;
+                }
+                final int read = history.trades(next[0], range.toTradeId(), MISSING_TRADES_PART,
+                    (tradeId, instrumentId, price, quantity, timestampNs) ->
                     {
-                        System.err.println("bourse HTTP gateway: the post-trade store held trades up to " + last +
-                            " of " + (nextTradeId - 1) + " after " + TimeUnit.NANOSECONDS.toSeconds(EARLIER_TRADES_WAIT_NS) +
-                            " s: the ticker and candles count the trades since the gateway started");
-                        return;
-                    }
-                    Thread.sleep(100);
-                    last = history.lastTradeId();
-                }
-                if (last < 0)
+                        found.computeIfAbsent(instrumentId, ignored -> new MinuteBars())
+                            .add(tradeId, timestampNs, price, quantity);
+                        next[0] = tradeId + 1;
+                    });
+                if (read == 0)
                 {
-                    return;
-                }
-                final Map<Integer, MinuteBars> bars = new HashMap<>();
-                history.tradesSince(fromNs, nextTradeId, (instrumentId, price, quantity, timestampNs) ->
-                    bars.computeIfAbsent(instrumentId, ignored -> new MinuteBars()).add(timestampNs, price, quantity));
-                while (!agent.submit(a -> a.model().addEarlierBars(bars, fromNs)))
-                {
-                    Thread.sleep(10);
+                    break;
                 }
             }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
-            catch (final RuntimeException ex)
-            {
-                System.err.println("bourse HTTP gateway: could not read the day's earlier trades from the post-trade " +
-                    "store (" + ex + "): the ticker and candles count the trades since the gateway started");
-            }
-        }, "bourse-http-earlier-trades");
-        reader.setDaemon(true);
-        earlierTradesReader = reader;
-        reader.start();
+            return found;
+        }
+        catch (final RuntimeException ex)
+        {
+            System.err.println(failure + ex);
+            return null;
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ routing
@@ -789,7 +846,7 @@ public final class HttpGateway implements AutoCloseable
                 only(n, 4, path);
                 get(method);
                 final InstrumentView instrument = instrument(parts[3], null);
-                query(ex, model -> Views.ticker(model.market(instrument.id()), instrument, GatewayAgent.wallClockNs(),
+                query(ex, model -> Views.ticker(model.market(instrument.id()), instrument, model.nowNs(),
                     model.barsFromNs()).without("type"));
             }
             case "candles" ->
@@ -804,7 +861,7 @@ public final class HttpGateway implements AutoCloseable
                 {
                     final ArrayNode array = Views.MAPPER.createArrayNode();
                     for (final MinuteBars.Bar bar :
-                        model.market(instrument.id()).bars.candles(GatewayAgent.wallClockNs(), intervalMinutes, limit))
+                        model.market(instrument.id()).bars.candles(model.nowNs(), intervalMinutes, limit))
                     {
                         array.add(Views.candle(bar, instrument));
                     }

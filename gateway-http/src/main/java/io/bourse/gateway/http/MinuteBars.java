@@ -8,7 +8,9 @@ import java.util.List;
 /**
  * An instrument's trades minute by minute over the last 24 hours, for the ticker's rolling day and the candles: one
  * slot a minute, in a ring, each the open, high, low and close price, the quantity, the quote amount and the number of
- * trades of its minute. Owned by the gateway thread. Fixed size whatever the trade rate, and no allocation per trade.
+ * trades of its minute, and the first and last trade id, so that trades counted apart (the gateway's own, and those it
+ * missed, read from the post-trade store) join in any order. Owned by the gateway thread. Fixed size whatever the trade
+ * rate, and no allocation per trade.
  * <p>
  * The quote amount of a trade is price times quantity, exactly, in units of both scales together: a day of it can pass
  * a long (a price of 100,000.00 and a quantity of 1.00000000 is 10^15 such units), so it is summed in 128 bits.
@@ -23,6 +25,8 @@ final class MinuteBars
      * The minute since the epoch each slot holds, or {@link #EMPTY}.
      */
     private final long[] minute = new long[MINUTES];
+    private final long[] firstTradeId = new long[MINUTES];
+    private final long[] lastTradeId = new long[MINUTES];
     private final long[] open = new long[MINUTES];
     private final long[] high = new long[MINUTES];
     private final long[] low = new long[MINUTES];
@@ -31,6 +35,13 @@ final class MinuteBars
     private final long[] trades = new long[MINUTES];
     private final long[] quoteHigh = new long[MINUTES];
     private final long[] quoteLow = new long[MINUTES];
+    /**
+     * The day's minutes before its last one, summed, for the minute {@link #summedToMinute} (exclusive): the ticker is
+     * sent after every batch, and the day's 1,439 closed minutes change only when a new minute starts or trades are
+     * joined into them.
+     */
+    private final Accumulator closedMinutes = new Accumulator();
+    private long summedToMinute = EMPTY;
 
     MinuteBars()
     {
@@ -40,87 +51,124 @@ final class MinuteBars
     void clear()
     {
         Arrays.fill(minute, EMPTY);
+        summedToMinute = EMPTY;
     }
 
     /**
-     * Count a trade. Trades come in the exchange's order; one older than its slot's minute is a day old and dropped.
+     * Count a trade. A trade older than its slot's minute is a day old and dropped.
      */
-    void add(final long timestampNs, final long price, final long quantity)
+    void add(final long tradeId, final long timestampNs, final long price, final long quantity)
     {
         final long tradeMinute = Math.floorDiv(timestampNs, MINUTE_NS);
         final int slot = (int)Math.floorMod(tradeMinute, (long)MINUTES);
-        if (minute[slot] != tradeMinute)
+        if (minute[slot] > tradeMinute)
         {
-            if (minute[slot] > tradeMinute)
-            {
-                return;
-            }
+            return;
+        }
+        if (minute[slot] < tradeMinute)
+        {
             minute[slot] = tradeMinute;
+            firstTradeId[slot] = tradeId;
+            lastTradeId[slot] = tradeId;
             open[slot] = price;
             high[slot] = price;
             low[slot] = price;
+            close[slot] = price;
             volume[slot] = 0;
             trades[slot] = 0;
             quoteHigh[slot] = 0;
             quoteLow[slot] = 0;
         }
+        if (tradeId < firstTradeId[slot])
+        {
+            firstTradeId[slot] = tradeId;
+            open[slot] = price;
+        }
+        if (tradeId >= lastTradeId[slot])
+        {
+            lastTradeId[slot] = tradeId;
+            close[slot] = price;
+        }
         high[slot] = Math.max(high[slot], price);
         low[slot] = Math.min(low[slot], price);
-        close[slot] = price;
         volume[slot] += quantity;
         trades[slot]++;
         final long productLow = price * quantity;
         final long sumLow = quoteLow[slot] + productLow;
         quoteHigh[slot] += Math.multiplyHigh(price, quantity) + (Long.compareUnsigned(sumLow, productLow) < 0 ? 1 : 0);
         quoteLow[slot] = sumLow;
-    }
-
-    /**
-     * Count the trades of another's minutes, all made before every trade counted here (the day's trades read from the
-     * post-trade store, joined to those the gateway has seen since): within a minute both have, its open is the
-     * other's and its close this one's.
-     */
-    void addEarlier(final MinuteBars earlier)
-    {
-        for (int slot = 0; slot < MINUTES; slot++)
+        if (tradeMinute < summedToMinute)
         {
-            final long earlierMinute = earlier.minute[slot];
-            if (earlierMinute == EMPTY || earlierMinute < minute[slot])
-            {
-                continue;
-            }
-            if (earlierMinute > minute[slot])
-            {
-                minute[slot] = earlierMinute;
-                open[slot] = earlier.open[slot];
-                high[slot] = earlier.high[slot];
-                low[slot] = earlier.low[slot];
-                close[slot] = earlier.close[slot];
-                volume[slot] = earlier.volume[slot];
-                trades[slot] = earlier.trades[slot];
-                quoteHigh[slot] = earlier.quoteHigh[slot];
-                quoteLow[slot] = earlier.quoteLow[slot];
-                continue;
-            }
-            open[slot] = earlier.open[slot];
-            high[slot] = Math.max(high[slot], earlier.high[slot]);
-            low[slot] = Math.min(low[slot], earlier.low[slot]);
-            volume[slot] += earlier.volume[slot];
-            trades[slot] += earlier.trades[slot];
-            final long sumLow = quoteLow[slot] + earlier.quoteLow[slot];
-            quoteHigh[slot] += earlier.quoteHigh[slot] + (Long.compareUnsigned(sumLow, quoteLow[slot]) < 0 ? 1 : 0);
-            quoteLow[slot] = sumLow;
+            summedToMinute = EMPTY;
         }
     }
 
     /**
-     * The trades of the minutes [fromMinute, toMinute] together, with the minute they start at.
-     *
-     * @param open  the first trade's price (and high, low, close as usual); all 0 when there was no trade.
-     * @param quote price times quantity, summed, in units of the price's and the quantity's scales together.
+     * Count the trades of another's minutes, none of which are counted here: within a minute both have, the open is
+     * the lower trade id's and the close the higher's.
      */
-    record Bar(long startMinute, long open, long high, long low, long close, long volume, BigInteger quote, long trades)
+    void join(final MinuteBars other)
     {
+        for (int slot = 0; slot < MINUTES; slot++)
+        {
+            final long otherMinute = other.minute[slot];
+            if (otherMinute == EMPTY || otherMinute < minute[slot])
+            {
+                continue;
+            }
+            if (otherMinute > minute[slot])
+            {
+                minute[slot] = otherMinute;
+                firstTradeId[slot] = other.firstTradeId[slot];
+                lastTradeId[slot] = other.lastTradeId[slot];
+                open[slot] = other.open[slot];
+                high[slot] = other.high[slot];
+                low[slot] = other.low[slot];
+                close[slot] = other.close[slot];
+                volume[slot] = other.volume[slot];
+                trades[slot] = other.trades[slot];
+                quoteHigh[slot] = other.quoteHigh[slot];
+                quoteLow[slot] = other.quoteLow[slot];
+                continue;
+            }
+            if (other.firstTradeId[slot] < firstTradeId[slot])
+            {
+                firstTradeId[slot] = other.firstTradeId[slot];
+                open[slot] = other.open[slot];
+            }
+            if (other.lastTradeId[slot] > lastTradeId[slot])
+            {
+                lastTradeId[slot] = other.lastTradeId[slot];
+                close[slot] = other.close[slot];
+            }
+            high[slot] = Math.max(high[slot], other.high[slot]);
+            low[slot] = Math.min(low[slot], other.low[slot]);
+            volume[slot] += other.volume[slot];
+            trades[slot] += other.trades[slot];
+            final long sumLow = quoteLow[slot] + other.quoteLow[slot];
+            quoteHigh[slot] += other.quoteHigh[slot] + (Long.compareUnsigned(sumLow, quoteLow[slot]) < 0 ? 1 : 0);
+            quoteLow[slot] = sumLow;
+        }
+        summedToMinute = EMPTY;
+    }
+
+    /**
+     * The trades of some minutes together, with the minute they start at.
+     *
+     * @param open the first trade's price (and high, low, close as usual); all 0 when there was no trade.
+     */
+    record Bar(long startMinute, long open, long high, long low, long close, long volume, long quoteHigh,
+        long quoteLow, long trades)
+    {
+        /**
+         * @return price times quantity, summed, in units of the price's and the quantity's scales together.
+         */
+        BigInteger quote()
+        {
+            return BigInteger.valueOf(quoteHigh).shiftLeft(64)
+                .or(BigInteger.valueOf(quoteLow >>> 1).shiftLeft(1))
+                .or(BigInteger.valueOf(quoteLow & 1));
+        }
     }
 
     /**
@@ -129,7 +177,19 @@ final class MinuteBars
     Bar day(final long nowNs)
     {
         final long last = Math.floorDiv(nowNs, MINUTE_NS);
-        return bar(last - MINUTES + 1, last);
+        if (summedToMinute != last)
+        {
+            closedMinutes.reset();
+            for (long m = last - MINUTES + 1; m < last; m++)
+            {
+                closedMinutes.add(this, m);
+            }
+            summedToMinute = last;
+        }
+        final Accumulator day = new Accumulator();
+        day.addAll(closedMinutes);
+        day.add(this, last);
+        return day.bar(last - MINUTES + 1);
     }
 
     /**
@@ -144,51 +204,93 @@ final class MinuteBars
         // The oldest whole interval that lies within the day.
         final long first = Math.floorDiv(last - MINUTES + 1 + intervalMinutes - 1, intervalMinutes) * intervalMinutes;
         final List<Bar> candles = new ArrayList<>();
+        final Accumulator interval = new Accumulator();
         for (long start = Math.floorDiv(last, intervalMinutes) * intervalMinutes;
             start >= first && candles.size() < limit; start -= intervalMinutes)
         {
-            final Bar bar = bar(start, Math.min(start + intervalMinutes - 1, last));
-            if (bar.trades() > 0)
+            interval.reset();
+            for (long m = start; m <= Math.min(start + intervalMinutes - 1, last); m++)
             {
-                candles.add(bar);
+                interval.add(this, m);
+            }
+            if (interval.trades > 0)
+            {
+                candles.add(interval.bar(start));
             }
         }
         return candles.reversed();
     }
 
-    private Bar bar(final long fromMinute, final long toMinute)
+    /**
+     * Minutes summed in time order.
+     */
+    private static final class Accumulator
     {
-        long barOpen = 0;
-        long barHigh = Long.MIN_VALUE;
-        long barLow = Long.MAX_VALUE;
-        long barClose = 0;
-        long barVolume = 0;
-        long barTrades = 0;
-        long sumHigh = 0;
-        long sumLow = 0;
-        for (long m = fromMinute; m <= toMinute; m++)
+        long open;
+        long high;
+        long low;
+        long close;
+        long volume;
+        long trades;
+        long quoteHigh;
+        long quoteLow;
+
+        void reset()
+        {
+            trades = 0;
+            volume = 0;
+            quoteHigh = 0;
+            quoteLow = 0;
+        }
+
+        /**
+         * Add a minute later than any added before, if the bars hold it.
+         */
+        void add(final MinuteBars bars, final long m)
         {
             final int slot = (int)Math.floorMod(m, (long)MINUTES);
-            if (minute[slot] != m)
+            if (bars.minute[slot] == m)
             {
-                continue;
+                add(bars.open[slot], bars.high[slot], bars.low[slot], bars.close[slot], bars.volume[slot],
+                    bars.trades[slot], bars.quoteHigh[slot], bars.quoteLow[slot]);
             }
-            if (barTrades == 0)
-            {
-                barOpen = open[slot];
-            }
-            barHigh = Math.max(barHigh, high[slot]);
-            barLow = Math.min(barLow, low[slot]);
-            barClose = close[slot];
-            barVolume += volume[slot];
-            barTrades += trades[slot];
-            final long lowWords = sumLow + quoteLow[slot];
-            sumHigh += quoteHigh[slot] + (Long.compareUnsigned(lowWords, sumLow) < 0 ? 1 : 0);
-            sumLow = lowWords;
         }
-        final BigInteger quote = BigInteger.valueOf(sumHigh).shiftLeft(64)
-            .add(new BigInteger(Long.toUnsignedString(sumLow)));
-        return barTrades == 0 ? new Bar(fromMinute, 0, 0, 0, 0, 0, BigInteger.ZERO, 0) :
-            new Bar(fromMinute, barOpen, barHigh, barLow, barClose, barVolume, quote, barTrades);
+
+        /**
+         * Add minutes summed before, all of them earlier than any added after.
+         */
+        void addAll(final Accumulator earlier)
+        {
+            if (earlier.trades > 0)
+            {
+                add(earlier.open, earlier.high, earlier.low, earlier.close, earlier.volume, earlier.trades,
+                    earlier.quoteHigh, earlier.quoteLow);
+            }
+        }
+
+        private void add(final long open, final long high, final long low, final long close, final long volume,
+            final long trades, final long quoteHigh, final long quoteLow)
+        {
+            if (this.trades == 0)
+            {
+                this.open = open;
+                this.high = high;
+                this.low = low;
+            }
+            this.high = Math.max(this.high, high);
+            this.low = Math.min(this.low, low);
+            this.close = close;
+            this.volume += volume;
+            this.trades += trades;
+            final long sumLow = this.quoteLow + quoteLow;
+            this.quoteHigh += quoteHigh + (Long.compareUnsigned(sumLow, this.quoteLow) < 0 ? 1 : 0);
+            this.quoteLow = sumLow;
+        }
+
+        Bar bar(final long startMinute)
+        {
+            return trades == 0 ? new Bar(startMinute, 0, 0, 0, 0, 0, 0, 0, 0) :
+                new Bar(startMinute, open, high, low, close, volume, quoteHigh, quoteLow, trades);
+        }
     }
 }

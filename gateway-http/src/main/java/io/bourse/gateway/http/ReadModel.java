@@ -183,15 +183,23 @@ final class ReadModel
     private final ArrayDeque<FillView> fillsOldestFirst = new ArrayDeque<>();
     private long lastTimestampNs;
     /**
-     * Since when the markets' bars hold every trade: the gateway saw the trades from its start on, and, once the day's
-     * earlier trades are read from the post-trade store, the start of that day.
+     * Trades the markets' bars lack, oldest first: those made before the gateway's first state, and those made while
+     * it was cut off from the exchange (a gap it fetched the state again across); filled from the post-trade store
+     * when the gateway has one.
+     */
+    private final List<MissingTrades> missingTrades = new ArrayList<>();
+    /**
+     * The range the last state loaded left missing, or null.
+     */
+    private MissingTrades missingTradesOfLastState;
+    /**
+     * The highest trade id the gateway knows of: applied, or below a state's next trade id.
+     */
+    private long lastTradeId;
+    /**
+     * Before the first state, nothing is counted: the bars are complete from the gateway's start at best.
      */
     private long barsFromNs = System.currentTimeMillis() * 1_000_000L;
-    /**
-     * The engine's next trade id in the first state the gateway loaded, 0 before: every trade the gateway applies has
-     * an id at or above it, every trade below it was made before.
-     */
-    private long firstStateNextTradeId;
 
     /**
      * @param closedOrdersAllAccounts closed orders kept for all accounts together.
@@ -297,29 +305,53 @@ final class ReadModel
     }
 
     /**
-     * @return since when (epoch nanoseconds) the markets' {@link Market#bars} hold every trade of the exchange.
+     * Trade ids [fromTradeId, toTradeId) the bars lack, all made by {@code untilNs} (the time of the state after them).
+     */
+    record MissingTrades(long fromTradeId, long toTradeId, long untilNs)
+    {
+    }
+
+    /**
+     * @return since when (epoch nanoseconds) the markets' {@link Market#bars} hold every trade of the exchange: after
+     * the last range still missing, if any.
      */
     long barsFromNs()
     {
-        return barsFromNs;
+        long from = barsFromNs;
+        for (int i = 0; i < missingTrades.size(); i++)
+        {
+            from = Math.max(from, missingTrades.get(i).untilNs());
+        }
+        return from;
     }
 
     /**
-     * @return the engine's next trade id in the first state loaded, 0 before one was.
+     * @return the range of trades the last state loaded left missing, or null when it left none.
      */
-    long firstStateNextTradeId()
+    MissingTrades missingTradesOfLastState()
     {
-        return firstStateNextTradeId;
+        return missingTradesOfLastState;
     }
 
     /**
-     * Count the trades made before the gateway's first state (every one since {@code fromNs}, by instrument), and say
-     * that the bars hold every trade since then.
+     * Count trades that were missing (by instrument: those of the range within the day), unless the range is no longer
+     * missing (the gateway has since loaded another cluster's state).
      */
-    void addEarlierBars(final Map<Integer, MinuteBars> earlier, final long fromNs)
+    void joinMissingTrades(final MissingTrades range, final Map<Integer, MinuteBars> found)
     {
-        earlier.forEach((instrumentId, bars) -> market(instrumentId).bars.addEarlier(bars));
-        barsFromNs = Math.min(barsFromNs, fromNs);
+        if (missingTrades.remove(range))
+        {
+            found.forEach((instrumentId, bars) -> market(instrumentId).bars.join(bars));
+        }
+    }
+
+    /**
+     * @return now, for the ticker's day and the candles: the wall clock, or the exchange's time when that is ahead,
+     * so that a trade is never after "now".
+     */
+    long nowNs()
+    {
+        return Math.max(System.currentTimeMillis() * 1_000_000L, lastTimestampNs);
     }
 
     long lastTimestampNs()
@@ -351,12 +383,20 @@ final class ReadModel
             accounts.clear();
             closedOrdersOldestFirst.clear();
             fillsOldestFirst.clear();
+            // Another cluster's trades: what the bars held, or lacked, is not of this one.
+            missingTrades.clear();
+            lastTradeId = 0;
         }
         for (final Market market : markets.values())
         {
             market.bids.clear();
             market.asks.clear();
+            if (!keepHistory)
+            {
+                market.bars.clear();
+            }
         }
+        missingTradesOfLastState = null;
         final int end = offset + length;
         int position = offset;
         while (position < end)
@@ -370,9 +410,16 @@ final class ReadModel
             {
                 case SnapshotBeginDecoder.TEMPLATE_ID ->
                 {
-                    if (firstStateNextTradeId == 0)
+                    snapshotBegin.wrap(buffer, bodyOffset, blockLength, version);
+                    barsFromNs = Long.MIN_VALUE;
+                    // The trades below the state's next trade id that the gateway has not applied were made before
+                    // the state, by its time: every later one it applies.
+                    if (snapshotBegin.nextTradeId() - 1 > lastTradeId)
                     {
-                        firstStateNextTradeId = snapshotBegin.wrap(buffer, bodyOffset, blockLength, version).nextTradeId();
+                        missingTradesOfLastState = new MissingTrades(lastTradeId + 1, snapshotBegin.nextTradeId(),
+                            snapshotBegin.timestampNs());
+                        missingTrades.add(missingTradesOfLastState);
+                        lastTradeId = snapshotBegin.nextTradeId() - 1;
                     }
                     position = bodyOffset + blockLength;
                 }
@@ -630,7 +677,8 @@ final class ReadModel
             market.trades.removeLast();
         }
         market.lastPrice = e.price();
-        market.bars.add(timestampNs, e.price(), e.quantity());
+        market.bars.add(e.tradeId(), timestampNs, e.price(), e.quantity());
+        lastTradeId = Math.max(lastTradeId, e.tradeId());
         changes.trades.add(view);
 
         fill(e.makerAccountId(), e.makerOrderId(), e.makerClientOrderId(), e.makerFilledQuantity(),

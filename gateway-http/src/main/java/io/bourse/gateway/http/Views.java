@@ -158,8 +158,8 @@ final class Views
 
     /**
      * The last price, the best bid and ask, and the rolling day's open, high, low, volume, quote volume and trade
-     * count: of the trades since {@code since}, which is 24 hours (1,440 whole minutes, this one included) before now,
-     * or later when the gateway has not seen the whole day.
+     * count: of the day's 1,440 whole minutes, this one included. {@code since} says from when every trade is counted:
+     * the day's start, or later while the gateway lacks some of the day's trades.
      *
      * @param barsFromNs since when the bars hold every trade ({@link ReadModel#barsFromNs}).
      */

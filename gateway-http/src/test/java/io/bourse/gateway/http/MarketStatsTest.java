@@ -3,6 +3,12 @@ package io.bourse.gateway.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigDecimal;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
 import static io.bourse.gateway.http.GatewayHarness.BOB;
 import static io.bourse.gateway.http.GatewayHarness.expect;
@@ -14,6 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MarketStatsTest
 {
+    private static final long DAY_MS = 24 * 3_600_000L;
+
     @Test
     void theTickerAndTheCandlesCountTheDaysTrades()
     {
@@ -40,9 +48,9 @@ class MarketStatsTest
             assertEquals("1.5000", ticker.get("volume").asText());
             assertEquals("151.000000", ticker.get("quoteVolume").asText(), "100 × 1 + 102 × 0.5");
             assertEquals(2, ticker.get("tradeCount").asLong());
-            // A gateway without the store counts from its start, which was before the trades.
-            assertTrue(ticker.get("since").asLong() <= beforeMs &&
-                ticker.get("since").asLong() > beforeMs - 600_000, ticker.toString());
+            // The exchange had made no trade before the gateway's first state: it has seen every one of the day.
+            assertTrue(ticker.get("since").asLong() <= beforeMs - DAY_MS + 60_000 &&
+                ticker.get("since").asLong() > beforeMs - DAY_MS - 60_000, ticker.toString());
 
             for (final String interval : new String[]{ "1m", "5m", "15m", "30m", "1h", "4h" })
             {
@@ -72,6 +80,123 @@ class MarketStatsTest
             RestApiTest.expectProblem(400, "UNKNOWN_PARAMETER", "from", harness.get("/api/v1/candles/BTC-USD?from=1"));
             RestApiTest.expectProblem(404, "UNKNOWN_INSTRUMENT", null, harness.get("/api/v1/candles/NOPE-USD"));
             RestApiTest.expectProblem(405, "METHOD_NOT_ALLOWED", null, harness.call(ALICE, "POST", "/api/v1/candles/BTC-USD", "{}"));
+        }
+    }
+
+    @Test
+    void aRestartedGatewayCountsTheTradesItMissedOnceTheStoreHoldsThem() throws Exception
+    {
+        final List<JsonNode> stored = new CopyOnWriteArrayList<>();
+        final CountDownLatch storeCaughtUp = new CountDownLatch(1);
+        final HistorySource store = new TradesOnlyHistory()
+        {
+            public long lastTradeId()
+            {
+                return storeCaughtUp.getCount() > 0 ? 0 : stored.stream().mapToLong(t -> t.get("tradeId").asLong()).max()
+                    .orElse(0);
+            }
+
+            public long firstTradeIdSince(final long fromNs)
+            {
+                return stored.stream().filter(t -> t.get("time").asLong() * 1_000_000 >= fromNs)
+                    .mapToLong(t -> t.get("tradeId").asLong()).min().orElse(Long.MAX_VALUE);
+            }
+
+            public int trades(final long fromTradeId, final long beforeTradeId, final int limit,
+                final TradeVisitor visitor)
+            {
+                // Two a time, to read in parts as the store does.
+                final List<JsonNode> part = stored.stream().filter(t -> t.get("tradeId").asLong() >= fromTradeId &&
+                    t.get("tradeId").asLong() < beforeTradeId).sorted(Comparator.comparingLong(t ->
+                    t.get("tradeId").asLong())).limit(Math.min(2, limit)).toList();
+                for (final JsonNode t : part)
+                {
+                    visitor.onTrade(t.get("tradeId").asLong(), 1, price(t.get("price").asText()),
+                        quantity(t.get("quantity").asText()), t.get("time").asLong() * 1_000_000);
+                }
+                return part.size();
+            }
+        };
+        try (GatewayHarness harness = new GatewayHarness(context -> context.history(store)))
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                expect(200, harness.placeLimit(ALICE, "SELL", (100 + i) + ".00", "1", null));
+                expect(200, harness.placeLimit(BOB, "BUY", (100 + i) + ".00", "1", null));
+            }
+            final JsonNode before = expect(200, harness.get("/api/v1/ticker/BTC-USD")).json();
+            assertEquals(5, before.get("tradeCount").asLong());
+            expect(200, harness.get("/api/v1/trades/BTC-USD?limit=200")).json().forEach(stored::add);
+            assertEquals(5, stored.size());
+
+            harness.stopGateway();
+            final long restartedMs = System.currentTimeMillis();
+            harness.startGateway();
+            // The store does not hold the five trades yet: the restarted gateway counts none of them, and says
+            // that it has every trade only since its state.
+            expect(200, harness.placeLimit(ALICE, "SELL", "99.00", "1", null));
+            expect(200, harness.placeLimit(BOB, "BUY", "99.00", "1", null));
+            final JsonNode lagging = expect(200, harness.get("/api/v1/ticker/BTC-USD")).json();
+            assertEquals(1, lagging.get("tradeCount").asLong(), lagging.toString());
+            assertTrue(lagging.get("since").asLong() >= stored.getFirst().get("time").asLong() &&
+                lagging.get("since").asLong() <= restartedMs, lagging.toString());
+
+            storeCaughtUp.countDown();
+            final long deadlineNs = System.nanoTime() + GatewayHarness.TIMEOUT_NS;
+            JsonNode ticker;
+            do
+            {
+                Thread.sleep(20);
+                ticker = expect(200, harness.get("/api/v1/ticker/BTC-USD")).json();
+            }
+            while (ticker.get("tradeCount").asLong() < 6 && System.nanoTime() < deadlineNs);
+            assertEquals(6, ticker.get("tradeCount").asLong(), ticker.toString());
+            assertEquals("100.00", ticker.get("open").asText(), "the first of the day, read from the store");
+            assertEquals("104.00", ticker.get("high").asText());
+            assertEquals("99.00", ticker.get("low").asText());
+            assertEquals("6.0000", ticker.get("volume").asText());
+            assertEquals("609.000000", ticker.get("quoteVolume").asText(), "100 + 101 + 102 + 103 + 104 + 99");
+            assertTrue(ticker.get("since").asLong() <= restartedMs - DAY_MS + 60_000, ticker.toString());
+            long candleTrades = 0;
+            for (final JsonNode candle : expect(200, harness.get("/api/v1/candles/BTC-USD?interval=1h")).json())
+            {
+                candleTrades += candle.get("tradeCount").asLong();
+            }
+            assertEquals(6, candleTrades);
+        }
+    }
+
+    private static long price(final String text)
+    {
+        return new BigDecimal(text).movePointRight(2).longValueExact();
+    }
+
+    private static long quantity(final String text)
+    {
+        return new BigDecimal(text).movePointRight(4).longValueExact();
+    }
+
+    /**
+     * A history source that lists trades and nothing else.
+     */
+    private abstract static class TradesOnlyHistory implements HistorySource
+    {
+        public Page<Trade> trades(final long accountId, final long fromNs, final long toNs, final Cursor after,
+            final int limit)
+        {
+            return new Page<>(List.of(), null);
+        }
+
+        public Page<Order> orders(final long accountId, final long fromNs, final long toNs, final Cursor after,
+            final int limit)
+        {
+            return new Page<>(List.of(), null);
+        }
+
+        public Page<Transfer> transfers(final long accountId, final long fromNs, final long toNs, final Cursor after,
+            final int limit)
+        {
+            return new Page<>(List.of(), null);
         }
     }
 }

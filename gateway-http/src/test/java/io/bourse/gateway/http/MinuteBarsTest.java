@@ -19,10 +19,10 @@ class MinuteBarsTest
     void theDayIsTheLast1440MinutesAndOlderTradesDropOut()
     {
         final MinuteBars bars = new MinuteBars();
-        bars.add(at(0, 1), 100, 2);
-        bars.add(at(0, 30), 105, 1);
-        bars.add(at(10, 0), 95, 3);
-        bars.add(at(20, 0), 101, 4);
+        add(bars, at(0, 1), 100, 2);
+        add(bars, at(0, 30), 105, 1);
+        add(bars, at(10, 0), 95, 3);
+        add(bars, at(20, 0), 101, 4);
         final MinuteBars.Bar day = bars.day(at(20, 59));
         assertEquals(List.of(100L, 105L, 95L, 101L, 10L, 4L), List.of(day.open(), day.high(), day.low(), day.close(),
             day.volume(), day.trades()));
@@ -34,10 +34,10 @@ class MinuteBarsTest
         assertEquals(List.of(95L, 95L, 101L, 7L, 2L), List.of(later.open(), later.low(), later.close(), later.volume(),
             later.trades()));
         // A trade a day later takes the first minute's slot: what it held is gone.
-        bars.add(at(MinuteBars.MINUTES, 5), 200, 1);
+        add(bars, at(MinuteBars.MINUTES, 5), 200, 1);
         assertEquals(3, bars.day(at(MinuteBars.MINUTES, 6)).trades());
         // And one older than the slot's minute comes too late to count.
-        bars.add(at(0, 40), 1, 1);
+        add(bars, at(0, 40), 1, 1);
         assertEquals(3, bars.day(at(MinuteBars.MINUTES, 6)).trades());
         assertEquals(0, bars.day(at(3 * MinuteBars.MINUTES, 0)).trades(), "a quiet day");
     }
@@ -46,11 +46,11 @@ class MinuteBarsTest
     void candlesAreWholeIntervalsOldestFirstWithoutEmptyOnes()
     {
         final MinuteBars bars = new MinuteBars();
-        bars.add(at(0, 0), 10, 1);
-        bars.add(at(3, 0), 12, 1);
-        bars.add(at(4, 59), 9, 1);
-        bars.add(at(5, 0), 11, 1);
-        bars.add(at(17, 0), 13, 2);
+        add(bars, at(0, 0), 10, 1);
+        add(bars, at(3, 0), 12, 1);
+        add(bars, at(4, 59), 9, 1);
+        add(bars, at(5, 0), 11, 1);
+        add(bars, at(17, 0), 13, 2);
         final List<MinuteBars.Bar> fives = bars.candles(at(17, 30), 5, 100);
         assertEquals(List.of(START_MINUTE, START_MINUTE + 5, START_MINUTE + 15),
             fives.stream().map(MinuteBars.Bar::startMinute).toList(), "no candle for the quiet minutes 10 to 14");
@@ -68,22 +68,38 @@ class MinuteBarsTest
     }
 
     @Test
-    void earlierBarsJoinWithTheirOpenAndTheLaterClose()
+    void barsCountedApartJoinByTradeIdWhateverTheOrder()
     {
-        final MinuteBars earlier = new MinuteBars();
-        earlier.add(at(0, 0), 50, 1);
-        earlier.add(at(1, 0), 60, 1);
-        earlier.add(at(1, 10), 70, 1);
-        final MinuteBars later = new MinuteBars();
-        later.add(at(1, 20), 65, 2);
-        later.add(at(2, 0), 80, 1);
-        later.addEarlier(earlier);
-        final MinuteBars.Bar minuteOne = later.candles(at(2, 30), 1, 100).get(1);
-        assertEquals(List.of(60L, 70L, 60L, 65L, 4L, 3L), List.of(minuteOne.open(), minuteOne.high(), minuteOne.low(),
-            minuteOne.close(), minuteOne.volume(), minuteOne.trades()));
-        final MinuteBars.Bar day = later.day(at(2, 30));
-        assertEquals(List.of(50L, 80L, 5L, 6L), List.of(day.open(), day.close(), day.trades(), day.volume()));
-        assertEquals(BigInteger.valueOf(50 + 60 + 70 + 65 * 2 + 80), day.quote());
+        // The gateway's own trades, 20 to 22, and those it missed, 10 to 12 and 30, read from the store later.
+        final MinuteBars own = new MinuteBars();
+        own.add(20, at(1, 20), 65, 2);
+        own.add(21, at(2, 0), 80, 1);
+        own.add(22, at(3, 0), 90, 1);
+        final MinuteBars missed = new MinuteBars();
+        missed.add(10, at(0, 0), 50, 1);
+        missed.add(11, at(1, 0), 60, 1);
+        missed.add(12, at(1, 10), 70, 1);
+        missed.add(30, at(3, 30), 95, 1);
+        own.join(missed);
+        final List<MinuteBars.Bar> minutes = own.candles(at(3, 40), 1, 100);
+        final MinuteBars.Bar one = minutes.get(1);
+        assertEquals(List.of(60L, 70L, 60L, 65L, 4L, 3L), List.of(one.open(), one.high(), one.low(), one.close(),
+            one.volume(), one.trades()), "minute 1: the missed trades came first");
+        final MinuteBars.Bar three = minutes.get(3);
+        assertEquals(List.of(90L, 95L, 2L), List.of(three.open(), three.close(), three.trades()),
+            "minute 3: the missed trade came last");
+        final MinuteBars.Bar day = own.day(at(3, 40));
+        assertEquals(List.of(50L, 95L, 7L, 8L), List.of(day.open(), day.close(), day.trades(), day.volume()));
+        assertEquals(BigInteger.valueOf(50 + 60 + 70 + 65 * 2 + 80 + 90 + 95), day.quote());
+
+        // The day is summed once a minute: a join into a minute already summed is counted all the same.
+        final MinuteBars late = new MinuteBars();
+        late.add(5, at(0, 1), 40, 1);
+        own.join(late);
+        assertEquals(List.of(40L, 8L), List.of(own.day(at(3, 40)).open(), own.day(at(3, 40)).trades()));
+        // And so is a trade the gateway applies in an earlier minute than the last (a clock stepped back).
+        own.add(31, at(0, 30), 10, 1);
+        assertEquals(List.of(10L, 9L), List.of(own.day(at(3, 40)).low(), own.day(at(3, 40)).trades()));
     }
 
     @Test
@@ -95,12 +111,30 @@ class MinuteBarsTest
         final long quantity = 9_000_000_000_000L;
         for (int i = 0; i < 1000; i++)
         {
-            bars.add(at(i % 3, i % 60), price, quantity);
+            add(bars, at(i % 3, i % 60), price, quantity);
         }
         final BigInteger expected = BigInteger.valueOf(price).multiply(BigInteger.valueOf(quantity))
             .multiply(BigInteger.valueOf(1000));
         assertEquals(expected, bars.day(at(3, 0)).quote());
         assertEquals(expected, bars.candles(at(3, 0), 5, 1).getFirst().quote());
+        // Joined to as much again, in the same minutes: the carry between the two words is kept.
+        final MinuteBars more = new MinuteBars();
+        for (int i = 0; i < 1000; i++)
+        {
+            add(more, at(i % 3, i % 60), price, quantity);
+        }
+        bars.join(more);
+        assertEquals(expected.shiftLeft(1), bars.day(at(3, 0)).quote());
+    }
+
+    private long nextTradeId = 1;
+
+    /**
+     * Add a trade with the next trade id.
+     */
+    private void add(final MinuteBars bars, final long timestampNs, final long price, final long quantity)
+    {
+        bars.add(nextTradeId++, timestampNs, price, quantity);
     }
 
     private static long at(final long minute, final long second)

@@ -6,9 +6,9 @@ const state = {
   symbol: null,
   book: { bids: new Map(), asks: new Map(), sequence: 0 },
   trades: [],
-  // The chart's candles as the exchange had them when loaded (by interval start), and when that was.
+  // The chart's candles as the exchange had them when loaded (by interval start), and which load is the latest.
   candles: new Map(),
-  candlesLoadedAt: 0,
+  candlesLoad: 0,
   credentials: JSON.parse(sessionStorage.getItem('bourse.credentials') || 'null'),
   ws: null,
 };
@@ -145,12 +145,13 @@ function renderTrades() {
 const CANDLE_INTERVALS = { 60000: '1m', 300000: '5m', 900000: '15m', 3600000: '1h' };
 
 async function loadCandles() {
+  const load = ++state.candlesLoad;
   const name = CANDLE_INTERVALS[$('interval').value];
-  const loadedAt = Date.now();
   const loaded = name ? await publicGet(`/api/v1/candles/${encodeURIComponent(state.symbol)}?interval=${name}&limit=60`) : [];
+  // An answer to an earlier load (another symbol or interval) is not drawn.
+  if (load !== state.candlesLoad) return;
   state.candles = new Map(loaded.map((c) =>
     [c.time, { open: Number(c.open), high: Number(c.high), low: Number(c.low), close: Number(c.close) }]));
-  state.candlesLoadedAt = loadedAt;
   renderChart();
 }
 
@@ -161,12 +162,12 @@ function renderChart() {
   context.clearRect(0, 0, width, height);
   const intervalMs = Number($('interval').value);
   const candles = new Map([...state.candles].map(([start, c]) => [start, { ...c }]));
-  // Trades extend the loaded candles: from the newest loaded one's, those since the load (a trade counted twice
-  // changes no open, high, low or close), and later intervals'.
+  // Recent trades extend the loaded candles: the newest loaded one (a trade it already counts changes none of its
+  // open, high, low or close) and later intervals.
   const newest = Math.max(-Infinity, ...candles.keys());
   for (const t of [...state.trades].reverse()) {
     const start = Math.floor(t.time / intervalMs) * intervalMs;
-    if (start < newest || (start === newest && t.time < state.candlesLoadedAt)) continue;
+    if (start < newest) continue;
     const price = Number(t.price);
     const c = candles.get(start);
     if (!c) candles.set(start, { open: price, high: price, low: price, close: price });
@@ -300,6 +301,7 @@ async function selectInstrument(symbol) {
   if (state.symbol) for (const channel of ['book', 'trades', 'ticker']) send({ op: 'unsubscribe', channel, symbol: state.symbol });
   state.symbol = symbol;
   state.book = { bids: new Map(), asks: new Map(), sequence: 0 };
+  state.candles = new Map();
   state.trades = await publicGet(`/api/v1/trades/${encodeURIComponent(symbol)}?limit=200`);
   renderTrades();
   await loadCandles().catch((error) => { console.warn('bourse candles', error); renderChart(); });
@@ -316,7 +318,10 @@ async function start() {
     $('instrument').append(option);
   }
   $('instrument').addEventListener('change', () => selectInstrument($('instrument').value));
-  $('interval').addEventListener('change', () => loadCandles().catch((error) => console.warn('bourse candles', error)));
+  const reloadCandles = () => loadCandles().catch((error) => console.warn('bourse candles', error));
+  $('interval').addEventListener('change', reloadCandles);
+  // Loaded again each minute: the recent trades alone would not cover a busy hour.
+  setInterval(() => { if (state.symbol) reloadCandles(); }, 60000);
   for (const id of ['price', 'quantity', 'type', 'clientOrderId']) $(id).addEventListener('input', validate);
   $('order').addEventListener('submit', placeOrder);
   $('cancelAll').addEventListener('click', () => state.credentials &&
