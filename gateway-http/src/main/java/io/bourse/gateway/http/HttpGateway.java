@@ -32,6 +32,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -843,11 +844,26 @@ public final class HttpGateway implements AutoCloseable
             }
             case "ticker" ->
             {
-                only(n, 4, path);
                 get(method);
-                final InstrumentView instrument = instrument(parts[3], null);
-                query(ex, model -> Views.ticker(model.market(instrument.id()), instrument, model.nowNs(),
-                    model.barsFromNs()).without("type"));
+                if (n == 3)
+                {
+                    // Every instrument's, by id, for a client watching the whole market.
+                    query(ex, model ->
+                    {
+                        final ArrayNode array = Views.MAPPER.createArrayNode();
+                        model.instruments().stream().sorted(Comparator.comparingInt(InstrumentView::id)).forEach(i ->
+                            array.add(Views.ticker(model.market(i.id()), i, model.nowNs(), model.barsFromNs())
+                                .without("type")));
+                        return array;
+                    });
+                }
+                else
+                {
+                    only(n, 4, path);
+                    final InstrumentView instrument = instrument(parts[3], null);
+                    query(ex, model -> Views.ticker(model.market(instrument.id()), instrument, model.nowNs(),
+                        model.barsFromNs()).without("type"));
+                }
             }
             case "candles" ->
             {

@@ -1,6 +1,7 @@
 package io.bourse.gateway.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
@@ -70,6 +71,10 @@ class MarketStatsTest
                 }
                 assertEquals(2, trades, interval + ": " + candles);
             }
+            final JsonNode all = expect(200, harness.get("/api/v1/ticker")).json();
+            assertEquals(1, all.size(), "every instrument's: the harness has one");
+            // Asked a moment later, its day may start a minute later: all else is the same.
+            assertEquals(((ObjectNode)ticker.deepCopy()).without("since"), ((ObjectNode)all.get(0)).without("since"));
             final JsonNode oneMinute = expect(200, harness.get("/api/v1/candles/BTC-USD?interval=1m&limit=1")).json();
             assertEquals(1, oneMinute.size());
             assertEquals("102.00", oneMinute.get(0).get("close").asText(), "the most recent");
