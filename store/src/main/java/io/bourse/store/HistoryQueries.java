@@ -104,7 +104,8 @@ public final class HistoryQueries implements AutoCloseable
     private PreparedStatement ordersQuery;
     private PreparedStatement orderQuery;
     private PreparedStatement orderByClientOrderIdQuery;
-    private PreparedStatement tradeIdsQuery;
+    private PreparedStatement firstTradeIdQuery;
+    private PreparedStatement lastTradeIdQuery;
     private PreparedStatement firstTradeFromQuery;
     private PreparedStatement tradesFromQuery;
     private PreparedStatement transfersQuery;
@@ -163,7 +164,9 @@ public final class HistoryQueries implements AutoCloseable
             "SELECT " + ORDER_COLUMNS + " FROM orders WHERE account_id = ? AND client_order_id = ? " +
             // A replace may give an older order the id: the open order with it comes first.
             "ORDER BY CASE WHEN status IN ('NEW', 'PARTIALLY_FILLED') THEN 0 ELSE 1 END, order_id DESC LIMIT 1");
-        tradeIdsQuery = connection.prepareStatement("SELECT MIN(trade_id), MAX(trade_id) FROM trades");
+        // Apart: SQLite reads MIN or MAX alone from the key's ends, but both in one query from every row.
+        firstTradeIdQuery = connection.prepareStatement("SELECT MIN(trade_id) FROM trades");
+        lastTradeIdQuery = connection.prepareStatement("SELECT MAX(trade_id) FROM trades");
         firstTradeFromQuery = connection.prepareStatement(
             "SELECT trade_id, timestamp_ns FROM trades WHERE trade_id >= ? ORDER BY trade_id LIMIT 1");
         tradesFromQuery = connection.prepareStatement(
@@ -220,7 +223,8 @@ public final class HistoryQueries implements AutoCloseable
             ordersQuery.close();
             orderQuery.close();
             orderByClientOrderIdQuery.close();
-            tradeIdsQuery.close();
+            firstTradeIdQuery.close();
+            lastTradeIdQuery.close();
             firstTradeFromQuery.close();
             tradesFromQuery.close();
             transfersQuery.close();
@@ -405,12 +409,7 @@ public final class HistoryQueries implements AutoCloseable
         }
         try
         {
-            final long last;
-            try (ResultSet rows = tradeIdsQuery.executeQuery())
-            {
-                rows.next();
-                last = rows.getLong(2);
-            }
+            final long last = tradeId(lastTradeIdQuery);
             database.connection().commit();
             return last;
         }
@@ -433,14 +432,9 @@ public final class HistoryQueries implements AutoCloseable
         }
         try
         {
-            long low;
-            long high;
-            try (ResultSet rows = tradeIdsQuery.executeQuery())
-            {
-                rows.next();
-                low = rows.getLong(1);
-                high = rows.getLong(2) + 1;
-            }
+            final long last = tradeId(lastTradeIdQuery);
+            long low = last == 0 ? 1 : tradeId(firstTradeIdQuery);
+            long high = last + 1;
             // The lowest id whose first trade at or after it is at or after the time; high when there is none.
             while (low < high)
             {
@@ -466,6 +460,17 @@ public final class HistoryQueries implements AutoCloseable
         catch (final SQLException ex)
         {
             throw failed("the first trade since " + fromNs, ex);
+        }
+    }
+
+    /**
+     * @return the one id the query reads, 0 when there is none (the table is empty).
+     */
+    private static long tradeId(final PreparedStatement query) throws SQLException
+    {
+        try (ResultSet rows = query.executeQuery())
+        {
+            return rows.next() ? rows.getLong(1) : 0;
         }
     }
 

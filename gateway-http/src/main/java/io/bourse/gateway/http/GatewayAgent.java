@@ -200,6 +200,29 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         return live;
     }
 
+    private void sendTicker(final int instrumentId)
+    {
+        final Set<WsSession> subscribers = tickerSubscribers.get(instrumentId);
+        final InstrumentView instrument = model.instrument(instrumentId);
+        if (instrument != null && subscribers != null && !subscribers.isEmpty())
+        {
+            sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument, model.nowNs(),
+                model.barsFromNs()).toString());
+        }
+    }
+
+    /**
+     * Count trades the model's bars were missing ({@link ReadModel#joinMissingTrades}), and send the tickers they
+     * change: on a quiet market no trade would.
+     */
+    void joinMissingTrades(final ReadModel.MissingTrades range, final Map<Integer, MinuteBars> found)
+    {
+        if (model.joinMissingTrades(range, found))
+        {
+            found.keySet().forEach(this::sendTicker);
+        }
+    }
+
     /**
      * @return the log position up to which the model holds the exchange's state (meaningful while {@link #isLive()}).
      */
@@ -875,14 +898,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         for (final IntHashSet.IntIterator it = touched.iterator(); it.hasNext(); )
         {
-            final int instrumentId = it.nextValue();
-            final Set<WsSession> subscribers = tickerSubscribers.get(instrumentId);
-            final InstrumentView instrument = model.instrument(instrumentId);
-            if (instrument != null && subscribers != null && !subscribers.isEmpty())
-            {
-                sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument, model.nowNs(),
-                    model.barsFromNs()).toString());
-            }
+            sendTicker(it.nextValue());
         }
         // Fills before the order states they lead to, as an execution report stream would have them.
         for (int i = 0; i < changes.fills.size(); i++)

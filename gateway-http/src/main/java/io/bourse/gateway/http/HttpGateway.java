@@ -338,11 +338,6 @@ public final class HttpGateway implements AutoCloseable
      */
     static final int MAX_WAITING_HISTORY_QUERIES = 64;
     /**
-     * How long the gateway waits for the post-trade store to hold the trades a state left it without (made before
-     * its start, or while it was cut off), to count them in the ticker and candles.
-     */
-    static final long MISSING_TRADES_WAIT_NS = TimeUnit.SECONDS.toNanos(60);
-    /**
      * Trades read from the store in one query.
      */
     private static final int MISSING_TRADES_PART = 10_000;
@@ -574,7 +569,7 @@ public final class HttpGateway implements AutoCloseable
                 final Map<Integer, MinuteBars> found = readTrades(range);
                 if (found != null)
                 {
-                    while (!agent.submit(a -> a.model().joinMissingTrades(range, found)))
+                    while (!agent.submit(a -> a.joinMissingTrades(range, found)))
                     {
                         Thread.sleep(10);
                     }
@@ -588,8 +583,12 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * @return the range's trades within the day, by instrument; null when the store does not hold them all within
-     * {@link #MISSING_TRADES_WAIT_NS}, or cannot be read (said on stderr), or the gateway closes.
+     * Wait until the store holds the whole range (it may be catching up after a restart: asked again at growing
+     * intervals, up to 5 s), then read the range's trades within the day.
+     *
+     * @return the range's trades within the day, by instrument; null when the range is no longer needed (joined,
+     * dropped with another cluster's state, or made more than a day ago), the store cannot be read (said on stderr),
+     * or the gateway closes.
      */
     private Map<Integer, MinuteBars> readTrades(final ReadModel.MissingTrades range) throws InterruptedException
     {
@@ -598,24 +597,19 @@ public final class HttpGateway implements AutoCloseable
             " are not in the ticker and candles: ";
         try
         {
-            final long deadlineNs = System.nanoTime() + MISSING_TRADES_WAIT_NS;
+            long pauseMs = 100;
             long last;
             while ((last = history.lastTradeId()) < range.toTradeId() - 1)
             {
-                if (last < 0 || closed)
+                // A source that lists no trades says -1.
+                if (last < 0 || closed || !agent.model().isMissing(range) || range.untilNs() < dayStartNs())
                 {
                     return null;
                 }
-                if (System.nanoTime() > deadlineNs)
-                {
-                    System.err.println(failure + "the post-trade store held trades up to " + last + " after " +
-                        TimeUnit.NANOSECONDS.toSeconds(MISSING_TRADES_WAIT_NS) + " s");
-                    return null;
-                }
-                Thread.sleep(100);
+                Thread.sleep(pauseMs);
+                pauseMs = Math.min(2 * pauseMs, 5_000);
             }
-            final long dayStartNs = (Math.floorDiv(System.currentTimeMillis() * 1_000_000L, MinuteBars.MINUTE_NS) -
-                MinuteBars.MINUTES + 1) * MinuteBars.MINUTE_NS;
+            final long dayStartNs = dayStartNs();
             final Map<Integer, MinuteBars> found = new HashMap<>();
             final long[] next = { Math.max(range.fromTradeId(), history.firstTradeIdSince(dayStartNs)) };
             while (next[0] < range.toTradeId())
@@ -643,6 +637,15 @@ public final class HttpGateway implements AutoCloseable
             System.err.println(failure + ex);
             return null;
         }
+    }
+
+    /**
+     * @return the start of the ticker's day now: its first whole minute, by the wall clock.
+     */
+    private static long dayStartNs()
+    {
+        return (Math.floorDiv(System.currentTimeMillis() * 1_000_000L, MinuteBars.MINUTE_NS) - MinuteBars.MINUTES + 1) *
+            MinuteBars.MINUTE_NS;
     }
 
     // ------------------------------------------------------------------------------------------------ routing

@@ -97,8 +97,9 @@ final class MinuteBars
         final long sumLow = quoteLow[slot] + productLow;
         quoteHigh[slot] += Math.multiplyHigh(price, quantity) + (Long.compareUnsigned(sumLow, productLow) < 0 ? 1 : 0);
         quoteLow[slot] = sumLow;
-        if (tradeMinute < summedToMinute)
+        if (tradeMinute != summedToMinute)
         {
+            // Into a minute the sum holds, or one whose slot held a minute it holds: summed again when next asked.
             summedToMinute = EMPTY;
         }
     }

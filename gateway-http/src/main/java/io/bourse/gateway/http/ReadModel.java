@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The gateway's view of the exchange, built from the engine state at one log position and the event batches after
@@ -187,7 +188,7 @@ final class ReadModel
      * it was cut off from the exchange (a gap it fetched the state again across); filled from the post-trade store
      * when the gateway has one.
      */
-    private final List<MissingTrades> missingTrades = new ArrayList<>();
+    private final List<MissingTrades> missingTrades = new CopyOnWriteArrayList<>();
     /**
      * The range the last state loaded left missing, or null.
      */
@@ -334,15 +335,35 @@ final class ReadModel
     }
 
     /**
+     * Whether the range is still missing (not since joined, or dropped with another cluster's state). Read from any
+     * thread: the reader of the post-trade store asks before waiting for a range.
+     */
+    boolean isMissing(final MissingTrades range)
+    {
+        for (final MissingTrades missing : missingTrades)
+        {
+            if (missing == range)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Count trades that were missing (by instrument: those of the range within the day), unless the range is no longer
      * missing (the gateway has since loaded another cluster's state).
+     *
+     * @return whether they were counted.
      */
-    void joinMissingTrades(final MissingTrades range, final Map<Integer, MinuteBars> found)
+    boolean joinMissingTrades(final MissingTrades range, final Map<Integer, MinuteBars> found)
     {
-        if (missingTrades.remove(range))
+        if (!missingTrades.removeIf(missing -> missing == range))
         {
-            found.forEach((instrumentId, bars) -> market(instrumentId).bars.join(bars));
+            return false;
         }
+        found.forEach((instrumentId, bars) -> market(instrumentId).bars.join(bars));
+        return true;
     }
 
     /**
@@ -418,6 +439,9 @@ final class ReadModel
                     {
                         missingTradesOfLastState = new MissingTrades(lastTradeId + 1, snapshotBegin.nextTradeId(),
                             snapshotBegin.timestampNs());
+                        // A range made more than a day ago is of no day's account: without a store, none is read.
+                        final long dayAgoNs = snapshotBegin.timestampNs() - MinuteBars.MINUTES * MinuteBars.MINUTE_NS;
+                        missingTrades.removeIf(missing -> missing.untilNs() < dayAgoNs);
                         missingTrades.add(missingTradesOfLastState);
                         lastTradeId = snapshotBegin.nextTradeId() - 1;
                     }

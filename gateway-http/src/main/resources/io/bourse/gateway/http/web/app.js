@@ -319,7 +319,8 @@ async function start() {
   }
   $('instrument').addEventListener('change', () => selectInstrument($('instrument').value));
   const reloadCandles = () => loadCandles().catch((error) => console.warn('bourse candles', error));
-  $('interval').addEventListener('change', reloadCandles);
+  // Another interval's candles are not drawn while this one's load.
+  $('interval').addEventListener('change', () => { state.candles = new Map(); renderChart(); reloadCandles(); });
   // Loaded again each minute: the recent trades alone would not cover a busy hour.
   setInterval(() => { if (state.symbol) reloadCandles(); }, 60000);
   for (const id of ['price', 'quantity', 'type', 'clientOrderId']) $(id).addEventListener('input', validate);
