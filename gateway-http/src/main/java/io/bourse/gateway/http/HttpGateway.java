@@ -1647,6 +1647,44 @@ public final class HttpGateway implements AutoCloseable
             history(ex, parts[6], parseId(parts[4], "accountId"));
             return;
         }
+        if (what.equals("accounts") && parts.length == 4)
+        {
+            get(method);
+            onlyParameters(ex, "after", "limit");
+            final long after = queryLong(ex, "after", 0, 0, Long.MAX_VALUE);
+            final int limit = (int)queryInt(ex, "limit", 100, 1, HistorySource.MAX_LIMIT);
+            query(ex, model ->
+            {
+                final long[] ids = model.accountIds(after, limit + 1);
+                final ObjectNode page = Views.MAPPER.createObjectNode();
+                page.put("globalKillSwitch", model.globalKillSwitch());
+                final ArrayNode accounts = page.putArray("accounts");
+                for (int i = 0; i < Math.min(ids.length, limit); i++)
+                {
+                    accounts.add(Views.adminAccount(model, ids[i], model.existingAccount(ids[i])));
+                }
+                page.put("nextAfter", ids.length > limit ? Long.toString(ids[limit - 1]) : null);
+                return page;
+            });
+            return;
+        }
+        if (what.equals("accounts") && parts.length == 5)
+        {
+            get(method);
+            onlyParameters(ex);
+            final long accountId = parseId(parts[4], "accountId");
+            query(ex, model ->
+            {
+                final ReadModel.AccountState account = model.existingAccount(accountId);
+                if (account == null)
+                {
+                    throw new ApiException(404, RejectReason.UNKNOWN_ACCOUNT.name(), "the exchange has no account " +
+                        accountId, "accountId");
+                }
+                return Views.adminAccount(model, accountId, account);
+            });
+            return;
+        }
         if (what.equals("accounts") && parts.length == 6)
         {
             final long accountId = parseId(parts[4], "accountId");

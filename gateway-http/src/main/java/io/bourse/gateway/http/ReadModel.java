@@ -1,13 +1,15 @@
 package io.bourse.gateway.http;
 
+import io.bourse.protocol.codec.AccountLimitsChangedDecoder;
 import io.bourse.protocol.codec.AccountRecordDecoder;
 import io.bourse.protocol.codec.AssetDefinedDecoder;
 import io.bourse.protocol.codec.AssetRecordDecoder;
 import io.bourse.protocol.codec.BalanceChangedDecoder;
-import io.bourse.protocol.codec.BooleanType;
 import io.bourse.protocol.codec.BookLevelChangedDecoder;
+import io.bourse.protocol.codec.BooleanType;
 import io.bourse.protocol.codec.InstrumentDefinedDecoder;
 import io.bourse.protocol.codec.InstrumentRecordDecoder;
+import io.bourse.protocol.codec.KillSwitchChangedDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.OrderAcceptedDecoder;
 import io.bourse.protocol.codec.OrderCanceledDecoder;
@@ -124,6 +126,15 @@ final class ReadModel
             }
         };
         final ArrayDeque<FillView> fills = new ArrayDeque<>();
+        /**
+         * The account's limits and kill switch, as the engine holds them: until the state or an event says
+         * otherwise, a new account's (no limits, switch off, the engine's default self-trade prevention).
+         */
+        long maxOrderQuantity;
+        long maxOrderNotional;
+        int maxOpenOrders;
+        SelfTradePrevention defaultSelfTradePrevention = SelfTradePrevention.CANCEL_AGGRESSOR;
+        boolean killSwitch;
     }
 
     /**
@@ -161,6 +172,8 @@ final class ReadModel
     private final AssetDefinedDecoder assetDefined = new AssetDefinedDecoder();
     private final InstrumentDefinedDecoder instrumentDefined = new InstrumentDefinedDecoder();
     private final TradingStateChangedDecoder tradingStateChanged = new TradingStateChangedDecoder();
+    private final AccountLimitsChangedDecoder accountLimitsChanged = new AccountLimitsChangedDecoder();
+    private final KillSwitchChangedDecoder killSwitchChanged = new KillSwitchChangedDecoder();
     private final AssetRecordDecoder assetRecord = new AssetRecordDecoder();
     private final InstrumentRecordDecoder instrumentRecord = new InstrumentRecordDecoder();
     private final SnapshotBeginDecoder snapshotBegin = new SnapshotBeginDecoder();
@@ -197,6 +210,7 @@ final class ReadModel
      * The highest trade id the gateway knows of: applied, or below a state's next trade id.
      */
     private long lastTradeId;
+    private boolean globalKillSwitch;
     /**
      * Before the first state, nothing is counted: the bars are complete from the gateway's start at best.
      */
@@ -235,6 +249,23 @@ final class ReadModel
     AccountState account(final long accountId)
     {
         return accounts.computeIfAbsent(accountId, ignored -> new AccountState());
+    }
+
+    /**
+     * @return whether the exchange's kill switch for every account is on.
+     */
+    boolean globalKillSwitch()
+    {
+        return globalKillSwitch;
+    }
+
+    /**
+     * @return the ids of the accounts the exchange has, in order, after {@code afterAccountId}: at most {@code limit}.
+     */
+    long[] accountIds(final long afterAccountId, final int limit)
+    {
+        return accounts.keySet().stream().mapToLong(Long::longValue).filter(id -> id > afterAccountId).sorted()
+            .limit(limit).toArray();
     }
 
     AccountState existingAccount(final long accountId)
@@ -432,6 +463,7 @@ final class ReadModel
                 case SnapshotBeginDecoder.TEMPLATE_ID ->
                 {
                     snapshotBegin.wrap(buffer, bodyOffset, blockLength, version);
+                    globalKillSwitch = snapshotBegin.globalKillSwitch() == BooleanType.TRUE;
                     barsFromNs = Long.MIN_VALUE;
                     // The trades below the state's next trade id that the gateway has not applied were made before
                     // the state, by its time: every later one it applies.
@@ -467,6 +499,11 @@ final class ReadModel
                 {
                     accountRecord.wrap(buffer, bodyOffset, blockLength, version);
                     final AccountState account = account(accountRecord.accountId());
+                    account.maxOrderQuantity = accountRecord.maxOrderQuantity();
+                    account.maxOrderNotional = accountRecord.maxOrderNotional();
+                    account.maxOpenOrders = accountRecord.maxOpenOrders();
+                    account.defaultSelfTradePrevention = accountRecord.defaultSelfTradePrevention();
+                    account.killSwitch = accountRecord.killSwitch() == BooleanType.TRUE;
                     for (final AccountRecordDecoder.BalancesDecoder b : accountRecord.balances())
                     {
                         account.balances.put(b.assetId(), new long[]{ b.available(), b.reserved() });
@@ -641,9 +678,30 @@ final class ReadModel
                     }
                     changes.instrumentsChanged = true;
                 }
+                case AccountLimitsChangedDecoder.TEMPLATE_ID ->
+                {
+                    final AccountLimitsChangedDecoder e = accountLimitsChanged.wrap(buffer, bodyOffset, blockLength, version);
+                    final AccountState account = account(e.accountId());
+                    account.maxOrderQuantity = e.maxOrderQuantity();
+                    account.maxOrderNotional = e.maxOrderNotional();
+                    account.maxOpenOrders = e.maxOpenOrders();
+                    account.defaultSelfTradePrevention = e.defaultSelfTradePrevention();
+                }
+                case KillSwitchChangedDecoder.TEMPLATE_ID ->
+                {
+                    final KillSwitchChangedDecoder e = killSwitchChanged.wrap(buffer, bodyOffset, blockLength, version);
+                    if (e.accountId() == 0)
+                    {
+                        globalKillSwitch = e.active() == BooleanType.TRUE;
+                    }
+                    else
+                    {
+                        account(e.accountId()).killSwitch = e.active() == BooleanType.TRUE;
+                    }
+                }
                 default ->
                 {
-                    // Events that change nothing the gateway shows: transfers, limits, kill switches, status reports.
+                    // Events that change nothing the gateway shows: transfers, status reports.
                 }
             }
             position = bodyOffset + header.blockLength();

@@ -210,6 +210,22 @@ final class Views
             .setScale(i.quoteScale(), RoundingMode.HALF_EVEN).toPlainString();
     }
 
+    /**
+     * An account as an operator sees it: its kill switch, limits (as {@code PUT .../limits} takes them), open orders
+     * and balances.
+     */
+    static ObjectNode adminAccount(final ReadModel model, final long accountId, final ReadModel.AccountState account)
+    {
+        final ObjectNode node = balances(model, accountId);
+        node.put("killSwitch", account.killSwitch);
+        node.put("maxOrderQuantity", account.maxOrderQuantity);
+        node.put("maxOrderNotional", account.maxOrderNotional);
+        node.put("maxOpenOrders", account.maxOpenOrders);
+        node.put("selfTradePrevention", account.defaultSelfTradePrevention.name());
+        node.put("openOrders", account.openOrders.size());
+        return node;
+    }
+
     static ObjectNode balances(final ReadModel model, final long accountId)
     {
         final ObjectNode node = MAPPER.createObjectNode();

@@ -1,0 +1,88 @@
+package io.bourse.gateway.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.bourse.gateway.http.GatewayHarness.ADMIN;
+import static io.bourse.gateway.http.GatewayHarness.ALICE;
+import static io.bourse.gateway.http.GatewayHarness.BOB;
+import static io.bourse.gateway.http.GatewayHarness.CAROL;
+import static io.bourse.gateway.http.GatewayHarness.expect;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * An operator's view of the accounts: each one's kill switch, limits, open orders and balances, and the list of them,
+ * as the exchange holds them, after a gateway restart too.
+ */
+class AdminAccountsTest
+{
+    @Test
+    void anOperatorSeesEveryAccountsSwitchLimitsOrdersAndBalances()
+    {
+        try (GatewayHarness harness = new GatewayHarness())
+        {
+            final JsonNode fresh = expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/2", null)).json();
+            assertEquals("2", fresh.get("accountId").asText());
+            assertFalse(fresh.get("killSwitch").asBoolean());
+            assertEquals(0, fresh.get("maxOrderQuantity").asLong(), "no limit");
+            assertEquals("CANCEL_AGGRESSOR", fresh.get("selfTradePrevention").asText(), "the engine's default");
+            assertEquals(0, fresh.get("openOrders").asInt());
+
+            expect(200, harness.placeLimit(BOB, "BUY", "90.00", "1", null));
+            expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/2/limits",
+                "{\"maxOrderQuantity\":50000,\"maxOrderNotional\":1000000000,\"maxOpenOrders\":5," +
+                "\"selfTradePrevention\":\"CANCEL_BOTH\"}"));
+            expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/2/kill-switch", "{\"active\":true}"));
+            final JsonNode set = expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/2", null)).json();
+            assertTrue(set.get("killSwitch").asBoolean(), set.toString());
+            assertEquals(50_000, set.get("maxOrderQuantity").asLong());
+            assertEquals(1_000_000_000, set.get("maxOrderNotional").asLong());
+            assertEquals(5, set.get("maxOpenOrders").asInt());
+            assertEquals("CANCEL_BOTH", set.get("selfTradePrevention").asText());
+            assertEquals(1, set.get("openOrders").asInt());
+            assertEquals(expect(200, harness.call(BOB, "GET", "/api/v1/balances", null)).json().get("balances"),
+                set.get("balances"), "the balances as the account's own key reads them");
+
+            // The list, a page at a time, and the global switch.
+            expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/kill-switch", "{\"active\":true}"));
+            final List<String> ids = new ArrayList<>();
+            String after = "0";
+            JsonNode page;
+            do
+            {
+                page = expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts?limit=2&after=" + after, null))
+                    .json();
+                assertTrue(page.get("globalKillSwitch").asBoolean(), page.toString());
+                page.get("accounts").forEach(account -> ids.add(account.get("accountId").asText()));
+                after = page.get("nextAfter").asText();
+            }
+            while (!page.get("nextAfter").isNull());
+            assertEquals(List.of(ALICE, BOB, CAROL).stream().map(key -> Long.toString(key.accountId())).toList(), ids);
+
+            // A restarted gateway reads them from the exchange's state.
+            harness.stopGateway();
+            harness.startGateway();
+            assertEquals(set, expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/2", null)).json());
+            assertTrue(expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts", null)).json()
+                .get("globalKillSwitch").asBoolean());
+            expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/kill-switch", "{\"active\":false}"));
+            assertFalse(expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts", null)).json()
+                .get("globalKillSwitch").asBoolean());
+
+            RestApiTest.expectProblem(404, "UNKNOWN_ACCOUNT", "accountId",
+                harness.call(ADMIN, "GET", "/api/v1/admin/accounts/999", null));
+            RestApiTest.expectProblem(403, "FORBIDDEN", null, harness.call(ALICE, "GET", "/api/v1/admin/accounts", null));
+            RestApiTest.expectProblem(400, "INVALID_PARAMETER", "limit",
+                harness.call(ADMIN, "GET", "/api/v1/admin/accounts?limit=0", null));
+            RestApiTest.expectProblem(400, "UNKNOWN_PARAMETER", "symbol",
+                harness.call(ADMIN, "GET", "/api/v1/admin/accounts?symbol=BTC-USD", null));
+            RestApiTest.expectProblem(405, "METHOD_NOT_ALLOWED", null,
+                harness.call(ADMIN, "DELETE", "/api/v1/admin/accounts/2", null));
+        }
+    }
+}
