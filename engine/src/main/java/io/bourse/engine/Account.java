@@ -1,5 +1,6 @@
 package io.bourse.engine;
 
+import io.bourse.protocol.AccountDefaults;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import org.agrona.collections.Long2ObjectHashMap;
 
@@ -9,8 +10,6 @@ import org.agrona.collections.Long2ObjectHashMap;
  */
 final class Account
 {
-    static final SelfTradePrevention DEFAULT_SELF_TRADE_PREVENTION = SelfTradePrevention.CANCEL_AGGRESSOR;
-
     final long accountId;
     long[] available;
     long[] reserved;
@@ -20,7 +19,7 @@ final class Account
     long maxOrderNotional;
     /** 0 = unlimited. */
     int maxOpenOrders;
-    SelfTradePrevention defaultSelfTradePrevention = DEFAULT_SELF_TRADE_PREVENTION;
+    SelfTradePrevention defaultSelfTradePrevention = AccountDefaults.SELF_TRADE_PREVENTION;
     boolean killSwitch;
     final Long2ObjectHashMap<Order> openOrdersByClientOrderId = new Long2ObjectHashMap<>(8, 0.65f);
 

@@ -1,5 +1,6 @@
 package io.bourse.engine;
 
+import io.bourse.protocol.AccountDefaults;
 import io.bourse.protocol.codec.BalanceChangeReason;
 import io.bourse.protocol.codec.CancelReason;
 import io.bourse.protocol.codec.CommandType;
@@ -619,7 +620,7 @@ public final class Engine
         account.maxOrderNotional = maxOrderNotional;
         account.maxOpenOrders = maxOpenOrders;
         account.defaultSelfTradePrevention = defaultSelfTradePrevention == SelfTradePrevention.ACCOUNT_DEFAULT ?
-            Account.DEFAULT_SELF_TRADE_PREVENTION : defaultSelfTradePrevention;
+            AccountDefaults.SELF_TRADE_PREVENTION : defaultSelfTradePrevention;
         listener.onAccountLimitsChanged(
             accountId, maxOrderQuantity, maxOrderNotional, maxOpenOrders, account.defaultSelfTradePrevention, nowNs);
     }

@@ -338,6 +338,10 @@ public final class HttpGateway implements AutoCloseable
      */
     static final int MAX_WAITING_HISTORY_QUERIES = 64;
     /**
+     * Most accounts one page of the admin's list may hold.
+     */
+    private static final int MAX_ACCOUNTS_PAGE = 1000;
+    /**
      * Trades read from the store in one query.
      */
     private static final int MISSING_TRADES_PART = 10_000;
@@ -847,12 +851,18 @@ public final class HttpGateway implements AutoCloseable
             }
             case "ticker" ->
             {
+                if (n != 3)
+                {
+                    only(n, 4, path);
+                }
                 get(method);
                 if (n == 3)
                 {
+                    onlyParameters(ex);
                     // Every instrument's, by id, for a client watching the whole market.
                     query(ex, model ->
                     {
+                        checkLive();
                         final ArrayNode array = Views.MAPPER.createArrayNode();
                         model.instruments().stream().sorted(Comparator.comparingInt(InstrumentView::id)).forEach(i ->
                             array.add(Views.ticker(model.market(i.id()), i, model.nowNs(), model.barsFromNs())
@@ -862,7 +872,6 @@ public final class HttpGateway implements AutoCloseable
                 }
                 else
                 {
-                    only(n, 4, path);
                     final InstrumentView instrument = instrument(parts[3], null);
                     query(ex, model -> Views.ticker(model.market(instrument.id()), instrument, model.nowNs(),
                         model.barsFromNs()).without("type"));
@@ -1652,9 +1661,10 @@ public final class HttpGateway implements AutoCloseable
             get(method);
             onlyParameters(ex, "after", "limit");
             final long after = queryLong(ex, "after", 0, 0, Long.MAX_VALUE);
-            final int limit = (int)queryInt(ex, "limit", 100, 1, HistorySource.MAX_LIMIT);
+            final int limit = (int)queryInt(ex, "limit", 100, 1, MAX_ACCOUNTS_PAGE);
             query(ex, model ->
             {
+                checkLive();
                 final long[] ids = model.accountIds(after, limit + 1);
                 final ObjectNode page = Views.MAPPER.createObjectNode();
                 page.put("globalKillSwitch", model.globalKillSwitch());
@@ -1675,6 +1685,7 @@ public final class HttpGateway implements AutoCloseable
             final long accountId = parseId(parts[4], "accountId");
             query(ex, model ->
             {
+                checkLive();
                 final ReadModel.AccountState account = model.existingAccount(accountId);
                 if (account == null)
                 {
@@ -1903,11 +1914,28 @@ public final class HttpGateway implements AutoCloseable
 
     // ------------------------------------------------------------------------------------------------ helpers
 
+    /**
+     * Refuse, on the gateway thread, a query whose answer an empty model would falsify (no instruments, no accounts,
+     * the switch off) while the gateway does not hold the exchange's state.
+     */
+    private void checkLive()
+    {
+        if (!agent.isLive())
+        {
+            throw notReady();
+        }
+    }
+
+    private static ApiException notReady()
+    {
+        return new ApiException(503, "NOT_READY", "the gateway does not hold the exchange state yet", null, 1);
+    }
+
     private void command(final Exchange ex, final Command command)
     {
         if (!agent.isLive())
         {
-            throw new ApiException(503, "NOT_READY", "the gateway does not hold the exchange state yet", null, 1);
+            throw notReady();
         }
         if (!agent.submit(a ->
         {
@@ -2076,7 +2104,7 @@ public final class HttpGateway implements AutoCloseable
         {
             if (!liveBefore || !agent.isLive())
             {
-                throw new ApiException(503, "NOT_READY", "the gateway does not hold the exchange state yet", null, 1);
+                throw notReady();
             }
             throw new ApiException(404, RejectReason.UNKNOWN_INSTRUMENT.name(), "unknown instrument \"" + symbol + "\"",
                 field);

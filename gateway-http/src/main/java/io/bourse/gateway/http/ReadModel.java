@@ -1,5 +1,6 @@
 package io.bourse.gateway.http;
 
+import io.bourse.protocol.AccountDefaults;
 import io.bourse.protocol.codec.AccountLimitsChangedDecoder;
 import io.bourse.protocol.codec.AccountRecordDecoder;
 import io.bourse.protocol.codec.AssetDefinedDecoder;
@@ -31,6 +32,7 @@ import org.agrona.collections.Long2ObjectHashMap;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -39,6 +41,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -133,7 +136,7 @@ final class ReadModel
         long maxOrderQuantity;
         long maxOrderNotional;
         int maxOpenOrders;
-        SelfTradePrevention defaultSelfTradePrevention = SelfTradePrevention.CANCEL_AGGRESSOR;
+        SelfTradePrevention defaultSelfTradePrevention = AccountDefaults.SELF_TRADE_PREVENTION;
         boolean killSwitch;
     }
 
@@ -188,6 +191,10 @@ final class ReadModel
     private final ConcurrentHashMap<String, InstrumentView> instrumentsBySymbol = new ConcurrentHashMap<>();
     private final Int2ObjectHashMap<Market> markets = new Int2ObjectHashMap<>();
     private final Long2ObjectHashMap<AccountState> accounts = new Long2ObjectHashMap<>();
+    /**
+     * The accounts' ids in order, for the admin's list a page at a time.
+     */
+    private final TreeSet<Long> accountIds = new TreeSet<>();
     private final int closedOrdersAllAccounts;
     private final int fillsAllAccounts;
     /**
@@ -248,7 +255,14 @@ final class ReadModel
 
     AccountState account(final long accountId)
     {
-        return accounts.computeIfAbsent(accountId, ignored -> new AccountState());
+        AccountState account = accounts.get(accountId);
+        if (account == null)
+        {
+            account = new AccountState();
+            accounts.put(accountId, account);
+            accountIds.add(accountId);
+        }
+        return account;
     }
 
     /**
@@ -264,8 +278,13 @@ final class ReadModel
      */
     long[] accountIds(final long afterAccountId, final int limit)
     {
-        return accounts.keySet().stream().mapToLong(Long::longValue).filter(id -> id > afterAccountId).sorted()
-            .limit(limit).toArray();
+        final long[] ids = new long[(int)Math.min(limit, accountIds.size())];
+        int count = 0;
+        for (final Iterator<Long> it = accountIds.tailSet(afterAccountId, false).iterator(); it.hasNext() && count < limit; )
+        {
+            ids[count++] = it.next();
+        }
+        return Arrays.copyOf(ids, count);
     }
 
     AccountState existingAccount(final long accountId)
@@ -433,6 +452,7 @@ final class ReadModel
         else
         {
             accounts.clear();
+            accountIds.clear();
             closedOrdersOldestFirst.clear();
             fillsOldestFirst.clear();
             // Another cluster's trades: what the bars held, or lacked, is not of this one.

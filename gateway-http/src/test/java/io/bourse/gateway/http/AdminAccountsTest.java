@@ -63,6 +63,11 @@ class AdminAccountsTest
             }
             while (!page.get("nextAfter").isNull());
             assertEquals(List.of(ALICE, BOB, CAROL).stream().map(key -> Long.toString(key.accountId())).toList(), ids);
+            final JsonNode whole = expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts?limit=3", null)).json();
+            assertEquals(3, whole.get("accounts").size());
+            assertTrue(whole.get("nextAfter").isNull(), "a page that holds the last account is the last");
+            assertEquals(0, expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts?after=3", null)).json()
+                .get("accounts").size());
 
             // A restarted gateway reads them from the exchange's state.
             harness.stopGateway();
@@ -79,6 +84,11 @@ class AdminAccountsTest
             RestApiTest.expectProblem(403, "FORBIDDEN", null, harness.call(ALICE, "GET", "/api/v1/admin/accounts", null));
             RestApiTest.expectProblem(400, "INVALID_PARAMETER", "limit",
                 harness.call(ADMIN, "GET", "/api/v1/admin/accounts?limit=0", null));
+            for (final String bad : List.of("limit=1001", "after=-1", "after=abc", "after=1234567890123456789"))
+            {
+                final GatewayHarness.Response refused = harness.call(ADMIN, "GET", "/api/v1/admin/accounts?" + bad, null);
+                RestApiTest.expectProblem(400, "INVALID_PARAMETER", bad.substring(0, bad.indexOf('=')), refused);
+            }
             RestApiTest.expectProblem(400, "UNKNOWN_PARAMETER", "symbol",
                 harness.call(ADMIN, "GET", "/api/v1/admin/accounts?symbol=BTC-USD", null));
             RestApiTest.expectProblem(405, "METHOD_NOT_ALLOWED", null,

@@ -71,10 +71,25 @@ class MarketStatsTest
                 }
                 assertEquals(2, trades, interval + ": " + candles);
             }
+            // A second instrument, with id 3, and one with id 2, made in that order: the list is by id.
+            expect(200, harness.call(GatewayHarness.ADMIN, "PUT", "/api/v1/admin/assets/ETH", "{\"id\":3,\"scale\":8}"));
+            for (final String[] definition : new String[][]{ { "ETH-USD", "3" }, { "ETH-BTC", "2" } })
+            {
+                expect(200, harness.call(GatewayHarness.ADMIN, "PUT", "/api/v1/admin/instruments/" + definition[0],
+                    "{\"id\":" + definition[1] + ",\"baseAsset\":\"ETH\",\"quoteAsset\":\"" +
+                    definition[0].substring(4) + "\",\"priceScale\":2,\"tickSize\":\"0.01\",\"quantityScale\":4," +
+                    "\"lotSize\":\"0.0001\",\"minQuantity\":\"0.0001\",\"maxQuantity\":\"100\",\"priceBandBps\":0," +
+                    "\"makerFeePpm\":0,\"takerFeePpm\":0,\"tradingState\":\"OPEN\"}"));
+            }
             final JsonNode all = expect(200, harness.get("/api/v1/ticker")).json();
-            assertEquals(1, all.size(), "every instrument's: the harness has one");
+            assertEquals(List.of("BTC-USD", "ETH-BTC", "ETH-USD"),
+                List.of(all.get(0).get("symbol").asText(), all.get(1).get("symbol").asText(),
+                    all.get(2).get("symbol").asText()), all.toString());
             // Asked a moment later, its day may start a minute later: all else is the same.
             assertEquals(((ObjectNode)ticker.deepCopy()).without("since"), ((ObjectNode)all.get(0)).without("since"));
+            assertEquals(0, all.get(1).get("tradeCount").asLong(), "each instrument its own trades");
+            RestApiTest.expectProblem(400, "UNKNOWN_PARAMETER", "symbol", harness.get("/api/v1/ticker?symbol=BTC-USD"));
+            RestApiTest.expectProblem(404, "NOT_FOUND", null, harness.get("/api/v1/ticker/BTC-USD/x"));
             final JsonNode oneMinute = expect(200, harness.get("/api/v1/candles/BTC-USD?interval=1m&limit=1")).json();
             assertEquals(1, oneMinute.size());
             assertEquals("102.00", oneMinute.get(0).get("close").asText(), "the most recent");
