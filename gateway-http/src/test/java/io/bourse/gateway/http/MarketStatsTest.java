@@ -108,7 +108,7 @@ class MarketStatsTest
     {
         final List<JsonNode> stored = new CopyOnWriteArrayList<>();
         final CountDownLatch storeCaughtUp = new CountDownLatch(1);
-        final HistorySource store = new TradesOnlyHistory()
+        final HistorySource store = new EmptyHistory()
         {
             public long lastTradeId()
             {
@@ -195,29 +195,5 @@ class MarketStatsTest
     private static long quantity(final String text)
     {
         return new BigDecimal(text).movePointRight(4).longValueExact();
-    }
-
-    /**
-     * A history source that lists trades and nothing else.
-     */
-    private abstract static class TradesOnlyHistory implements HistorySource
-    {
-        public Page<Trade> trades(final long accountId, final long fromNs, final long toNs, final Cursor after,
-            final int limit)
-        {
-            return new Page<>(List.of(), null);
-        }
-
-        public Page<Order> orders(final long accountId, final long fromNs, final long toNs, final Cursor after,
-            final int limit)
-        {
-            return new Page<>(List.of(), null);
-        }
-
-        public Page<Transfer> transfers(final long accountId, final long fromNs, final long toNs, final Cursor after,
-            final int limit)
-        {
-            return new Page<>(List.of(), null);
-        }
     }
 }

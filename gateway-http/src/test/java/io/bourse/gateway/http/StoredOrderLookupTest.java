@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -107,26 +106,8 @@ class StoredOrderLookupTest
             status.equals("CANCELED") ? "CLIENT_REQUEST" : null, 0, false, "CANCEL_RESTING", 0);
     }
 
-    private final class MapHistory implements HistorySource
+    private final class MapHistory extends EmptyHistory
     {
-        public Page<Trade> trades(final long accountId, final long fromNs, final long toNs, final Cursor after,
-            final int limit)
-        {
-            return new Page<>(List.of(), null);
-        }
-
-        public Page<Order> orders(final long accountId, final long fromNs, final long toNs, final Cursor after,
-            final int limit)
-        {
-            return new Page<>(List.of(), null);
-        }
-
-        public Page<Transfer> transfers(final long accountId, final long fromNs, final long toNs, final Cursor after,
-            final int limit)
-        {
-            return new Page<>(List.of(), null);
-        }
-
         public Order order(final long accountId, final long orderId)
         {
             return accountId == ALICE.accountId() ? rows.get(orderId) : null;
