@@ -281,8 +281,9 @@ public final class HttpGateway implements AutoCloseable
         }
 
         /**
-         * The post-trade store's history for {@code /api/v1/history/*}; without one those endpoints answer 404
-         * {@code NO_HISTORY}.
+         * The post-trade store's history: for {@code /api/v1/history/*} (without one those endpoints answer 404
+         * {@code NO_HISTORY}), orders the gateway no longer holds (by id and by client order id), and the trades it
+         * missed, for the ticker's day and the candles.
          */
         public Context history(final HistorySource history)
         {
