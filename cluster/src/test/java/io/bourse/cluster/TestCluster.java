@@ -8,7 +8,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -25,6 +29,7 @@ import java.util.function.UnaryOperator;
 final class TestCluster implements AutoCloseable
 {
     static final long TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    static final File FATAL_ERRORS_FILE = new File("target", "test-cluster-fatal-errors.txt");
 
     private final File baseDir;
     private final int memberCount;
@@ -73,7 +78,41 @@ final class TestCluster implements AutoCloseable
             .portBase(portBase)
             .aeronDirectoryName(new File(System.getProperty("java.io.tmpdir"),
                 "bourse-test-" + ProcessHandle.current().pid() + "-" + portBase + "-" + memberId).getPath())
-            .log(new PrintStream(new LineCapture(memberId), true)));
+            .log(new PrintStream(new LineCapture(memberId), true))
+            .onFatalError(error ->
+            {
+                keepFatalError(memberId, error);
+                FatalErrors.HALT.accept(error);
+            }));
+    }
+
+    /**
+     * A member's fatal error halts this JVM, as it would a node's (a test that expects one sets its own action). The
+     * test's output is then lost with the JVM (surefire does not get its last lines), so the error and the members'
+     * last log lines are first written to {@link #FATAL_ERRORS_FILE}, in the module's directory, to read afterwards.
+     */
+    private void keepFatalError(final int memberId, final Throwable error)
+    {
+        final StringWriter text = new StringWriter();
+        try (PrintWriter out = new PrintWriter(text))
+        {
+            out.println(Instant.now() + " pid " + ProcessHandle.current().pid() + ": member " + memberId +
+                " of the test cluster in " + baseDir + " halts on a fatal error; the members' last log lines:");
+            final List<String> lines = List.copyOf(logLines);
+            lines.subList(Math.max(0, lines.size() - 50), lines.size()).forEach(line -> out.println("  " + line));
+            error.printStackTrace(out);
+        }
+        try
+        {
+            Files.writeString(FATAL_ERRORS_FILE.toPath(), text.toString(), StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND, StandardOpenOption.SYNC);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            error.addSuppressed(ex);
+        }
+        System.err.print(text);
+        System.err.flush();
     }
 
     ClusterNode start(final int memberId)
