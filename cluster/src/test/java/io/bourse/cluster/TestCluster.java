@@ -98,7 +98,7 @@ final class TestCluster implements AutoCloseable
         {
             out.println(Instant.now() + " pid " + ProcessHandle.current().pid() + ": member " + memberId +
                 " of the test cluster in " + baseDir + " halts on a fatal error; the members' last log lines:");
-            final List<String> lines = List.copyOf(logLines);
+            final List<String> lines = logLines();
             lines.subList(Math.max(0, lines.size() - 50), lines.size()).forEach(line -> out.println("  " + line));
             error.printStackTrace(out);
         }

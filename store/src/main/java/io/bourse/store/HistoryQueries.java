@@ -254,11 +254,7 @@ public final class HistoryQueries implements AutoCloseable
         final long accountId, final long fromNs, final long toNs, final Cursor after, final int limit)
     {
         checkPage(fromNs, toNs, after, limit);
-        if (database == null)
-        {
-            connect();
-        }
-        try
+        return read("trades of account " + accountId, () ->
         {
             int i = 1;
             for (int side = 0; side < 2; side++)
@@ -278,14 +274,9 @@ public final class HistoryQueries implements AutoCloseable
                         rows.getLong(10)));
                 }
             }
-            database.connection().commit();
             final Trade last = trades.size() > limit ? trades.get(limit - 1) : null;
             return page(trades, limit, last == null ? null : new Cursor(last.timestampNs(), last.tradeId()));
-        }
-        catch (final SQLException ex)
-        {
-            throw failed("trades of account " + accountId, ex);
-        }
+        });
     }
 
     /**
@@ -323,6 +314,37 @@ public final class HistoryQueries implements AutoCloseable
     }
 
     /**
+     * A read of the database, which may fail.
+     */
+    private interface SqlRead<T>
+    {
+        T run() throws SQLException;
+    }
+
+    /**
+     * Run a read on the connection (made again first when a failed query let it go) and end its transaction.
+     *
+     * @param what what it reads, for the error.
+     */
+    private <T> T read(final String what, final SqlRead<T> read)
+    {
+        if (database == null)
+        {
+            connect();
+        }
+        try
+        {
+            final T result = read.run();
+            database.connection().commit();
+            return result;
+        }
+        catch (final SQLException ex)
+        {
+            throw failed(what, ex);
+        }
+    }
+
+    /**
      * Reads a row of a query's result.
      */
     private interface RowReader<T>
@@ -343,11 +365,7 @@ public final class HistoryQueries implements AutoCloseable
         final Function<T, Cursor> cursorOf)
     {
         checkPage(fromNs, toNs, after, limit);
-        if (database == null)
-        {
-            connect();
-        }
-        try
+        return read(what + " of account " + accountId, () ->
         {
             final PreparedStatement statement = query.get();
             final int i = bindRange(statement, 1, accountId, fromNs, toNs, after);
@@ -361,13 +379,8 @@ public final class HistoryQueries implements AutoCloseable
                     rows.add(reader.read(result));
                 }
             }
-            database.connection().commit();
             return page(rows, limit, rows.size() > limit ? cursorOf.apply(rows.get(limit - 1)) : null);
-        }
-        catch (final SQLException ex)
-        {
-            throw failed(what + " of account " + accountId, ex);
-        }
+        });
     }
 
     /**
@@ -403,20 +416,7 @@ public final class HistoryQueries implements AutoCloseable
      */
     public synchronized long lastTradeId()
     {
-        if (database == null)
-        {
-            connect();
-        }
-        try
-        {
-            final long last = tradeId(lastTradeIdQuery);
-            database.connection().commit();
-            return last;
-        }
-        catch (final SQLException ex)
-        {
-            throw failed("the last trade id", ex);
-        }
+        return read("the last trade id", () -> tradeId(lastTradeIdQuery));
     }
 
     /**
@@ -426,11 +426,7 @@ public final class HistoryQueries implements AutoCloseable
      */
     public synchronized long firstTradeIdSince(final long fromNs)
     {
-        if (database == null)
-        {
-            connect();
-        }
-        try
+        return read("the first trade since " + fromNs, () ->
         {
             final long last = tradeId(lastTradeIdQuery);
             long low = last == 0 ? 1 : tradeId(firstTradeIdQuery);
@@ -454,13 +450,8 @@ public final class HistoryQueries implements AutoCloseable
                     high = middle;
                 }
             }
-            database.connection().commit();
             return low;
-        }
-        catch (final SQLException ex)
-        {
-            throw failed("the first trade since " + fromNs, ex);
-        }
+        });
     }
 
     /**
@@ -483,31 +474,22 @@ public final class HistoryQueries implements AutoCloseable
     public synchronized int trades(
         final long fromTradeId, final long beforeTradeId, final int limit, final TradeVisitor visitor)
     {
-        if (database == null)
-        {
-            connect();
-        }
-        try
+        return read("trades from " + fromTradeId, () ->
         {
             tradesFromQuery.setLong(1, fromTradeId);
             tradesFromQuery.setLong(2, beforeTradeId);
             tradesFromQuery.setInt(3, limit);
-            int read = 0;
+            int count = 0;
             try (ResultSet rows = tradesFromQuery.executeQuery())
             {
                 while (rows.next())
                 {
                     visitor.onTrade(rows.getLong(1), rows.getInt(2), rows.getLong(3), rows.getLong(4), rows.getLong(5));
-                    read++;
+                    count++;
                 }
             }
-            database.connection().commit();
-            return read;
-        }
-        catch (final SQLException ex)
-        {
-            throw failed("trades from " + fromTradeId, ex);
-        }
+            return count;
+        });
     }
 
     /**
@@ -518,11 +500,7 @@ public final class HistoryQueries implements AutoCloseable
     private Order oneOrder(final Supplier<PreparedStatement> query, final long first, final long second,
         final String what)
     {
-        if (database == null)
-        {
-            connect();
-        }
-        try
+        return read(what, () ->
         {
             final PreparedStatement statement = query.get();
             statement.setLong(1, first);
@@ -532,13 +510,8 @@ public final class HistoryQueries implements AutoCloseable
             {
                 order = rows.next() ? order(rows) : null;
             }
-            database.connection().commit();
             return order;
-        }
-        catch (final SQLException ex)
-        {
-            throw failed(what, ex);
-        }
+        });
     }
 
     private static Order order(final ResultSet rows) throws SQLException

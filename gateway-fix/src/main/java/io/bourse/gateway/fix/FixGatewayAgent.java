@@ -1652,11 +1652,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         // Counted against the session's rate, never refused for it.
         state.takeRateToken();
         final OrderStatusRequestDecoder in = statusRequest;
-        final FixOrder open = state.findOpen(in.clOrdID(), in.clOrdIDLength());
-        final FixOrder closed = open == null ? state.findRecentlyClosed(in.clOrdID(), in.clOrdIDLength()) : null;
+        final int clOrdIdLength = in.clOrdIDLength();
+        final FixOrder open = state.findOpen(in.clOrdID(), clOrdIdLength);
+        final FixOrder closed = open == null ? state.findRecentlyClosed(in.clOrdID(), clOrdIdLength) : null;
         // An order a restart left waiting for the exchange's word is answered as not yet acknowledged, not unknown.
-        final FixOrder order = open != null || closed != null ? open :
-            pendingRestored(state, in.clOrdID(), Math.min(in.clOrdIDLength(), in.clOrdID().length));
+        final FixOrder order = open != null || closed != null ? open : pendingRestored(state, in.clOrdID(), clOrdIdLength);
         if (closed != null)
         {
             // Its final state, as its last report gave it.

@@ -44,4 +44,12 @@ final class ApiException extends RuntimeException
     {
         return new ApiException(400, code, message, field);
     }
+
+    /**
+     * A defect of the gateway's, answered 500 rather than leaving the request unanswered.
+     */
+    static ApiException internal(final RuntimeException defect)
+    {
+        return new ApiException(500, "INTERNAL_ERROR", "internal error: " + defect, null);
+    }
 }

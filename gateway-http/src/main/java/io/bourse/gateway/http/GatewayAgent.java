@@ -206,8 +206,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final InstrumentView instrument = model.instrument(instrumentId);
         if (instrument != null && subscribers != null && !subscribers.isEmpty())
         {
-            sendAll(subscribers, Views.ticker(model.market(instrumentId), instrument, model.nowNs(),
-                model.barsFromNs()).toString());
+            sendAll(subscribers, Views.ticker(model, instrument).toString());
         }
     }
 
@@ -645,7 +644,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         else if ("ticker".equals(channel))
         {
-            send(session, Views.ticker(market, instrument, model.nowNs(), model.barsFromNs()).toString());
+            send(session, Views.ticker(model, instrument).toString());
         }
     }
 

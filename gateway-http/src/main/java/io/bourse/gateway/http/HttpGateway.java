@@ -645,12 +645,11 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * @return the start of the ticker's day now: its first whole minute, by the wall clock.
+     * @return the start of the ticker's day now, by the wall clock.
      */
     private static long dayStartNs()
     {
-        return (Math.floorDiv(System.currentTimeMillis() * 1_000_000L, MinuteBars.MINUTE_NS) - MinuteBars.MINUTES + 1) *
-            MinuteBars.MINUTE_NS;
+        return MinuteBars.dayStartNs(System.currentTimeMillis() * 1_000_000L);
     }
 
     // ------------------------------------------------------------------------------------------------ routing
@@ -745,7 +744,7 @@ public final class HttpGateway implements AutoCloseable
             }
             catch (final RuntimeException ex)
             {
-                problem(exchange, new ApiException(500, "INTERNAL_ERROR", "internal error: " + ex, null));
+                problem(exchange, ApiException.internal(ex));
             }
         });
     }
@@ -866,16 +865,14 @@ public final class HttpGateway implements AutoCloseable
                         checkLive();
                         final ArrayNode array = Views.MAPPER.createArrayNode();
                         model.instruments().stream().sorted(Comparator.comparingInt(InstrumentView::id)).forEach(i ->
-                            array.add(Views.ticker(model.market(i.id()), i, model.nowNs(), model.barsFromNs())
-                                .without("type")));
+                            array.add(Views.ticker(model, i).without("type")));
                         return array;
                     });
                 }
                 else
                 {
                     final InstrumentView instrument = instrument(parts[3], null);
-                    query(ex, model -> Views.ticker(model.market(instrument.id()), instrument, model.nowNs(),
-                        model.barsFromNs()).without("type"));
+                    query(ex, model -> Views.ticker(model, instrument).without("type"));
                 }
             }
             case "candles" ->
@@ -1049,7 +1046,7 @@ public final class HttpGateway implements AutoCloseable
             }
             catch (final RuntimeException failure)
             {
-                ex.complete(null, new ApiException(500, "INTERNAL_ERROR", "internal error: " + failure, null));
+                ex.complete(null, ApiException.internal(failure));
             }
         }))
         {
@@ -1082,7 +1079,7 @@ public final class HttpGateway implements AutoCloseable
                     }
                     return held;
                 }
-                if (fence < gatewayPosition && ("NEW".equals(row.status()) || "PARTIALLY_FILLED".equals(row.status())))
+                if (fence < gatewayPosition && OrderView.isOpen(row.status()))
                 {
                     throw new ApiException(503, "NOT_READY", "the post-trade store has not caught up with what the " +
                         "gateway knows of this order: retry shortly", null, 1);
@@ -1138,7 +1135,7 @@ public final class HttpGateway implements AutoCloseable
                     }
                     catch (final RuntimeException error)
                     {
-                        problem(ex, new ApiException(500, "INTERNAL_ERROR", "internal error: " + error, null));
+                        problem(ex, ApiException.internal(error));
                     }
                 }
                 else if (result.cause() instanceof ApiException error)
@@ -1976,7 +1973,7 @@ public final class HttpGateway implements AutoCloseable
             catch (final RuntimeException failure)
             {
                 // A defect in a query must neither leave the request unanswered nor stop the gateway thread.
-                error = new ApiException(500, "INTERNAL_ERROR", "internal error: " + failure, null);
+                error = ApiException.internal(failure);
             }
             ex.complete(response, error);
         }))

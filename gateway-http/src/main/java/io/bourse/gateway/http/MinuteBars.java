@@ -178,10 +178,11 @@ final class MinuteBars
     Bar day(final long nowNs)
     {
         final long last = Math.floorDiv(nowNs, MINUTE_NS);
+        final long first = firstMinute(last);
         if (summedToMinute != last)
         {
             closedMinutes.reset();
-            for (long m = last - MINUTES + 1; m < last; m++)
+            for (long m = first; m < last; m++)
             {
                 closedMinutes.add(this, m);
             }
@@ -190,7 +191,23 @@ final class MinuteBars
         final Accumulator day = new Accumulator();
         day.addAll(closedMinutes);
         day.add(this, last);
-        return day.bar(last - MINUTES + 1);
+        return day.bar(first);
+    }
+
+    /**
+     * @return the start of the day ending with the minute of {@code nowNs}: its first minute's, in epoch nanoseconds.
+     */
+    static long dayStartNs(final long nowNs)
+    {
+        return firstMinute(Math.floorDiv(nowNs, MINUTE_NS)) * MINUTE_NS;
+    }
+
+    /**
+     * @return the first minute of the day whose last is {@code lastMinute}.
+     */
+    private static long firstMinute(final long lastMinute)
+    {
+        return lastMinute - MINUTES + 1;
     }
 
     /**
@@ -203,7 +220,7 @@ final class MinuteBars
     {
         final long last = Math.floorDiv(nowNs, MINUTE_NS);
         // The oldest whole interval that lies within the day.
-        final long first = Math.floorDiv(last - MINUTES + 1 + intervalMinutes - 1, intervalMinutes) * intervalMinutes;
+        final long first = Math.floorDiv(firstMinute(last) + intervalMinutes - 1, intervalMinutes) * intervalMinutes;
         final List<Bar> candles = new ArrayList<>();
         final Accumulator interval = new Accumulator();
         for (long start = Math.floorDiv(last, intervalMinutes) * intervalMinutes;

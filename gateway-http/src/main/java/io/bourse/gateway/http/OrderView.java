@@ -37,6 +37,14 @@ final class OrderView
 
     boolean isOpen()
     {
+        return isOpen(status);
+    }
+
+    /**
+     * @return whether an order in that status (as the API and the store name it) is open.
+     */
+    static boolean isOpen(final String status)
+    {
         return "NEW".equals(status) || "PARTIALLY_FILLED".equals(status);
     }
 }

@@ -157,29 +157,22 @@ final class Views
     }
 
     /**
-     * The last price, the best bid and ask, and the rolling day's open, high, low, volume, quote volume and trade
-     * count: of the day's 1,440 whole minutes, this one included. {@code since} says from when every trade is counted:
-     * the day's start, or later while the gateway lacks some of the day's trades.
-     *
-     * @param barsFromNs since when the bars hold every trade ({@link ReadModel#barsFromNs}).
+     * The last price (the day's close), the best bid and ask, and the rolling day's open, high, low, volume, quote
+     * volume and trade count: of the current minute and the 1,439 before it. {@code since} says from when every trade
+     * is counted: the day's start, or later while the gateway lacks some of the day's trades.
      */
-    static ObjectNode ticker(final ReadModel.Market market, final InstrumentView i, final long nowNs,
-        final long barsFromNs)
+    static ObjectNode ticker(final ReadModel model, final InstrumentView i)
     {
-        final MinuteBars.Bar day = market.bars.day(nowNs);
+        final ReadModel.Market market = model.market(i.id());
+        final MinuteBars.Bar day = market.bars.day(model.nowNs());
         final ObjectNode node = MAPPER.createObjectNode();
         node.put("type", "ticker");
         node.put("symbol", i.symbol());
         node.put("lastPrice", market.lastPrice == 0 ? null : i.price(market.lastPrice));
         node.put("bestBid", market.bids.isEmpty() ? null : i.price(market.bids.firstKey()));
         node.put("bestAsk", market.asks.isEmpty() ? null : i.price(market.asks.firstKey()));
-        node.put("open", day.trades() == 0 ? null : i.price(day.open()));
-        node.put("high", day.trades() == 0 ? null : i.price(day.high()));
-        node.put("low", day.trades() == 0 ? null : i.price(day.low()));
-        node.put("volume", i.quantity(day.volume()));
-        node.put("quoteVolume", quoteAmount(day.quote(), i));
-        node.put("tradeCount", day.trades());
-        node.put("since", Math.max(day.startMinute() * MinuteBars.MINUTE_NS, barsFromNs) / 1_000_000);
+        putBar(node, day, i, false);
+        node.put("since", Math.max(day.startMinute() * MinuteBars.MINUTE_NS, model.barsFromNs()) / 1_000_000);
         return node;
     }
 
@@ -190,14 +183,29 @@ final class Views
     {
         final ObjectNode node = MAPPER.createObjectNode();
         node.put("time", bar.startMinute() * MinuteBars.MINUTE_NS / 1_000_000);
-        node.put("open", i.price(bar.open()));
-        node.put("high", i.price(bar.high()));
-        node.put("low", i.price(bar.low()));
-        node.put("close", i.price(bar.close()));
+        putBar(node, bar, i, true);
+        return node;
+    }
+
+    /**
+     * A bar's prices (null without a trade), volume, quote volume and trade count, as the ticker and candles have them.
+     *
+     * @param close whether to write its close (the ticker has the last price instead).
+     */
+    private static void putBar(final ObjectNode node, final MinuteBars.Bar bar, final InstrumentView i,
+        final boolean close)
+    {
+        final boolean traded = bar.trades() > 0;
+        node.put("open", traded ? i.price(bar.open()) : null);
+        node.put("high", traded ? i.price(bar.high()) : null);
+        node.put("low", traded ? i.price(bar.low()) : null);
+        if (close)
+        {
+            node.put("close", traded ? i.price(bar.close()) : null);
+        }
         node.put("volume", i.quantity(bar.volume()));
         node.put("quoteVolume", quoteAmount(bar.quote(), i));
         node.put("tradeCount", bar.trades());
-        return node;
     }
 
     /**
