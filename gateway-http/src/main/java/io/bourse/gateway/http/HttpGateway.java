@@ -346,6 +346,10 @@ public final class HttpGateway implements AutoCloseable
      * Trades read from the store in one query.
      */
     private static final int MISSING_TRADES_PART = 10_000;
+    /**
+     * Longest pause between asking the store again for trades it does not hold yet, or cannot be read.
+     */
+    private static final long MAX_MISSING_TRADES_PAUSE_MS = 5_000;
     private static final Pattern SMALL_INTEGER = Pattern.compile("[0-9]{1,9}");
     private static final Map<String, String> CONTENT_TYPES = Map.of(
         "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8",
@@ -571,7 +575,7 @@ public final class HttpGateway implements AutoCloseable
             while (!closed)
             {
                 final ReadModel.MissingTrades range = missingTradesToRead.take();
-                final Map<Integer, MinuteBars> found = readTrades(range);
+                final Map<Integer, MinuteBars> found = readTradesUntilRead(range);
                 if (found != null)
                 {
                     while (!agent.submit(a -> a.joinMissingTrades(range, found)))
@@ -588,60 +592,91 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
+     * Read the range, again after a failure (a store restarting, a database connection lost) for as long as the
+     * range is needed: giving it up would leave the ticker's day short of its trades until they leave the day.
+     *
+     * @return as {@link #readTrades}.
+     */
+    private Map<Integer, MinuteBars> readTradesUntilRead(final ReadModel.MissingTrades range)
+        throws InterruptedException
+    {
+        long retryMs = 100;
+        while (true)
+        {
+            try
+            {
+                return readTrades(range);
+            }
+            catch (final RuntimeException ex)
+            {
+                System.err.println("bourse HTTP gateway: trades " + range.fromTradeId() + " to " +
+                    (range.toTradeId() - 1) + " are not yet in the ticker and candles: " + ex +
+                    "; reading them again in " + retryMs + " ms");
+                Thread.sleep(retryMs);
+                retryMs = Math.min(2 * retryMs, MAX_MISSING_TRADES_PAUSE_MS);
+            }
+        }
+    }
+
+    /**
      * Wait until the store holds the whole range (it may be catching up after a restart: asked again at growing
      * intervals, up to 5 s), then read the range's trades within the day.
      *
      * @return the range's trades within the day, by instrument; null when the range is no longer needed (joined,
-     * dropped with another cluster's state, or made more than a day ago), the store cannot be read (said on stderr),
-     * or the gateway closes.
+     * dropped with another cluster's state, or made more than a day ago), the source does not list trades, or the
+     * gateway closes.
+     * @throws RuntimeException when the store cannot be read.
      */
     private Map<Integer, MinuteBars> readTrades(final ReadModel.MissingTrades range) throws InterruptedException
     {
         final HistorySource history = context.history;
-        final String failure = "bourse HTTP gateway: trades " + range.fromTradeId() + " to " + (range.toTradeId() - 1) +
-            " are not in the ticker and candles: ";
-        try
+        long pauseMs = 100;
+        long last;
+        while (isNeeded(range) && (last = history.lastTradeId()) < range.toTradeId() - 1)
         {
-            long pauseMs = 100;
-            long last;
-            while ((last = history.lastTradeId()) < range.toTradeId() - 1)
+            // A source that lists no trades says -1.
+            if (last < 0)
             {
-                // A source that lists no trades says -1.
-                if (last < 0 || closed || !agent.model().isMissing(range) || range.untilNs() < dayStartNs())
-                {
-                    return null;
-                }
-                Thread.sleep(pauseMs);
-                pauseMs = Math.min(2 * pauseMs, 5_000);
+                return null;
             }
-            final long dayStartNs = dayStartNs();
-            final Map<Integer, MinuteBars> found = new HashMap<>();
-            final long[] next = { Math.max(range.fromTradeId(), history.firstTradeIdSince(dayStartNs)) };
-            while (next[0] < range.toTradeId())
-            {
-                if (closed)
-                {
-                    return null;
-                }
-                final int read = history.trades(next[0], range.toTradeId(), MISSING_TRADES_PART,
-                    (tradeId, instrumentId, price, quantity, timestampNs) ->
-                    {
-                        found.computeIfAbsent(instrumentId, ignored -> new MinuteBars())
-                            .add(tradeId, timestampNs, price, quantity);
-                        next[0] = tradeId + 1;
-                    });
-                if (read == 0)
-                {
-                    break;
-                }
-            }
-            return found;
+            Thread.sleep(pauseMs);
+            pauseMs = Math.min(2 * pauseMs, MAX_MISSING_TRADES_PAUSE_MS);
         }
-        catch (final RuntimeException ex)
+        if (!isNeeded(range))
         {
-            System.err.println(failure + ex);
             return null;
         }
+        final long dayStartNs = dayStartNs();
+        final Map<Integer, MinuteBars> found = new HashMap<>();
+        final long[] next = { Math.max(range.fromTradeId(), history.firstTradeIdSince(dayStartNs)) };
+        while (next[0] < range.toTradeId())
+        {
+            if (closed)
+            {
+                return null;
+            }
+            final int read = history.trades(next[0], range.toTradeId(), MISSING_TRADES_PART,
+                (tradeId, instrumentId, price, quantity, timestampNs) ->
+                {
+                    found.computeIfAbsent(instrumentId, ignored -> new MinuteBars())
+                        .add(tradeId, timestampNs, price, quantity);
+                    next[0] = tradeId + 1;
+                });
+            if (read == 0)
+            {
+                break;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * @return whether the range is still to be read: the gateway is open, the range not joined nor dropped with
+     * another cluster's state, and made within the day.
+     */
+    private boolean isNeeded(final ReadModel.MissingTrades range)
+    {
+        return !closed && agent.model().isMissing(range) && range.untilNs() >= dayStartNs();
     }
 
     /**

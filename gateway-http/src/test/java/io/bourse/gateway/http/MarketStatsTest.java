@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
 import static io.bourse.gateway.http.GatewayHarness.BOB;
@@ -108,6 +109,7 @@ class MarketStatsTest
     {
         final List<JsonNode> stored = new CopyOnWriteArrayList<>();
         final CountDownLatch storeCaughtUp = new CountDownLatch(1);
+        final AtomicInteger failedReads = new AtomicInteger();
         final HistorySource store = new EmptyHistory()
         {
             public long lastTradeId()
@@ -125,6 +127,11 @@ class MarketStatsTest
             public int trades(final long fromTradeId, final long beforeTradeId, final int limit,
                 final TradeVisitor visitor)
             {
+                // The first read fails, as when the database is lost for a moment: the gateway reads again.
+                if (failedReads.getAndIncrement() == 0)
+                {
+                    throw new IllegalStateException("the database connection was lost (a test's)");
+                }
                 // Two a time, to read in parts as the store does.
                 final List<JsonNode> part = stored.stream().filter(t -> t.get("tradeId").asLong() >= fromTradeId &&
                     t.get("tradeId").asLong() < beforeTradeId).sorted(Comparator.comparingLong(t ->
@@ -172,6 +179,7 @@ class MarketStatsTest
             }
             final JsonNode ticker = expect(200, harness.get("/api/v1/ticker/BTC-USD")).json();
             assertEquals(6, ticker.get("tradeCount").asLong(), ticker.toString());
+            assertTrue(failedReads.get() > 1, "read again after the failure");
             assertEquals("100.00", ticker.get("open").asText(), "the first of the day, read from the store");
             assertEquals("104.00", ticker.get("high").asText());
             assertEquals("99.00", ticker.get("low").asText());
