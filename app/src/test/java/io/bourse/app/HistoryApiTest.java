@@ -418,6 +418,14 @@ class HistoryApiTest
         assertProblem(404, "NOT_FOUND", null, call(SELLER, "GET", "/api/v1/history/fills", null));
         assertProblem(405, "METHOD_NOT_ALLOWED", null, call(SELLER, "DELETE", trades, null));
         assertProblem(403, "FORBIDDEN", null, call(ADMIN, "GET", trades, null));
+        // A mistyped account is an error to an admin, not an account with no history.
+        for (final String kind : List.of("trades", "orders", "transfers"))
+        {
+            assertProblem(404, "UNKNOWN_ACCOUNT", "accountId",
+                call(ADMIN, "GET", "/api/v1/admin/accounts/987654/history/" + kind, null));
+        }
+        assertProblem(400, "INVALID_PARAMETER", "limit",
+            call(ADMIN, "GET", "/api/v1/admin/accounts/987654/history/trades?limit=0", null));
         final HttpResponse<String> unsigned = HTTP.send(HttpRequest.newBuilder(URI.create(baseUrl + trades)).build(),
             HttpResponse.BodyHandlers.ofString());
         assertEquals(401, unsigned.statusCode());

@@ -940,7 +940,7 @@ public final class HttpGateway implements AutoCloseable
             {
                 only(n, 3, path);
                 get(method);
-                fills(ex, trader(ex).accountId());
+                fills(ex, trader(ex).accountId(), false);
             }
             case "balances" ->
             {
@@ -958,8 +958,10 @@ public final class HttpGateway implements AutoCloseable
 
     /**
      * {@code GET /api/v1/fills}, or an admin's of an account: its recent fills the gateway holds, newest first.
+     *
+     * @param admin whether an admin asks: an account the exchange does not have is then {@link #adminAccount 404}.
      */
-    private void fills(final Exchange ex, final long accountId)
+    private void fills(final Exchange ex, final long accountId, final boolean admin)
     {
         onlyParameters(ex, "symbol", "limit");
         final String symbol = ex.request.getParam("symbol");
@@ -968,7 +970,8 @@ public final class HttpGateway implements AutoCloseable
         query(ex, model ->
         {
             final ArrayNode array = Views.MAPPER.createArrayNode();
-            final ReadModel.AccountState account = model.existingAccount(accountId);
+            final ReadModel.AccountState account =
+                admin ? adminAccount(model, accountId) : model.existingAccount(accountId);
             if (account != null)
             {
                 for (final ReadModel.FillView fill : account.fills)
@@ -999,7 +1002,7 @@ public final class HttpGateway implements AutoCloseable
         only(parts.length, 4, ex.request.path());
         historyKind(ex, parts[3]);
         get(method);
-        history(ex, parts[3], trader(ex).accountId());
+        history(ex, parts[3], trader(ex).accountId(), false);
     }
 
     /**
@@ -1014,9 +1017,11 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * @param kind trades, orders or transfers ({@link #historyKind}).
+     * @param kind  trades, orders or transfers ({@link #historyKind}).
+     * @param admin whether an admin asks: an account the exchange does not have is then {@link #adminAccount 404},
+     *              checked on the gateway thread before the database is asked.
      */
-    private void history(final Exchange ex, final String kind, final long accountId)
+    private void history(final Exchange ex, final String kind, final long accountId, final boolean admin)
     {
         onlyParameters(ex, "from", "to", "cursor", "limit");
         final long fromMs = queryLong(ex, "from", 0, 0, MAX_TIME_MS);
@@ -1036,13 +1041,42 @@ public final class HttpGateway implements AutoCloseable
         }
         final long fromNs = fromMs * 1_000_000;
         final long toNs = toMs < 0 ? Long.MAX_VALUE : toMs * 1_000_000;
-        switch (kind)
+        final Runnable read = switch (kind)
         {
-            case "trades" -> historyQuery(ex, () -> historyTrades(source.trades(accountId, fromNs, toNs, cursor, limit)));
-            case "orders" -> historyQuery(ex, () -> historyOrders(source.orders(accountId, fromNs, toNs, cursor, limit)));
+            case "trades" ->
+                () -> historyQuery(ex, () -> historyTrades(source.trades(accountId, fromNs, toNs, cursor, limit)));
+            case "orders" ->
+                () -> historyQuery(ex, () -> historyOrders(source.orders(accountId, fromNs, toNs, cursor, limit)));
             // The assets' symbols and scales are the gateway thread's: the rows are written out there.
-            default -> historyQuery(ex, () -> source.transfers(accountId, fromNs, toNs, cursor, limit),
+            default -> () -> historyQuery(ex, () -> source.transfers(accountId, fromNs, toNs, cursor, limit),
                 page -> query(ex, model -> historyTransfers(page, model)));
+        };
+        if (!admin)
+        {
+            read.run();
+            return;
+        }
+        if (!agent.submit(a ->
+        {
+            final ApiException refused = adminAccountProblem(a.model(), accountId);
+            ex.vertxContext.runOnContext(ignored ->
+            {
+                try
+                {
+                    if (refused != null)
+                    {
+                        throw refused;
+                    }
+                    read.run();
+                }
+                catch (final ApiException error)
+                {
+                    problem(ex, error);
+                }
+            });
+        }))
+        {
+            throw busy();
         }
     }
 
@@ -1299,7 +1333,7 @@ public final class HttpGateway implements AutoCloseable
             }
             else if (method == HttpMethod.GET)
             {
-                openOrders(ex, trader(ex).accountId());
+                openOrders(ex, trader(ex).accountId(), false);
             }
             else if (method == HttpMethod.DELETE)
             {
@@ -1532,8 +1566,10 @@ public final class HttpGateway implements AutoCloseable
 
     /**
      * {@code GET /api/v1/orders}, or an admin's of an account: its open orders, by order id, of a symbol when asked.
+     *
+     * @param admin whether an admin asks: an account the exchange does not have is then {@link #adminAccount 404}.
      */
-    private void openOrders(final Exchange ex, final long accountId)
+    private void openOrders(final Exchange ex, final long accountId, final boolean admin)
     {
         onlyParameters(ex, "symbol");
         final String symbol = ex.request.getParam("symbol");
@@ -1541,7 +1577,8 @@ public final class HttpGateway implements AutoCloseable
         query(ex, model ->
         {
             final ArrayNode array = Views.MAPPER.createArrayNode();
-            final ReadModel.AccountState account = model.existingAccount(accountId);
+            final ReadModel.AccountState account =
+                admin ? adminAccount(model, accountId) : model.existingAccount(accountId);
             if (account != null)
             {
                 account.openOrders.values().stream()
@@ -1686,7 +1723,7 @@ public final class HttpGateway implements AutoCloseable
         {
             historyKind(ex, parts[6]);
             get(method);
-            history(ex, parts[6], parseId(parts[4], "accountId"));
+            history(ex, parts[6], parseId(parts[4], "accountId"), true);
             return;
         }
         if (what.equals("accounts") && parts.length == 4)
@@ -1716,17 +1753,7 @@ public final class HttpGateway implements AutoCloseable
             get(method);
             onlyParameters(ex);
             final long accountId = parseId(parts[4], "accountId");
-            query(ex, model ->
-            {
-                checkLive();
-                final ReadModel.AccountState account = model.existingAccount(accountId);
-                if (account == null)
-                {
-                    throw new ApiException(404, RejectReason.UNKNOWN_ACCOUNT.name(), "the exchange has no account " +
-                        accountId, "accountId");
-                }
-                return Views.adminAccount(model, accountId, account);
-            });
+            query(ex, model -> Views.adminAccount(model, accountId, adminAccount(model, accountId)));
             return;
         }
         if (what.equals("accounts") && parts.length == 6)
@@ -1753,18 +1780,22 @@ public final class HttpGateway implements AutoCloseable
                 {
                     get(method);
                     onlyParameters(ex);
-                    query(ex, model -> Views.balances(model, accountId));
+                    query(ex, model ->
+                    {
+                        adminAccount(model, accountId);
+                        return Views.balances(model, accountId);
+                    });
                 }
                 case "fills" ->
                 {
                     get(method);
-                    fills(ex, accountId);
+                    fills(ex, accountId, true);
                 }
                 case "orders" ->
                 {
                     if (method == HttpMethod.GET)
                     {
-                        openOrders(ex, accountId);
+                        openOrders(ex, accountId, true);
                     }
                     else if (method == HttpMethod.DELETE)
                     {
@@ -1951,6 +1982,39 @@ public final class HttpGateway implements AutoCloseable
      * Refuse, on the gateway thread, a query whose answer an empty model would falsify (no instruments, no accounts,
      * the switch off) while the gateway does not hold the exchange's state.
      */
+    /**
+     * An admin's read of one account. Run on the gateway thread.
+     *
+     * @return the account.
+     * @throws ApiException as {@link #adminAccountProblem} says.
+     */
+    private ReadModel.AccountState adminAccount(final ReadModel model, final long accountId)
+    {
+        final ApiException refused = adminAccountProblem(model, accountId);
+        if (refused != null)
+        {
+            throw refused;
+        }
+        return model.existingAccount(accountId);
+    }
+
+    /**
+     * Run on the gateway thread.
+     *
+     * @return why an admin cannot read the account, or null: {@code 503 NOT_READY} before the gateway holds the
+     * exchange's state, {@code 404 UNKNOWN_ACCOUNT} when the exchange has no such account (a mistyped id reads as an
+     * error, not as an account with nothing in it).
+     */
+    private ApiException adminAccountProblem(final ReadModel model, final long accountId)
+    {
+        if (!agent.isLive())
+        {
+            return notReady();
+        }
+        return model.existingAccount(accountId) == null ? new ApiException(404, RejectReason.UNKNOWN_ACCOUNT.name(),
+            "the exchange has no account " + accountId, "accountId") : null;
+    }
+
     private void checkLive()
     {
         if (!agent.isLive())

@@ -79,8 +79,11 @@ class AdminAccountsTest
             assertFalse(expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts", null)).json()
                 .get("globalKillSwitch").asBoolean());
 
-            RestApiTest.expectProblem(404, "UNKNOWN_ACCOUNT", "accountId",
-                harness.call(ADMIN, "GET", "/api/v1/admin/accounts/999", null));
+            for (final String read : List.of("", "/balances", "/fills", "/orders"))
+            {
+                RestApiTest.expectProblem(404, "UNKNOWN_ACCOUNT", "accountId",
+                    harness.call(ADMIN, "GET", "/api/v1/admin/accounts/999" + read, null));
+            }
             RestApiTest.expectProblem(403, "FORBIDDEN", null, harness.call(ALICE, "GET", "/api/v1/admin/accounts", null));
             RestApiTest.expectProblem(400, "INVALID_PARAMETER", "limit",
                 harness.call(ADMIN, "GET", "/api/v1/admin/accounts?limit=0", null));
