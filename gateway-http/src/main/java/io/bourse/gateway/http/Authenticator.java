@@ -64,13 +64,14 @@ final class Authenticator
 
     /**
      * @param singleUse whether the request acts (is accepted once) rather than reads.
+     * @param tokens    of the key's rate limit the request takes: 1, or a batch's orders (at most the burst).
      * @param nowMs     the server's time, Unix milliseconds; also the rate limit's clock.
      * @return the key that signed the request.
      * @throws ApiException 401 naming what is wrong, or 429 when the key is over its rate.
      */
     ApiKey authenticate(
         final String key, final String timestamp, final String signature, final String method,
-        final String pathWithQuery, final byte[] body, final boolean singleUse, final long nowMs)
+        final String pathWithQuery, final byte[] body, final boolean singleUse, final int tokens, final long nowMs)
     {
         if (key == null || timestamp == null || signature == null)
         {
@@ -114,7 +115,7 @@ final class Authenticator
         }
         if (!singleUse || !rejectReplays)
         {
-            rateLimiter.acquire(key, nowMs * 1_000_000L);
+            rateLimiter.acquire(key, nowMs * 1_000_000L, tokens);
             return apiKey;
         }
         final ByteBuffer signed = ByteBuffer.wrap(expected);
@@ -123,7 +124,7 @@ final class Authenticator
         {
             throw replayed();
         }
-        rateLimiter.acquire(key, nowMs * 1_000_000L);
+        rateLimiter.acquire(key, nowMs * 1_000_000L, tokens);
         // Looked up again: the same request may have come on two connections at once.
         if (accepted.putIfAbsent(signed, timestampMs + windowMs) != null)
         {

@@ -343,6 +343,11 @@ public final class HttpGateway implements AutoCloseable
      */
     private static final int MAX_ACCOUNTS_PAGE = 1000;
     /**
+     * Most orders one {@code POST /api/v1/orders/batch} may hold.
+     */
+    static final int MAX_BATCH_ORDERS = 20;
+    private static final String BATCH_PATH = "/api/v1/orders/batch";
+    /**
      * Trades read from the store in one query.
      */
     private static final int MISSING_TRADES_PART = 10_000;
@@ -699,6 +704,10 @@ public final class HttpGateway implements AutoCloseable
         final long startNs;
         byte[] body;
         ApiKey key;
+        /**
+         * Of the key's rate limit the request takes: a batch of orders takes one an order.
+         */
+        int tokens = 1;
         boolean answered;
 
         Exchange(final HttpServerRequest request, final long startNs)
@@ -806,6 +815,10 @@ public final class HttpGateway implements AutoCloseable
         }
         else
         {
+            if (path.equals(BATCH_PATH) && ex.request.method() == HttpMethod.POST)
+            {
+                ex.tokens = batchTokens(ex.body);
+            }
             authenticate(ex);
         }
         final HttpMethod method = ex.request.method();
@@ -1325,6 +1338,15 @@ public final class HttpGateway implements AutoCloseable
     private void orders(final Exchange ex, final String[] parts, final HttpMethod method)
     {
         final String path = ex.request.path();
+        if (parts.length == 4 && parts[3].equals("batch"))
+        {
+            if (method != HttpMethod.POST)
+            {
+                throw methodNotAllowed();
+            }
+            placeOrders(ex);
+            return;
+        }
         if (parts.length == 3)
         {
             if (method == HttpMethod.POST)
@@ -1498,7 +1520,36 @@ public final class HttpGateway implements AutoCloseable
     private void placeOrder(final Exchange ex)
     {
         final long accountId = trader(ex).accountId();
-        final ObjectNode body = Requests.object(ex.body, ORDER_FIELDS);
+        final NewOrderTerms terms = newOrderTerms(Requests.object(ex.body, ORDER_FIELDS));
+        command(ex, new OrderCommand(ex, accountId)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return terms.encode(encoder, buffer, accountId);
+            }
+        });
+    }
+
+    /**
+     * A new order's terms as read from its JSON object, checked against its instrument's tick, lot and scales.
+     */
+    private record NewOrderTerms(int instrumentId, Side side, OrderType type, TimeInForce timeInForce,
+        boolean postOnly, SelfTradePrevention selfTradePrevention, long price, long quantity, long quoteAmount,
+        long expireTimeNs, long clientOrderId)
+    {
+        int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer,
+            final long accountId)
+        {
+            return encoder.newOrder(buffer, 0, accountId, clientOrderId, instrumentId, side, type, timeInForce,
+                postOnly, selfTradePrevention, price, quantity, quoteAmount, expireTimeNs);
+        }
+    }
+
+    /**
+     * @throws ApiException 400 or 404 naming the field at fault.
+     */
+    private NewOrderTerms newOrderTerms(final ObjectNode body)
+    {
         final InstrumentView instrument = instrument(Requests.string(body, "symbol", true), "symbol");
         final Side side = Requests.enumValue(body, "side", Side.class, null, EnumSet.of(Side.BUY, Side.SELL));
         final OrderType type = Requests.enumValue(body, "type", OrderType.class, OrderType.LIMIT,
@@ -1529,14 +1580,158 @@ public final class HttpGateway implements AutoCloseable
                 "expireTime");
         }
         final long clientOrderId = clientOrderId(Requests.string(body, "clientOrderId", false), true);
-        command(ex, new OrderCommand(ex, accountId)
+        return new NewOrderTerms(instrument.id(), side, type, timeInForce, postOnly, stp, price, quantity, quoteAmount,
+            expireTimeMs * 1_000_000, clientOrderId);
+    }
+
+    /**
+     * {@code POST /api/v1/orders/batch}: up to {@link #MAX_BATCH_ORDERS} new orders in one request, sent to the
+     * exchange one after another in their order (a market maker quoting several levels at once). Each is read and
+     * answered on its own, as {@code POST /api/v1/orders} would answer it: {@code results[i]} is {@code orders[i]}'s
+     * status and either the order or the error; one refused changes nothing of the others. The batch takes one token
+     * of the key's rate limit an order ({@link #batchTokens}).
+     */
+    private void placeOrders(final Exchange ex)
+    {
+        final long accountId = trader(ex).accountId();
+        final JsonNode orders = Requests.object(ex.body, Set.of("orders")).get("orders");
+        if (orders == null || orders.isNull())
         {
-            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            throw ApiException.badRequest("MISSING_FIELD", "orders is required", "orders");
+        }
+        if (!orders.isArray())
+        {
+            throw ApiException.badRequest("INVALID_TYPE", "orders: expected an array of orders", "orders");
+        }
+        if (orders.isEmpty() || orders.size() > MAX_BATCH_ORDERS)
+        {
+            throw ApiException.badRequest("OUT_OF_RANGE", "orders: expected 1 to " + MAX_BATCH_ORDERS +
+                " orders, got " + orders.size(), "orders");
+        }
+        final ObjectNode[] results = new ObjectNode[orders.size()];
+        final List<OrderCommand> commands = new ArrayList<>();
+        // Counted down on the gateway thread, where every command completes.
+        final int[] waiting = { 0 };
+        for (int i = 0; i < orders.size(); i++)
+        {
+            final int index = i;
+            final NewOrderTerms terms;
+            try
             {
-                return encoder.newOrder(buffer, 0, accountId, clientOrderId, instrument.id(), side, type, timeInForce,
-                    postOnly, stp, price, quantity, quoteAmount, expireTimeMs * 1_000_000);
+                terms = newOrderTerms(Requests.object(orders.get(i), ORDER_FIELDS));
             }
-        });
+            catch (final ApiException error)
+            {
+                results[i] = batchResult(null, error);
+                continue;
+            }
+            waiting[0]++;
+            commands.add(new OrderCommand(ex, accountId)
+            {
+                public int encode(final io.bourse.protocol.CommandEncoder encoder,
+                    final org.agrona.MutableDirectBuffer buffer)
+                {
+                    return terms.encode(encoder, buffer, accountId);
+                }
+
+                public void complete(final Object response, final ApiException error)
+                {
+                    results[index] = batchResult(response, error);
+                    if (--waiting[0] == 0)
+                    {
+                        ex.complete(batchResults(results), null);
+                    }
+                }
+            });
+        }
+        if (commands.isEmpty())
+        {
+            json(ex, 200, batchResults(results));
+            return;
+        }
+        if (!agent.isLive())
+        {
+            throw notReady();
+        }
+        if (!agent.submit(a ->
+        {
+            for (final OrderCommand command : commands)
+            {
+                try
+                {
+                    a.send(command);
+                }
+                catch (final ApiException error)
+                {
+                    command.complete(null, error);
+                }
+            }
+        }))
+        {
+            throw busy();
+        }
+    }
+
+    /**
+     * The tokens a batch takes of its key's rate limit, counted before its signature is checked so that a batch
+     * refused for the rate has taken none and may be sent again as it was: one an order, or one for a body that is no
+     * batch (refused once the request is authenticated).
+     *
+     * @throws ApiException 400 for a batch of more orders than the rate limit's burst, which no wait would let through.
+     */
+    private int batchTokens(final byte[] body)
+    {
+        final JsonNode orders;
+        try
+        {
+            orders = Views.MAPPER.readTree(body).get("orders");
+        }
+        catch (final IOException | RuntimeException notABatch)
+        {
+            return 1;
+        }
+        if (orders == null || !orders.isArray() || orders.isEmpty() || orders.size() > MAX_BATCH_ORDERS)
+        {
+            return 1;
+        }
+        if (orders.size() > rateLimiter.burst())
+        {
+            throw ApiException.badRequest("OUT_OF_RANGE", "orders: a batch takes one token of the key's rate limit " +
+                "an order, and this gateway's burst is " + rateLimiter.burst() + ": send at most that many at once",
+                "orders");
+        }
+        return orders.size();
+    }
+
+    private static ObjectNode batchResult(final Object order, final ApiException error)
+    {
+        final ObjectNode result = Views.MAPPER.createObjectNode();
+        if (error == null)
+        {
+            result.put("status", 200);
+            result.set("order", (JsonNode)order);
+            return result;
+        }
+        result.put("status", error.status);
+        final ObjectNode problem = result.putObject("error");
+        problem.put("code", error.code);
+        problem.put("detail", error.getMessage());
+        if (error.field != null)
+        {
+            problem.put("field", error.field);
+        }
+        return result;
+    }
+
+    private static ObjectNode batchResults(final ObjectNode[] results)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        final ArrayNode array = node.putArray("results");
+        for (final ObjectNode result : results)
+        {
+            array.add(result);
+        }
+        return node;
     }
 
     private void replaceOrder(final Exchange ex, final long orderId)
@@ -2127,7 +2322,7 @@ public final class HttpGateway implements AutoCloseable
             ex.key = authenticator.authenticate(request.getHeader("X-Bourse-Key"),
                 request.getHeader("X-Bourse-Timestamp"), request.getHeader("X-Bourse-Signature"),
                 request.method().name(), request.uri(), ex.body, Authenticator.isSingleUse(request.method().name()),
-                System.currentTimeMillis());
+                ex.tokens, System.currentTimeMillis());
         }
         catch (final ApiException failure)
         {
@@ -2654,7 +2849,7 @@ public final class HttpGateway implements AutoCloseable
                     {
                         key = authenticator.authenticate(Requests.string(message, "key", true),
                             Requests.string(message, "timestamp", true), Requests.string(message, "signature", true),
-                            "GET", "/ws", new byte[0], true, System.currentTimeMillis());
+                            "GET", "/ws", new byte[0], true, 1, System.currentTimeMillis());
                     }
                     catch (final ApiException failure)
                     {

@@ -4,7 +4,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A token bucket per key (an API key, or a client's address): {@code ratePerSecond} tokens a second up to
- * {@code burst}; a request takes one.
+ * {@code burst}; a request takes one, a batch of orders one an order.
  */
 final class RateLimiter
 {
@@ -37,13 +37,22 @@ final class RateLimiter
          */
         synchronized long tryTake(final long nowNs)
         {
+            return tryTake(nowNs, 1);
+        }
+
+        /**
+         * @param count tokens to take, all or none: at most the burst.
+         * @return 0 when they were taken, else the whole seconds to wait until there are as many.
+         */
+        synchronized long tryTake(final long nowNs, final int count)
+        {
             refill(nowNs);
-            if (tokens >= 1)
+            if (tokens >= count)
             {
-                tokens -= 1;
+                tokens -= count;
                 return 0;
             }
-            return Math.max(1, (long)Math.ceil((1 - tokens) / ratePerSecond));
+            return Math.max(1, (long)Math.ceil((count - tokens) / ratePerSecond));
         }
 
         synchronized boolean isFull(final long nowNs)
@@ -87,16 +96,19 @@ final class RateLimiter
     }
 
     /**
-     * Take a token of the key's bucket.
+     * Take tokens of the key's bucket, all or none.
      *
-     * @throws ApiException 429 with Retry-After when the key has none left.
+     * @param count at most {@link #burst()}.
+     * @throws ApiException 429 with Retry-After when the key has fewer left.
      */
-    void acquire(final String key, final long nowNs)
+    void acquire(final String key, final long nowNs, final int count)
     {
-        final long retryAfterS = tryAcquire(key, nowNs);
+        final long retryAfterS = tryAcquire(key, nowNs, count);
         if (retryAfterS > 0)
         {
-            throw refusal(retryAfterS);
+            final ApiException refusal = refusal(retryAfterS);
+            throw count == 1 ? refusal : new ApiException(refusal.status, refusal.code, refusal.getMessage() +
+                ": this batch takes " + count + " tokens, one an order", null, retryAfterS);
         }
     }
 
@@ -114,13 +126,22 @@ final class RateLimiter
      */
     long tryAcquire(final String key, final long nowNs)
     {
+        return tryAcquire(key, nowNs, 1);
+    }
+
+    /**
+     * @return 0 when {@code count} tokens of the key's bucket were taken, else the whole seconds to wait until there
+     * are as many.
+     */
+    long tryAcquire(final String key, final long nowNs, final int count)
+    {
         if (buckets.size() > SWEEP_ABOVE && (lastSweepNs == Long.MIN_VALUE || nowNs - lastSweepNs > 1_000_000_000L))
         {
             lastSweepNs = nowNs;
             // A token taken from a bucket as it goes is not counted: the key's next request finds a full one.
             buckets.values().removeIf(bucket -> bucket.isFull(nowNs));
         }
-        return buckets.computeIfAbsent(key, ignored -> newBucket(nowNs)).tryTake(nowNs);
+        return buckets.computeIfAbsent(key, ignored -> newBucket(nowNs)).tryTake(nowNs, count);
     }
 
     /**
@@ -129,6 +150,14 @@ final class RateLimiter
     int buckets()
     {
         return buckets.size();
+    }
+
+    /**
+     * @return the most tokens a key has at once.
+     */
+    long burst()
+    {
+        return (long)burst;
     }
 
     /**

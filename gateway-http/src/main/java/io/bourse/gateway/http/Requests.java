@@ -41,6 +41,19 @@ final class Requests
         {
             throw ApiException.badRequest("MALFORMED_JSON", "the body must be a JSON object", null);
         }
+        return object(node, allowed);
+    }
+
+    /**
+     * @param node a JSON object (one of a batch's orders, say).
+     * @return the object, once it is known to have only the named fields.
+     */
+    static ObjectNode object(final JsonNode node, final Set<String> allowed)
+    {
+        if (!node.isObject())
+        {
+            throw ApiException.badRequest("INVALID_TYPE", "expected a JSON object", null);
+        }
         final Iterator<String> names = node.fieldNames();
         while (names.hasNext())
         {

@@ -74,6 +74,6 @@ class AuthenticatorTest
         final byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         authenticator.authenticate(KEY.key(), timestamp,
             Authenticator.signature(KEY.secret(), timestamp, "POST", "/api/v1/orders", bytes), "POST", "/api/v1/orders",
-            bytes, true, nowMs);
+            bytes, true, 1, nowMs);
     }
 }

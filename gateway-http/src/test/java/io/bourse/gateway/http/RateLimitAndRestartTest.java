@@ -11,6 +11,7 @@ import java.net.http.WebSocketHandshakeException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import static io.bourse.gateway.http.GatewayHarness.ADMIN;
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
 import static io.bourse.gateway.http.GatewayHarness.BOB;
 import static io.bourse.gateway.http.GatewayHarness.expect;
@@ -47,6 +48,39 @@ class RateLimitAndRestartTest
             expect(200, harness.call(BOB, "GET", "/api/v1/balances", null));
             GatewayHarness.sleepMs(Long.parseLong(limited.retryAfter()) * 1000 + 100);
             expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null));
+        }
+    }
+
+    @Test
+    void aBatchTakesATokenAnOrderAndOneRefusedForTheRateMayBeSentAgainAsItWas()
+    {
+        try (GatewayHarness harness = new GatewayHarness(context -> context.rateLimit(1, 5)))
+        {
+            final String path = "/api/v1/orders/batch";
+            final String six = "{\"orders\":[" + String.join(",",
+                java.util.Collections.nCopies(6, GatewayHarness.limitOrder("BUY", "1.00", "1", null))) + "]}";
+            RestApiTest.expectProblem(400, "OUT_OF_RANGE", "orders", harness.call(ALICE, "POST", path, six));
+            final String two = "{\"orders\":[" + GatewayHarness.limitOrder("BUY", "1.00", "1", null) + "," +
+                GatewayHarness.limitOrder("BUY", "1.00", "1", null) + "]}";
+            final String five = "{\"orders\":[" + String.join(",",
+                java.util.Collections.nCopies(5, GatewayHarness.limitOrder("BUY", "1.00", "1", null))) + "]}";
+            // Another key's batch first, so that the path is warm and ALICE's two come well within the two seconds that
+            // would give her two tokens back.
+            expect(200, harness.call(BOB, "POST", path, two));
+            expect(200, harness.call(ALICE, "POST", path, five));
+            // Five tokens of five taken: a batch of two is refused whole, and takes none.
+            final long timestampMs = System.currentTimeMillis();
+            final GatewayHarness.Response limited =
+                harness.call(ALICE.key(), ALICE.secret(), timestampMs, "POST", path, two);
+            RestApiTest.expectProblem(429, "RATE_LIMITED", null, limited);
+            assertTrue(limited.str("detail").endsWith("this batch takes 2 tokens, one an order"), limited.text());
+            // Read with the admin's key: a read with ALICE's would take a token she waits for.
+            assertEquals(5, expect(200, harness.callPatiently(ADMIN, "GET", "/api/v1/admin/accounts/1/orders", null)).json().size());
+            GatewayHarness.sleepMs(Long.parseLong(limited.retryAfter()) * 1000 + 100);
+            final JsonNode results = expect(200,
+                harness.call(ALICE.key(), ALICE.secret(), timestampMs, "POST", path, two)).get("results");
+            assertEquals(2, results.size());
+            assertEquals(7, expect(200, harness.callPatiently(ADMIN, "GET", "/api/v1/admin/accounts/1/orders", null)).json().size());
         }
     }
 

@@ -20,9 +20,21 @@ class RateLimiterTest
         assertEquals(1, limiter.tryAcquire("10.0.0.1", 0), "the next token comes in half a second: wait 1 s");
         assertEquals(0, limiter.tryAcquire("10.0.0.2", 0));
         assertEquals(0, limiter.tryAcquire("10.0.0.1", SECOND_NS / 2));
-        final ApiException limited = assertThrows(ApiException.class, () -> limiter.acquire("10.0.0.1", SECOND_NS / 2));
+        final ApiException limited = assertThrows(ApiException.class, () -> limiter.acquire("10.0.0.1", SECOND_NS / 2, 1));
         assertEquals(429, limited.status);
         assertEquals("more than 2 requests a second (burst 3) from this address", limited.getMessage());
+    }
+
+    @Test
+    void aBatchTakesItsTokensAllOrNone()
+    {
+        final RateLimiter limiter = new RateLimiter(2, 5, "for this API key");
+        assertEquals(5, limiter.burst());
+        assertEquals(0, limiter.tryAcquire("key", 0, 4));
+        assertEquals(1, limiter.tryAcquire("key", 0, 3), "one left of three: two more come in a second");
+        assertEquals(0, limiter.tryAcquire("key", 0, 1), "the refused batch took none");
+        assertEquals(2, limiter.tryAcquire("key", 0, 4), "four more come in two seconds");
+        assertEquals(0, limiter.tryAcquire("key", 2 * SECOND_NS, 4));
     }
 
     @Test

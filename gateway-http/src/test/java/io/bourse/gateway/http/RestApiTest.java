@@ -447,6 +447,73 @@ class RestApiTest
     }
 
     @Test
+    void aBatchPlacesItsOrdersInTurnAndAnswersEachOnItsOwn()
+    {
+        final GatewayHarness.Response batch = expect(200, harness.call(CAROL, "POST", "/api/v1/orders/batch",
+            "{\"orders\":[" +
+                GatewayHarness.limitOrder("BUY", "10.00", "1", "7001") + "," +
+                GatewayHarness.limitOrder("BUY", "10.005", "1", null) + "," +
+                "{\"symbol\":\"NOPE-USD\",\"side\":\"BUY\",\"price\":\"10.00\",\"quantity\":\"1\"}," +
+                "\"not an order\"," +
+                "{\"symbol\":\"BTC-USD\",\"side\":\"SELL\",\"price\":\"10.00\",\"quantity\":\"1\",\"postOnly\":true}," +
+                GatewayHarness.limitOrder("BUY", "99999.00", "50", null) + "," +
+                GatewayHarness.limitOrder("BUY", "9.00", "1", "7002") + "]}"));
+        final JsonNode results = batch.get("results");
+        assertEquals(7, results.size(), batch.text());
+        final JsonNode first = results.get(0);
+        assertEquals(200, first.get("status").asInt(), first.toString());
+        assertEquals("NEW", first.get("order").get("status").asText());
+        assertEquals("7001", first.get("order").get("clientOrderId").asText());
+        expectItemError(results.get(1), 400, "PRICE_OFF_TICK", "price");
+        expectItemError(results.get(2), 404, "UNKNOWN_INSTRUMENT", "symbol");
+        expectItemError(results.get(3), 400, "INVALID_TYPE", null);
+        expectItemError(results.get(4), 422, "POST_ONLY_WOULD_TAKE", null);
+        expectItemError(results.get(5), 422, "INSUFFICIENT_BALANCE", null);
+        final JsonNode last = results.get(6).get("order");
+        assertEquals("NEW", last.get("status").asText(), results.get(6).toString());
+        assertTrue(last.get("orderId").asLong() > first.get("order").get("orderId").asLong(), "sent in their order");
+
+        final JsonNode open = expect(200, harness.call(CAROL, "GET", "/api/v1/orders", null)).json();
+        assertEquals(2, open.size(), "only the two accepted rest: " + open);
+        assertEquals(first.get("order").get("orderId"), open.get(0).get("orderId"));
+        assertEquals(last.get("orderId"), open.get(1).get("orderId"));
+
+        // A batch order that trades answers with its fills, as a single one does.
+        final JsonNode taker = expect(200, harness.call(ALICE, "POST", "/api/v1/orders/batch",
+            "{\"orders\":[" + GatewayHarness.limitOrder("SELL", "10.00", "1", null) + "]}")).get("results").get(0);
+        assertEquals("FILLED", taker.get("order").get("status").asText(), taker.toString());
+        assertEquals("10.00", taker.get("order").get("fills").get(0).get("price").asText());
+
+        final String batchPath = "/api/v1/orders/batch";
+        expectProblem(400, "OUT_OF_RANGE", "orders", harness.call(CAROL, "POST", batchPath, "{\"orders\":[]}"));
+        expectProblem(400, "OUT_OF_RANGE", "orders", harness.call(CAROL, "POST", batchPath, "{\"orders\":[" +
+            String.join(",", java.util.Collections.nCopies(HttpGateway.MAX_BATCH_ORDERS + 1,
+                GatewayHarness.limitOrder("BUY", "1.00", "1", null))) + "]}"));
+        expectProblem(400, "INVALID_TYPE", "orders", harness.call(CAROL, "POST", batchPath, "{\"orders\":{}}"));
+        expectProblem(400, "MISSING_FIELD", "orders", harness.call(CAROL, "POST", batchPath, "{}"));
+        expectProblem(400, "UNKNOWN_FIELD", "symbol", harness.call(CAROL, "POST", batchPath,
+            GatewayHarness.limitOrder("BUY", "1.00", "1", null)));
+        expectProblem(400, "MALFORMED_JSON", null, harness.call(CAROL, "POST", batchPath, "[1,"));
+        expectProblem(405, "METHOD_NOT_ALLOWED", null, harness.call(CAROL, "GET", batchPath, null));
+        expectProblem(403, "READ_ONLY_KEY", null, harness.call(ALICE_READER, "POST", batchPath,
+            "{\"orders\":[" + GatewayHarness.limitOrder("BUY", "1.00", "1", null) + "]}"));
+        expectProblem(403, "FORBIDDEN", null, harness.call(ADMIN, "POST", batchPath,
+            "{\"orders\":[" + GatewayHarness.limitOrder("BUY", "1.00", "1", null) + "]}"));
+        assertEquals(1, expect(200, harness.call(CAROL, "GET", "/api/v1/orders", null)).json().size(),
+            "the refused batches placed nothing");
+    }
+
+    private static void expectItemError(final JsonNode result, final int status, final String code, final String field)
+    {
+        assertEquals(status, result.get("status").asInt(), result.toString());
+        assertEquals(code, result.get("error").get("code").asText(), result.toString());
+        assertFalse(result.get("error").get("detail").asText().isEmpty());
+        assertEquals(field, result.get("error").has("field") ? result.get("error").get("field").asText() : null,
+            result.toString());
+        assertFalse(result.has("order"));
+    }
+
+    @Test
     void anAdminSeesAnAccountAsItsOwnKeyDoesAndPullsItsOrders()
     {
         expect(200, harness.placeLimit(CAROL, "BUY", "10.00", "1", null));
