@@ -76,6 +76,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
          */
         final AtomicLong handedBytes = new AtomicLong();
         long accountId;
+        /**
+         * The key the connection authenticated with: its orders are counted against that key's rate limit.
+         */
+        String apiKey;
+        boolean readOnly;
         boolean closed;
         /**
          * The last sequence number of the connection's orders and fills channels: each message meant for it takes the

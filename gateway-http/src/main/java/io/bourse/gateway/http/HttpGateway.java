@@ -44,8 +44,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -365,7 +367,12 @@ public final class HttpGateway implements AutoCloseable
     private static final Set<String> INSTRUMENT_FIELDS = Set.of("id", "baseAsset", "quoteAsset", "priceScale",
         "tickSize", "quantityScale", "lotSize", "minQuantity", "maxQuantity", "priceBandBps", "referencePrice",
         "makerFeePpm", "takerFeePpm", "tradingState");
-    private static final Set<String> WS_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp", "signature");
+    private static final Set<String> WS_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp", "signature", "id",
+        "order", "orderId", "clientOrderId");
+    /**
+     * Longest id a WebSocket order message may carry, which its response repeats.
+     */
+    private static final int MAX_WS_REQUEST_ID = 64;
     private static final String WS_BUSY = "{\"type\":\"error\",\"code\":\"BUSY\",\"detail\":\"the gateway is " +
         "overloaded: the message was not acted on; send it again shortly\"}";
 
@@ -1388,13 +1395,7 @@ public final class HttpGateway implements AutoCloseable
         {
             final long accountId = trader(ex).accountId();
             onlyParameters(ex);
-            command(ex, new OrderCommand(ex, accountId)
-            {
-                public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
-                {
-                    return encoder.cancelOrder(buffer, 0, accountId, orderId, 0);
-                }
-            });
+            command(ex, cancelCommand(accountId, orderId, 0, ex::complete));
         }
         else if (method == HttpMethod.PUT)
         {
@@ -1427,13 +1428,7 @@ public final class HttpGateway implements AutoCloseable
         }
         else if (method == HttpMethod.DELETE)
         {
-            command(ex, new OrderCommand(ex, accountId)
-            {
-                public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
-                {
-                    return encoder.cancelOrder(buffer, 0, accountId, 0, clientOrderId);
-                }
-            });
+            command(ex, cancelCommand(accountId, 0, clientOrderId, ex::complete));
         }
         else
         {
@@ -1466,13 +1461,16 @@ public final class HttpGateway implements AutoCloseable
      */
     private abstract class OrderCommand implements Command
     {
-        private final Exchange ex;
         private final long accountId;
+        private final BiConsumer<Object, ApiException> completion;
 
-        OrderCommand(final Exchange ex, final long accountId)
+        /**
+         * @param completion given the answer or the error on the gateway thread ({@link Command#complete}).
+         */
+        OrderCommand(final long accountId, final BiConsumer<Object, ApiException> completion)
         {
-            this.ex = ex;
             this.accountId = accountId;
+            this.completion = completion;
         }
 
         public Object answer(final Answer answer, final ReadModel model)
@@ -1513,21 +1511,79 @@ public final class HttpGateway implements AutoCloseable
 
         public void complete(final Object response, final ApiException error)
         {
-            ex.complete(response, error);
+            completion.accept(response, error);
         }
     }
 
-    private void placeOrder(final Exchange ex)
+    private OrderCommand newOrderCommand(
+        final long accountId, final NewOrderTerms terms, final BiConsumer<Object, ApiException> completion)
     {
-        final long accountId = trader(ex).accountId();
-        final NewOrderTerms terms = newOrderTerms(Requests.object(ex.body, ORDER_FIELDS));
-        command(ex, new OrderCommand(ex, accountId)
+        return new OrderCommand(accountId, completion)
         {
             public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
             {
                 return terms.encode(encoder, buffer, accountId);
             }
-        });
+        };
+    }
+
+    /**
+     * @param orderId       the order to cancel, or 0 to name it by {@code clientOrderId}.
+     * @param clientOrderId the open order's client order id, when {@code orderId} is 0.
+     */
+    private OrderCommand cancelCommand(
+        final long accountId, final long orderId, final long clientOrderId,
+        final BiConsumer<Object, ApiException> completion)
+    {
+        return new OrderCommand(accountId, completion)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.cancelOrder(buffer, 0, accountId, orderId, clientOrderId);
+            }
+        };
+    }
+
+    /**
+     * A replace's new terms as read from its JSON object: the price and quantity are checked against the order's
+     * instrument once it is known, on the gateway thread.
+     */
+    private record ReplaceTerms(String price, String quantity, long clientOrderId)
+    {
+    }
+
+    private ReplaceTerms replaceTerms(final ObjectNode body)
+    {
+        return new ReplaceTerms(Requests.string(body, "price", true), Requests.string(body, "quantity", true),
+            clientOrderId(Requests.string(body, "clientOrderId", false), false));
+    }
+
+    private OrderCommand replaceCommand(
+        final long accountId, final long orderId, final ReplaceTerms terms,
+        final BiConsumer<Object, ApiException> completion)
+    {
+        return new OrderCommand(accountId, completion)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                // The order's instrument (for its tick and lot) is known only here, on the gateway thread.
+                final OrderView order = agent.model().order(accountId, orderId);
+                if (order == null || !order.isOpen())
+                {
+                    throw new ApiException(404, RejectReason.UNKNOWN_ORDER.name(),
+                        "no open order " + orderId + " of this account", "orderId");
+                }
+                final InstrumentView instrument = agent.model().instrument(order.instrumentId);
+                return encoder.replaceOrder(buffer, 0, accountId, orderId, 0, terms.clientOrderId(),
+                    price(instrument, terms.price(), "price"), quantity(instrument, terms.quantity(), "quantity"));
+            }
+        };
+    }
+
+    private void placeOrder(final Exchange ex)
+    {
+        final long accountId = trader(ex).accountId();
+        command(ex, newOrderCommand(accountId, newOrderTerms(Requests.object(ex.body, ORDER_FIELDS)), ex::complete));
     }
 
     /**
@@ -1622,27 +1678,18 @@ public final class HttpGateway implements AutoCloseable
             }
             catch (final ApiException error)
             {
-                results[i] = batchResult(null, error);
+                results[i] = orderResult(null, error);
                 continue;
             }
             waiting[0]++;
-            commands.add(new OrderCommand(ex, accountId)
+            commands.add(newOrderCommand(accountId, terms, (response, error) ->
             {
-                public int encode(final io.bourse.protocol.CommandEncoder encoder,
-                    final org.agrona.MutableDirectBuffer buffer)
+                results[index] = orderResult(response, error);
+                if (--waiting[0] == 0)
                 {
-                    return terms.encode(encoder, buffer, accountId);
+                    ex.complete(batchResults(results), null);
                 }
-
-                public void complete(final Object response, final ApiException error)
-                {
-                    results[index] = batchResult(response, error);
-                    if (--waiting[0] == 0)
-                    {
-                        ex.complete(batchResults(results), null);
-                    }
-                }
-            });
+            }));
         }
         if (commands.isEmpty())
         {
@@ -1703,7 +1750,11 @@ public final class HttpGateway implements AutoCloseable
         return orders.size();
     }
 
-    private static ObjectNode batchResult(final Object order, final ApiException error)
+    /**
+     * One order's answer within a batch or a WebSocket response: {@code status} 200 and the {@code order}, or the
+     * status and the {@code error} (code, detail, field) the REST call would have answered with.
+     */
+    private static ObjectNode orderResult(final Object order, final ApiException error)
     {
         final ObjectNode result = Views.MAPPER.createObjectNode();
         if (error == null)
@@ -1737,26 +1788,8 @@ public final class HttpGateway implements AutoCloseable
     private void replaceOrder(final Exchange ex, final long orderId)
     {
         final long accountId = trader(ex).accountId();
-        final ObjectNode body = Requests.object(ex.body, REPLACE_FIELDS);
-        final String priceText = Requests.string(body, "price", true);
-        final String quantityText = Requests.string(body, "quantity", true);
-        final long newClientOrderId = clientOrderId(Requests.string(body, "clientOrderId", false), false);
-        command(ex, new OrderCommand(ex, accountId)
-        {
-            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
-            {
-                // The order's instrument (for its tick and lot) is known only here, on the gateway thread.
-                final OrderView order = agent.model().order(accountId, orderId);
-                if (order == null || !order.isOpen())
-                {
-                    throw new ApiException(404, RejectReason.UNKNOWN_ORDER.name(),
-                        "no open order " + orderId + " of this account", "orderId");
-                }
-                final InstrumentView instrument = agent.model().instrument(order.instrumentId);
-                return encoder.replaceOrder(buffer, 0, accountId, orderId, 0, newClientOrderId,
-                    price(instrument, priceText, "price"), quantity(instrument, quantityText, "quantity"));
-            }
-        });
+        command(ex, replaceCommand(accountId, orderId, replaceTerms(Requests.object(ex.body, REPLACE_FIELDS)),
+            ex::complete));
     }
 
     /**
@@ -2870,6 +2903,8 @@ public final class HttpGateway implements AutoCloseable
                             return;
                         }
                         session.accountId = key.accountId();
+                        session.apiKey = key.key();
+                        session.readOnly = key.readOnly();
                         final ObjectNode node = Views.MAPPER.createObjectNode();
                         node.put("type", "authenticated");
                         node.put("accountId", Long.toString(key.accountId()));
@@ -2903,14 +2938,152 @@ public final class HttpGateway implements AutoCloseable
                             "channel: expected book, trades, ticker, orders or fills", "channel");
                     }
                 }
+                case "order.place", "order.cancel", "order.replace" -> wsOrder(session, op, message);
                 default -> throw ApiException.badRequest("UNKNOWN_OP",
-                    "op: expected subscribe, unsubscribe, auth or ping", "op");
+                    "op: expected subscribe, unsubscribe, auth, ping, order.place, order.cancel or order.replace", "op");
             }
         }
         catch (final ApiException error)
         {
             submitOrBusy(session, a -> wsError(a, session, error));
         }
+    }
+
+    /**
+     * {@code order.place} ({@code order}: a new order as {@code POST /api/v1/orders} takes it), {@code order.cancel}
+     * ({@code orderId} or {@code clientOrderId}) and {@code order.replace} ({@code orderId}, {@code order}: the new
+     * terms as {@code PUT /api/v1/orders/{orderId}} takes them) on a connection authenticated with a trading key:
+     * answered with a {@code response} that repeats the message's {@code id} and carries what the REST call would
+     * have answered, its {@code status} and the {@code order} or the {@code error}. Each order message takes a token of
+     * the key's rate limit, as a REST call does, besides the connection's own.
+     */
+    private void wsOrder(final GatewayAgent.WsSession session, final String op, final ObjectNode message)
+    {
+        final String id = Requests.string(message, "id", false);
+        if (id != null && (id.isEmpty() || id.length() > MAX_WS_REQUEST_ID))
+        {
+            throw ApiException.badRequest("INVALID_PARAMETER", "id: expected 1 to " + MAX_WS_REQUEST_ID +
+                " characters", "id");
+        }
+        final BiConsumer<Object, ApiException> respond = (response, error) ->
+            agent.send(session, wsResponse(id, response, error));
+        final LongFunction<OrderCommand> command;
+        try
+        {
+            command = switch (op)
+            {
+                case "order.place" ->
+                {
+                    final NewOrderTerms terms = newOrderTerms(Requests.object(wsOrderObject(message), ORDER_FIELDS));
+                    yield accountId -> newOrderCommand(accountId, terms, respond);
+                }
+                case "order.replace" ->
+                {
+                    final long orderId = wsOrderId(message, true);
+                    final ReplaceTerms terms = replaceTerms(Requests.object(wsOrderObject(message), REPLACE_FIELDS));
+                    yield accountId -> replaceCommand(accountId, orderId, terms, respond);
+                }
+                default ->
+                {
+                    final long orderId = wsOrderId(message, false);
+                    final String clientOrderIdText = Requests.string(message, "clientOrderId", false);
+                    if ((orderId == 0) == (clientOrderIdText == null))
+                    {
+                        throw ApiException.badRequest("MISSING_FIELD", "order.cancel names its order by orderId or " +
+                            "by clientOrderId (one of them)", "orderId");
+                    }
+                    final long clientOrderId = orderId == 0 ? clientOrderId(clientOrderIdText, false) : 0;
+                    yield accountId -> cancelCommand(accountId, orderId, clientOrderId, respond);
+                }
+            };
+        }
+        catch (final ApiException error)
+        {
+            submitOrBusy(session, a -> respond.accept(null, error));
+            return;
+        }
+        submitOrBusy(session, a ->
+        {
+            final ApiException refused = wsOrderRefusal(session, a);
+            if (refused != null)
+            {
+                respond.accept(null, refused);
+                return;
+            }
+            final OrderCommand order = command.apply(session.accountId);
+            try
+            {
+                a.send(order);
+            }
+            catch (final ApiException error)
+            {
+                order.complete(null, error);
+            }
+        });
+    }
+
+    private static ObjectNode wsOrderObject(final ObjectNode message)
+    {
+        final JsonNode order = message.get("order");
+        if (order == null || order.isNull())
+        {
+            throw ApiException.badRequest("MISSING_FIELD", "order is required", "order");
+        }
+        if (!order.isObject())
+        {
+            throw ApiException.badRequest("INVALID_TYPE", "order: expected a JSON object", "order");
+        }
+        return (ObjectNode)order;
+    }
+
+    /**
+     * @return the message's {@code orderId}, or 0 when it has none and none is required.
+     */
+    private static long wsOrderId(final ObjectNode message, final boolean required)
+    {
+        final String text = Requests.string(message, "orderId", required);
+        return text == null ? 0 : parseId(text, "orderId");
+    }
+
+    /**
+     * Run on the gateway thread, where the connection's authentication is kept.
+     *
+     * @return why the connection may not trade now, or null.
+     */
+    private ApiException wsOrderRefusal(final GatewayAgent.WsSession session, final GatewayAgent agent)
+    {
+        if (session.accountId == 0)
+        {
+            return new ApiException(401, "NOT_AUTHENTICATED", "orders need an auth message first", null);
+        }
+        if (session.readOnly)
+        {
+            return new ApiException(403, "READ_ONLY_KEY",
+                "this connection's API key is read-only: it cannot place, replace or cancel orders", null);
+        }
+        if (!agent.isLive())
+        {
+            return notReady();
+        }
+        final long retryAfterS = rateLimiter.tryAcquire(session.apiKey, System.nanoTime());
+        if (retryAfterS > 0)
+        {
+            metrics.rateLimited.increment();
+            return rateLimiter.refusal(retryAfterS);
+        }
+        return null;
+    }
+
+    /**
+     * @param id the message's id, or null.
+     */
+    private static String wsResponse(final String id, final Object order, final ApiException error)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("type", "response");
+        node.put("id", id);
+        node.setAll(orderResult(order, error));
+        return node.toString();
     }
 
     private static void wsError(final GatewayAgent agent, final GatewayAgent.WsSession session, final ApiException error)

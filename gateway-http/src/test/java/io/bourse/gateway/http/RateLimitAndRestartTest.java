@@ -85,6 +85,30 @@ class RateLimitAndRestartTest
     }
 
     @Test
+    void aWebSocketOrderTakesATokenOfItsKeyAsARestCallDoes()
+    {
+        // A token every 10 s, none coming back while the test runs; a burst the harness's set-up fits in.
+        try (GatewayHarness harness = new GatewayHarness(context -> context.rateLimit(0.1, 20));
+            WebSocketTest.Client client = new WebSocketTest.Client(harness.baseUrl()))
+        {
+            client.send(WebSocketTest.auth(ALICE, System.currentTimeMillis()));
+            client.next("authenticated");
+            // The authentication took one of ALICE's twenty; REST calls take the rest.
+            int taken = 0;
+            while (harness.call(ALICE, "GET", "/api/v1/balances", null).status() == 200)
+            {
+                taken++;
+            }
+            assertEquals(19, taken, "the WebSocket authentication counted");
+            client.send("{\"op\":\"order.place\",\"id\":\"over\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "1.00", "1", null) + "}");
+            final JsonNode refused = client.next(m -> m.get("type").asText().equals("response"), "a response");
+            assertEquals(429, refused.get("status").asInt(), refused.toString());
+            assertEquals("RATE_LIMITED", refused.get("error").get("code").asText());
+        }
+    }
+
+    @Test
     void requestsNoKeyVouchesForAreLimitedByTheirAddressAndSignedOnesByTheirKey() throws Exception
     {
         try (GatewayHarness harness = new GatewayHarness(context -> context.addressRateLimit(1, 5));

@@ -264,6 +264,85 @@ class WebSocketTest
         }
     }
 
+    @Test
+    void aConnectionAuthenticatedWithATradingKeyPlacesReplacesAndCancelsOrders()
+    {
+        try (Client client = new Client(harness.baseUrl()); Client reader = new Client(harness.baseUrl()))
+        {
+            client.send("{\"op\":\"order.place\",\"id\":\"early\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
+            expectRefused(response(client, "early"), 401, "NOT_AUTHENTICATED", null);
+            client.send(auth(BOB, System.currentTimeMillis()));
+            client.next("authenticated");
+
+            client.send("{\"op\":\"order.place\",\"id\":\"p1\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", "ws1") + "}");
+            final JsonNode placed = response(client, "p1");
+            assertEquals(200, placed.get("status").asInt(), placed.toString());
+            assertEquals("NEW", placed.get("order").get("status").asText());
+            assertEquals("ws1", placed.get("order").get("clientOrderId").asText());
+            final String orderId = placed.get("order").get("orderId").asText();
+            assertEquals(orderId, expect(200, harness.call(BOB, "GET", "/api/v1/orders/" + orderId, null))
+                .str("orderId"), "the same order the REST API sees");
+
+            client.send("{\"op\":\"order.replace\",\"id\":\"r1\",\"orderId\":\"" + orderId +
+                "\",\"order\":{\"price\":\"6.00\",\"quantity\":\"2\"}}");
+            final JsonNode replaced = response(client, "r1").get("order");
+            assertEquals("6.00", replaced.get("price").asText(), replaced.toString());
+            assertEquals("2.0000", replaced.get("quantity").asText());
+            assertEquals(false, replaced.get("priorityKept").asBoolean());
+
+            client.send("{\"op\":\"order.cancel\",\"id\":\"c1\",\"clientOrderId\":\"ws1\"}");
+            assertEquals("CANCELED", response(client, "c1").get("order").get("status").asText());
+            client.send("{\"op\":\"order.cancel\",\"id\":\"c2\",\"orderId\":\"" + orderId + "\"}");
+            expectRefused(response(client, "c2"), 404, "UNKNOWN_ORDER", null);
+
+            client.send("{\"op\":\"order.place\",\"id\":\"tick\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.001", "1", null) + "}");
+            expectRefused(response(client, "tick"), 400, "PRICE_OFF_TICK", "price");
+            client.send("{\"op\":\"order.place\",\"id\":\"none\"}");
+            expectRefused(response(client, "none"), 400, "MISSING_FIELD", "order");
+            client.send("{\"op\":\"order.cancel\",\"id\":\"both\",\"orderId\":\"1\",\"clientOrderId\":\"x\"}");
+            expectRefused(response(client, "both"), 400, "MISSING_FIELD", "orderId");
+            client.send("{\"op\":\"order.replace\",\"id\":\"gone\",\"orderId\":\"" + orderId +
+                "\",\"order\":{\"price\":\"6.00\",\"quantity\":\"1\"}}");
+            expectRefused(response(client, "gone"), 404, "UNKNOWN_ORDER", "orderId");
+            client.send("{\"op\":\"order.place\",\"id\":\"" + "x".repeat(65) + "\",\"order\":{}}");
+            assertEquals("id", client.next("error").get("field").asText());
+
+            // Without an id the response has none; it is still the only one in flight.
+            client.send("{\"op\":\"order.place\",\"order\":" + GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
+            final JsonNode anonymous = client.next("response");
+            assertTrue(anonymous.get("id").isNull(), anonymous.toString());
+            client.send("{\"op\":\"order.cancel\",\"id\":\"c3\",\"orderId\":\"" +
+                anonymous.get("order").get("orderId").asText() + "\"}");
+            assertEquals("CANCELED", response(client, "c3").get("order").get("status").asText());
+
+            reader.send(auth(GatewayHarness.ALICE_READER, System.currentTimeMillis()));
+            reader.next("authenticated");
+            reader.send("{\"op\":\"order.place\",\"id\":\"ro\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
+            expectRefused(response(reader, "ro"), 403, "READ_ONLY_KEY", null);
+        }
+        assertEquals(0, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size());
+        assertEquals(0, expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json().size());
+    }
+
+    private static JsonNode response(final Client client, final String id)
+    {
+        return client.next(message -> message.get("type").asText().equals("response") &&
+            id.equals(message.get("id").asText()), "the response to " + id);
+    }
+
+    private static void expectRefused(final JsonNode response, final int status, final String code, final String field)
+    {
+        assertEquals(status, response.get("status").asInt(), response.toString());
+        final JsonNode error = response.get("error");
+        assertEquals(code, error.get("code").asText(), response.toString());
+        assertEquals(field, error.has("field") ? error.get("field").asText() : null, response.toString());
+        assertTrue(!response.has("order"), response.toString());
+    }
+
     static String auth(final ApiKey key, final long timeMs)
     {
         final String timestamp = Long.toString(timeMs);
