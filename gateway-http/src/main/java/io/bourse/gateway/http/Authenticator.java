@@ -64,10 +64,11 @@ final class Authenticator
 
     /**
      * @param singleUse whether the request acts (is accepted once) rather than reads.
-     * @param tokens    of the key's rate limit the request takes: 1, or a batch's orders (at most the burst).
+     * @param tokens    of the key's rate limit the request takes: 1, or a batch's orders.
      * @param nowMs     the server's time, Unix milliseconds; also the rate limit's clock.
      * @return the key that signed the request.
-     * @throws ApiException 401 naming what is wrong, or 429 when the key is over its rate.
+     * @throws ApiException 401 naming what is wrong, 429 when the key is over its rate, or 400 for a batch of more
+     *                      orders than the rate limit's burst, which no wait would let through.
      */
     ApiKey authenticate(
         final String key, final String timestamp, final String signature, final String method,
@@ -115,6 +116,7 @@ final class Authenticator
         }
         if (!singleUse || !rejectReplays)
         {
+            checkBatchSize(tokens);
             rateLimiter.acquire(key, nowMs * 1_000_000L, tokens);
             return apiKey;
         }
@@ -124,6 +126,7 @@ final class Authenticator
         {
             throw replayed();
         }
+        checkBatchSize(tokens);
         rateLimiter.acquire(key, nowMs * 1_000_000L, tokens);
         // Looked up again: the same request may have come on two connections at once.
         if (accepted.putIfAbsent(signed, timestampMs + windowMs) != null)
@@ -131,6 +134,19 @@ final class Authenticator
             throw replayed();
         }
         return apiKey;
+    }
+
+    /**
+     * Checked once the signature holds, so that only a client with a valid key learns the burst.
+     */
+    private void checkBatchSize(final int tokens)
+    {
+        if (tokens > rateLimiter.burst())
+        {
+            throw ApiException.badRequest("OUT_OF_RANGE", "orders: a batch takes one token of the key's rate limit " +
+                "an order, and the limit's burst is " + rateLimiter.burst() + ": send at most that many at once",
+                "orders");
+        }
     }
 
     /**

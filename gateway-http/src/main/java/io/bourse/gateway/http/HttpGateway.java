@@ -605,25 +605,50 @@ public final class HttpGateway implements AutoCloseable
 
     /**
      * Read the range, again after a failure (a store restarting, a database connection lost) for as long as the
-     * range is needed: giving it up would leave the ticker's day short of its trades until they leave the day.
+     * range is needed, on from the trades already read: giving it up would leave the ticker's day short of its trades
+     * until they leave the day. The first failure is said on stderr, then one a minute at most, and the read that
+     * follows them.
      *
      * @return as {@link #readTrades}.
      */
     private Map<Integer, MinuteBars> readTradesUntilRead(final ReadModel.MissingTrades range)
         throws InterruptedException
     {
+        final String what = "bourse HTTP gateway: trades " + range.fromTradeId() + " to " + (range.toTradeId() - 1);
+        final MissingTradesRead read = new MissingTradesRead();
         long retryMs = 100;
+        int failures = 0;
+        long saidNs = 0;
         while (true)
         {
             try
             {
-                return readTrades(range);
+                final Map<Integer, MinuteBars> found = readTrades(range, read);
+                if (failures > 0 && found != null)
+                {
+                    System.err.println(what + " read after " + failures + " failed attempt(s)");
+                }
+                return found;
+            }
+            catch (final UnsupportedOperationException ex)
+            {
+                System.err.println(what + " are not in the ticker and candles: " + ex.getMessage());
+                return null;
             }
             catch (final RuntimeException ex)
             {
-                System.err.println("bourse HTTP gateway: trades " + range.fromTradeId() + " to " +
-                    (range.toTradeId() - 1) + " are not yet in the ticker and candles: " + ex +
-                    "; reading them again in " + retryMs + " ms");
+                if (!isNeeded(range))
+                {
+                    return null;
+                }
+                failures++;
+                if (failures == 1 || System.nanoTime() - saidNs > TimeUnit.MINUTES.toNanos(1))
+                {
+                    saidNs = System.nanoTime();
+                    System.err.println(what + " are not yet in the ticker and candles (" + failures +
+                        " failed attempt(s)): " + ex + "; reading them again, at most every " +
+                        MAX_MISSING_TRADES_PAUSE_MS + " ms");
+                }
                 Thread.sleep(retryMs);
                 retryMs = Math.min(2 * retryMs, MAX_MISSING_TRADES_PAUSE_MS);
             }
@@ -631,55 +656,70 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
+     * How far a range's read has come: kept across failed attempts.
+     */
+    private static final class MissingTradesRead
+    {
+        final Map<Integer, MinuteBars> found = new HashMap<>();
+        /**
+         * The next trade id to read, or -1 before the store holds the whole range.
+         */
+        long next = -1;
+    }
+
+    /**
      * Wait until the store holds the whole range (it may be catching up after a restart: asked again at growing
-     * intervals, up to 5 s), then read the range's trades within the day.
+     * intervals, up to 5 s), then read the range's trades within the day, in parts, on from where {@code read} has
+     * come.
      *
      * @return the range's trades within the day, by instrument; null when the range is no longer needed (joined,
      * dropped with another cluster's state, or made more than a day ago), the source does not list trades, or the
      * gateway closes.
      * @throws RuntimeException when the store cannot be read.
      */
-    private Map<Integer, MinuteBars> readTrades(final ReadModel.MissingTrades range) throws InterruptedException
+    private Map<Integer, MinuteBars> readTrades(final ReadModel.MissingTrades range, final MissingTradesRead read)
+        throws InterruptedException
     {
         final HistorySource history = context.history;
-        long pauseMs = 100;
-        long last;
-        while (isNeeded(range) && (last = history.lastTradeId()) < range.toTradeId() - 1)
+        if (read.next < 0)
         {
-            // A source that lists no trades says -1.
-            if (last < 0)
+            long pauseMs = 100;
+            long last;
+            while (isNeeded(range) && (last = history.lastTradeId()) < range.toTradeId() - 1)
+            {
+                // A source that lists no trades says -1.
+                if (last < 0)
+                {
+                    return null;
+                }
+                Thread.sleep(pauseMs);
+                pauseMs = Math.min(2 * pauseMs, MAX_MISSING_TRADES_PAUSE_MS);
+            }
+            if (!isNeeded(range))
             {
                 return null;
             }
-            Thread.sleep(pauseMs);
-            pauseMs = Math.min(2 * pauseMs, MAX_MISSING_TRADES_PAUSE_MS);
+            read.next = Math.max(range.fromTradeId(), history.firstTradeIdSince(dayStartNs()));
         }
-        if (!isNeeded(range))
-        {
-            return null;
-        }
-        final long dayStartNs = dayStartNs();
-        final Map<Integer, MinuteBars> found = new HashMap<>();
-        final long[] next = { Math.max(range.fromTradeId(), history.firstTradeIdSince(dayStartNs)) };
-        while (next[0] < range.toTradeId())
+        while (read.next < range.toTradeId())
         {
             if (closed)
             {
                 return null;
             }
-            final int read = history.trades(next[0], range.toTradeId(), MISSING_TRADES_PART,
+            final int count = history.trades(read.next, range.toTradeId(), MISSING_TRADES_PART,
                 (tradeId, instrumentId, price, quantity, timestampNs) ->
                 {
-                    found.computeIfAbsent(instrumentId, ignored -> new MinuteBars())
+                    read.found.computeIfAbsent(instrumentId, ignored -> new MinuteBars())
                         .add(tradeId, timestampNs, price, quantity);
-                    next[0] = tradeId + 1;
+                    read.next = tradeId + 1;
                 });
-            if (read == 0)
+            if (count == 0)
             {
                 break;
             }
         }
-        return found;
+        return read.found;
     }
 
     /**
@@ -990,8 +1030,7 @@ public final class HttpGateway implements AutoCloseable
         query(ex, model ->
         {
             final ArrayNode array = Views.MAPPER.createArrayNode();
-            final ReadModel.AccountState account =
-                admin ? adminAccount(model, accountId) : model.existingAccount(accountId);
+            final ReadModel.AccountState account = account(model, accountId, admin);
             if (account != null)
             {
                 for (final ReadModel.FillView fill : account.fills)
@@ -1092,6 +1131,10 @@ public final class HttpGateway implements AutoCloseable
                 catch (final ApiException error)
                 {
                     problem(ex, error);
+                }
+                catch (final RuntimeException defect)
+                {
+                    problem(ex, ApiException.internal(defect));
                 }
             });
         }))
@@ -1720,13 +1763,11 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * The tokens a batch takes of its key's rate limit, counted before its signature is checked so that a batch
-     * refused for the rate has taken none and may be sent again as it was: one an order, or one for a body that is no
-     * batch (refused once the request is authenticated).
-     *
-     * @throws ApiException 400 for a batch of more orders than the rate limit's burst, which no wait would let through.
+     * The tokens a batch takes of its key's rate limit, taken (all or none) when the request is authenticated, which
+     * comes first: one an order, or one for a body that is no batch (then refused as such). Read as
+     * {@link #placeOrders} reads the body, with the same checks of its shape.
      */
-    private int batchTokens(final byte[] body)
+    private static int batchTokens(final byte[] body)
     {
         final JsonNode orders;
         try
@@ -1737,17 +1778,8 @@ public final class HttpGateway implements AutoCloseable
         {
             return 1;
         }
-        if (orders == null || !orders.isArray() || orders.isEmpty() || orders.size() > MAX_BATCH_ORDERS)
-        {
-            return 1;
-        }
-        if (orders.size() > rateLimiter.burst())
-        {
-            throw ApiException.badRequest("OUT_OF_RANGE", "orders: a batch takes one token of the key's rate limit " +
-                "an order, and this gateway's burst is " + rateLimiter.burst() + ": send at most that many at once",
-                "orders");
-        }
-        return orders.size();
+        return orders == null || !orders.isArray() || orders.isEmpty() || orders.size() > MAX_BATCH_ORDERS ? 1 :
+            orders.size();
     }
 
     /**
@@ -1770,6 +1802,10 @@ public final class HttpGateway implements AutoCloseable
         if (error.field != null)
         {
             problem.put("field", error.field);
+        }
+        if (error.retryAfterS > 0)
+        {
+            problem.put("retryAfter", error.retryAfterS);
         }
         return result;
     }
@@ -1805,8 +1841,7 @@ public final class HttpGateway implements AutoCloseable
         query(ex, model ->
         {
             final ArrayNode array = Views.MAPPER.createArrayNode();
-            final ReadModel.AccountState account =
-                admin ? adminAccount(model, accountId) : model.existingAccount(accountId);
+            final ReadModel.AccountState account = account(model, accountId, admin);
             if (account != null)
             {
                 account.openOrders.values().stream()
@@ -2207,9 +2242,16 @@ public final class HttpGateway implements AutoCloseable
     // ------------------------------------------------------------------------------------------------ helpers
 
     /**
-     * Refuse, on the gateway thread, a query whose answer an empty model would falsify (no instruments, no accounts,
-     * the switch off) while the gateway does not hold the exchange's state.
+     * Run on the gateway thread.
+     *
+     * @param admin whether an admin asks ({@link #adminAccount}), not the account's own key.
+     * @return the account, or null when the exchange has none of the id and its own key asks.
      */
+    private ReadModel.AccountState account(final ReadModel model, final long accountId, final boolean admin)
+    {
+        return admin ? adminAccount(model, accountId) : model.existingAccount(accountId);
+    }
+
     /**
      * An admin's read of one account. Run on the gateway thread.
      *
@@ -2243,6 +2285,10 @@ public final class HttpGateway implements AutoCloseable
             "the exchange has no account " + accountId, "accountId") : null;
     }
 
+    /**
+     * Refuse, on the gateway thread, a query whose answer an empty model would falsify (no instruments, no accounts,
+     * the switch off) while the gateway does not hold the exchange's state.
+     */
     private void checkLive()
     {
         if (!agent.isLive())
@@ -2413,7 +2459,7 @@ public final class HttpGateway implements AutoCloseable
         {
             metrics.rateLimited.increment();
         }
-        else
+        else if (failure.status == 401)
         {
             metrics.authFailures.increment();
         }
