@@ -22,6 +22,7 @@ final class BatchCommitter implements AutoCloseable
     private final BulkInsert orderChanges;
     private final BulkInsert ledgerEntries;
     private final BulkInsert transfers;
+    private final BulkInsert candles;
     /**
      * New orders' rows, built from the batch's coalesced orders when it is written.
      */
@@ -61,6 +62,7 @@ final class BatchCommitter implements AutoCloseable
         orderChanges = BulkInsert.of(database, "order_changes", HistoryBatch.ORDER_CHANGE_COLUMNS);
         ledgerEntries = BulkInsert.of(database, "ledger_entries", HistoryBatch.LEDGER_ENTRY_COLUMNS);
         transfers = BulkInsert.of(database, "transfers", HistoryBatch.TRANSFER_COLUMNS);
+        candles = BulkInsert.of(database, "candles_1h", HourlyCandles.COLUMNS);
         if (database.dialect() == StoreDatabase.Dialect.POSTGRESQL)
         {
             // unnest() of parameter arrays: the planner takes it for a few rows and joins by the primary key, one
@@ -167,6 +169,7 @@ final class BatchCommitter implements AutoCloseable
                 upsertBalance.executeBatch();
             }
             transfers.write(batch.transfers);
+            candles.write(batch.candles);
             if (batch.engineSnapshot != null)
             {
                 deleteSnapshot.executeUpdate();

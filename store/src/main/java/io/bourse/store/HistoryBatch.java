@@ -31,6 +31,10 @@ final class HistoryBatch
     final RowBuffer ledgerEntries = new RowBuffer(columnCount(LEDGER_ENTRY_COLUMNS));
     final RowBuffer transfers = new RowBuffer(columnCount(TRANSFER_COLUMNS));
     /**
+     * Rows of {@code candles_1h}: the hours that closed with this batch ({@link HourlyCandles}).
+     */
+    final RowBuffer candles = new RowBuffer(columnCount(HourlyCandles.COLUMNS));
+    /**
      * Every order touched, by order id: its changes within the batch coalesce into one insert or update.
      */
     final Long2ObjectHashMap<OrderRow> orders = new Long2ObjectHashMap<>();
@@ -77,6 +81,7 @@ final class HistoryBatch
         orderChanges.clear();
         ledgerEntries.clear();
         transfers.clear();
+        candles.clear();
         orderRowPool.addAll(orders.values());
         orders.clear();
         balances.clear();

@@ -1,6 +1,7 @@
 package io.bourse.store;
 
 import java.io.File;
+import java.math.BigInteger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -109,6 +110,7 @@ public final class HistoryQueries implements AutoCloseable
     private PreparedStatement firstTradeFromQuery;
     private PreparedStatement tradesFromQuery;
     private PreparedStatement transfersQuery;
+    private PreparedStatement hourlyCandlesQuery;
 
     private HistoryQueries(final String jdbcUrl, final File sqliteFile, final String user, final String password)
     {
@@ -177,6 +179,9 @@ public final class HistoryQueries implements AutoCloseable
             "SELECT transfer_id, transaction_id, asset_id, direction, amount, timestamp_ns FROM transfers " +
             "WHERE account_id = ? AND timestamp_ns >= ? AND timestamp_ns < ? AND (timestamp_ns < ? OR transfer_id < ?) " +
             "AND applied ORDER BY timestamp_ns DESC, transfer_id DESC LIMIT ?");
+        hourlyCandlesQuery = connection.prepareStatement("SELECT start_ns, open_price, high_price, low_price, " +
+            "close_price, volume, quote_volume, trade_count, first_trade_id, last_trade_id FROM candles_1h " +
+            "WHERE instrument_id = ? AND start_ns >= ? AND start_ns < ? ORDER BY start_ns");
     }
 
     /**
@@ -228,6 +233,7 @@ public final class HistoryQueries implements AutoCloseable
             firstTradeFromQuery.close();
             tradesFromQuery.close();
             transfersQuery.close();
+            hourlyCandlesQuery.close();
         }
         catch (final SQLException ignored)
         {
@@ -485,6 +491,47 @@ public final class HistoryQueries implements AutoCloseable
                 while (rows.next())
                 {
                     visitor.onTrade(rows.getLong(1), rows.getInt(2), rows.getLong(3), rows.getLong(4), rows.getLong(5));
+                    count++;
+                }
+            }
+            return count;
+        });
+    }
+
+    /**
+     * Reads the hours of {@link #hourlyCandles}.
+     */
+    public interface HourVisitor
+    {
+        /**
+         * @param quoteVolume price times quantity summed, in units of the price's and the quantity's scales together.
+         */
+        void onHour(long startNs, long open, long high, long low, long close, long volume, BigInteger quoteVolume,
+            long trades, long firstTradeId, long lastTradeId);
+    }
+
+    /**
+     * An instrument's closed hours with a trade that start in [fromNs, toNs), in time order: the hour being traded
+     * has no row yet (it is written once the log's time has passed its end).
+     *
+     * @return how many were read.
+     */
+    public synchronized int hourlyCandles(
+        final int instrumentId, final long fromNs, final long toNs, final HourVisitor visitor)
+    {
+        return read("hourly candles of instrument " + instrumentId, () ->
+        {
+            hourlyCandlesQuery.setInt(1, instrumentId);
+            hourlyCandlesQuery.setLong(2, fromNs);
+            hourlyCandlesQuery.setLong(3, toNs);
+            int count = 0;
+            try (ResultSet rows = hourlyCandlesQuery.executeQuery())
+            {
+                while (rows.next())
+                {
+                    visitor.onHour(rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getLong(4), rows.getLong(5),
+                        rows.getLong(6), new BigInteger(rows.getString(7)), rows.getLong(8), rows.getLong(9),
+                        rows.getLong(10));
                     count++;
                 }
             }

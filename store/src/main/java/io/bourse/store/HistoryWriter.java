@@ -40,6 +40,7 @@ final class HistoryWriter implements EngineListener
      */
     private final BalanceTable balances = new BalanceTable(2);
     private final PendingTrade trade = new PendingTrade();
+    private final HourlyCandles candles = new HourlyCandles();
     private HistoryBatch batch;
     /**
      * The order accepted by the current message, until its reservation is attached to its row.
@@ -53,13 +54,14 @@ final class HistoryWriter implements EngineListener
 
     /**
      * @param database read for what it holds as of the fence: the current balances, which ledger deltas continue from,
-     *                 and the next row ids.
+     *                 the next row ids, and the trades of the hour the fence is in, which no candle row has yet.
      * @param batch    the batch to fill first.
      */
     HistoryWriter(final StoreDatabase database, final HistoryBatch batch) throws SQLException
     {
         this.batch = batch;
         final Connection connection = database.connection();
+        final long fenceTimestampNs;
         try (Statement statement = connection.createStatement())
         {
             try (ResultSet rows = statement.executeQuery("SELECT account_id, asset_id, available, reserved FROM balances"))
@@ -72,7 +74,8 @@ final class HistoryWriter implements EngineListener
                 }
             }
             try (ResultSet rows = statement.executeQuery(
-                "SELECT next_order_event_id, next_ledger_entry_id, next_transfer_id FROM store_fence WHERE id = 1"))
+                "SELECT next_order_event_id, next_ledger_entry_id, next_transfer_id, timestamp_ns FROM store_fence " +
+                "WHERE id = 1"))
             {
                 if (!rows.next())
                 {
@@ -81,9 +84,11 @@ final class HistoryWriter implements EngineListener
                 nextOrderEventId = rows.getLong(1);
                 nextLedgerEntryId = rows.getLong(2);
                 nextTransferId = rows.getLong(3);
+                fenceTimestampNs = rows.getLong(4);
             }
         }
         connection.commit();
+        candles.load(connection, fenceTimestampNs, batch.candles);
     }
 
     /**
@@ -145,6 +150,7 @@ final class HistoryWriter implements EngineListener
         expectSettlements();
         acceptedRow = null;
         final HistoryBatch sealed = batch;
+        candles.closeBefore(fenceTimestampNs, sealed.candles);
         sealed.fenceLogPosition = fenceLogPosition;
         sealed.fenceTimestampNs = fenceTimestampNs;
         sealed.snapshotLogPosition = snapshotLogPosition;
@@ -244,6 +250,7 @@ final class HistoryWriter implements EngineListener
             takerOrderId, takerAccountId, takerFee, timestampNs, logPosition);
         batch.rows++;
         batch.tradeCount++;
+        candles.add(tradeId, instrumentId, price, quantity, timestampNs, batch.candles);
         fill(makerOrderId, makerFilledQuantity, makerRemainingQuantity, makerExecutedNotional, timestampNs);
         fill(takerOrderId, takerFilledQuantity, takerRemainingQuantity, takerExecutedNotional, timestampNs);
     }

@@ -506,6 +506,88 @@ abstract class StoreTestBase
         }
     }
 
+    @Test
+    void closedHoursAreWrittenOnceAsCandlesAndARestartedStoreSumsItsOpenHourAgain() throws Exception
+    {
+        final long hourNs = HourlyCandles.HOUR_NS;
+        final long base = 480_000 * hourNs;
+        final Store.Context context = database(node.storeContext());
+        try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null);
+            BatchCommitter committer = new BatchCommitter(database);
+            HistoryQueries queries = HistoryQueries.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        {
+            HistoryWriter writer = new HistoryWriter(database, new HistoryBatch());
+            writer.writing(true);
+            trade(writer, 10, 1, 100, 2, base + 1_000_000_000L);
+            trade(writer, 20, 2, 105, 1, base + 600_000_000_000L);
+            // The next hour's first trade closes the first hour.
+            trade(writer, 30, 3, 99, 1, base + hourNs + 5_000_000_000L);
+            committer.commit(writer.seal(30, base + hourNs + 5_000_000_000L, 0, null, null));
+            final List<String> first = List.of(base + " 100 105 100 105 3 305 2 1 2");
+            assertEquals(first, hours(queries), "the open hour has no row yet");
+
+            // A restarted store sums the open hour's trade again from the database.
+            writer = new HistoryWriter(database, new HistoryBatch());
+            writer.writing(true);
+            trade(writer, 40, 4, 101, 3, base + hourNs + 1_800_000_000_000L);
+            // Prices and quantities whose products pass 64 bits: the quote amount is summed exactly.
+            trade(writer, 50, 5, 4_000_000_000L, 4_000_000_000L, base + 2 * hourNs + 1);
+            trade(writer, 60, 6, 4_000_000_000L, 4_000_000_000L, base + 2 * hourNs + 2);
+            committer.commit(writer.seal(60, base + 2 * hourNs + 2, 0, null, null));
+            final List<String> second = List.of(first.getFirst(), (base + hourNs) + " 99 101 99 101 4 402 2 3 4");
+            assertEquals(second, hours(queries), "the second hour with the trade made before the restart");
+            writer.startBatch(new HistoryBatch());
+            writer.logPosition(70);
+            // The log's time passing the hour's end closes it, with no trade after it.
+            committer.commit(writer.seal(70, base + 3 * hourNs, 0, null, null));
+            final List<String> all = List.of(second.get(0), second.get(1),
+                (base + 2 * hourNs) + " 4000000000 4000000000 4000000000 4000000000 8000000000 32000000000000000000 2 5 6");
+            assertEquals(all, hours(queries));
+            assertEquals(List.of(second.get(1)), hours(queries, base + hourNs, base + 2 * hourNs), "a window");
+
+            // A database written before the table had rows: a store's first batch writes every closed hour.
+            try (Statement statement = database.connection().createStatement())
+            {
+                statement.executeUpdate("DELETE FROM candles_1h");
+            }
+            database.connection().commit();
+            writer = new HistoryWriter(database, new HistoryBatch());
+            writer.writing(true);
+            committer.commit(writer.seal(70, base + 3 * hourNs, 0, null, null));
+            assertEquals(all, hours(queries));
+        }
+    }
+
+    private static List<String> hours(final HistoryQueries queries)
+    {
+        return hours(queries, 0, Long.MAX_VALUE);
+    }
+
+    private static List<String> hours(final HistoryQueries queries, final long fromNs, final long toNs)
+    {
+        final List<String> hours = new ArrayList<>();
+        queries.hourlyCandles(1, fromNs, toNs, (startNs, open, high, low, close, volume, quote, trades, first, last) ->
+            hours.add(startNs + " " + open + " " + high + " " + low + " " + close + " " + volume + " " + quote + " " +
+                trades + " " + first + " " + last));
+        return hours;
+    }
+
+    /**
+     * A trade of instrument 1 between accounts 1 (maker) and 2, with its four settlements.
+     */
+    private static void trade(
+        final HistoryWriter writer, final long logPosition, final long tradeId, final long price, final long quantity,
+        final long timestampNs)
+    {
+        writer.logPosition(logPosition);
+        writer.onTrade(tradeId, 1, price, quantity, Side.BUY, 100 + tradeId, 0, 1, quantity, 0, 0, 0, 200 + tradeId, 0,
+            2, quantity, 0, 0, 0, timestampNs);
+        writer.onBalanceChanged(1, 1, tradeId, 0, BalanceChangeReason.TRADE, timestampNs);
+        writer.onBalanceChanged(1, 2, tradeId, 0, BalanceChangeReason.TRADE, timestampNs);
+        writer.onBalanceChanged(2, 1, tradeId, 0, BalanceChangeReason.TRADE, timestampNs);
+        writer.onBalanceChanged(2, 2, tradeId, 0, BalanceChangeReason.TRADE, timestampNs);
+    }
+
     private static void accept(
         final HistoryWriter writer, final long logPosition, final long orderId, final long clientOrderId,
         final long accountId)
