@@ -47,15 +47,16 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private static final long TIMEOUT_SWEEP_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /**
-     * One WebSocket connection's subscriptions; touched only on the gateway thread.
-     */
-    /**
      * What a WebSocket connection may have waiting to be written, on the gateway thread's side and in the connection's
      * buffer each, before its messages are dropped: room for a burst of a few thousand messages that a client reading
      * at full speed takes in a moment.
      */
     static final int WS_QUEUE_BYTES = 1024 * 1024;
 
+    /**
+     * One WebSocket connection's subscriptions, authentication and orders in flight; touched only on the gateway
+     * thread but for what is said otherwise.
+     */
     static final class WsSession
     {
         final ServerWebSocket socket;
@@ -81,6 +82,12 @@ final class GatewayAgent implements Agent, ExchangeClientListener
          */
         String apiKey;
         boolean readOnly;
+        /**
+         * Orders sent and not yet answered, and pongs held until they are: a pong comes after the answers to the
+         * messages sent before its ping.
+         */
+        int ordersInFlight;
+        int pongsHeld;
         boolean closed;
         /**
          * The last sequence number of the connection's orders and fills channels: each message meant for it takes the

@@ -2,6 +2,7 @@ package io.bourse.gateway.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.bourse.cluster.ClientActivity;
 import io.bourse.cluster.FatalErrors;
@@ -367,8 +368,17 @@ public final class HttpGateway implements AutoCloseable
     private static final Set<String> INSTRUMENT_FIELDS = Set.of("id", "baseAsset", "quoteAsset", "priceScale",
         "tickSize", "quantityScale", "lotSize", "minQuantity", "maxQuantity", "priceBandBps", "referencePrice",
         "makerFeePpm", "takerFeePpm", "tradingState");
-    private static final Set<String> WS_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp", "signature", "id",
-        "order", "orderId", "clientOrderId");
+    private static final Set<String> WS_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp", "signature");
+    /**
+     * The fields of each order message; any message's fields are among {@link #WS_MESSAGE_FIELDS}, checked against
+     * its op's once the op is known.
+     */
+    private static final Map<String, Set<String>> WS_ORDER_FIELDS = Map.of(
+        "order.place", Set.of("op", "id", "order"),
+        "order.replace", Set.of("op", "id", "orderId", "order"),
+        "order.cancel", Set.of("op", "id", "orderId", "clientOrderId"));
+    private static final Set<String> WS_MESSAGE_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp",
+        "signature", "id", "order", "orderId", "clientOrderId");
     /**
      * Longest id a WebSocket order message may carry, which its response repeats.
      */
@@ -1747,14 +1757,7 @@ public final class HttpGateway implements AutoCloseable
         {
             for (final OrderCommand command : commands)
             {
-                try
-                {
-                    a.send(command);
-                }
-                catch (final ApiException error)
-                {
-                    command.complete(null, error);
-                }
+                sendOrAnswer(a, command);
             }
         }))
         {
@@ -2310,17 +2313,30 @@ public final class HttpGateway implements AutoCloseable
         }
         if (!agent.submit(a ->
         {
-            try
-            {
-                a.send(command);
-            }
-            catch (final ApiException error)
-            {
-                command.complete(null, error);
-            }
+            sendOrAnswer(a, command);
         }))
         {
             throw busy();
+        }
+    }
+
+    /**
+     * Send a command, on the gateway thread. One refused at once (by its encoding's checks, or back-pressure) is
+     * answered at once, and so is a defect (500): a request is never left unanswered.
+     */
+    private static void sendOrAnswer(final GatewayAgent agent, final Command command)
+    {
+        try
+        {
+            agent.send(command);
+        }
+        catch (final ApiException error)
+        {
+            command.complete(null, error);
+        }
+        catch (final RuntimeException defect)
+        {
+            command.complete(null, ApiException.internal(defect));
         }
     }
 
@@ -2913,14 +2929,29 @@ public final class HttpGateway implements AutoCloseable
     {
         try
         {
-            final ObjectNode message = Requests.object(text.getBytes(StandardCharsets.UTF_8), WS_FIELDS);
+            final ObjectNode message = Requests.object(text.getBytes(StandardCharsets.UTF_8), WS_MESSAGE_FIELDS);
             final String op = Requests.string(message, "op", true);
+            if (WS_ORDER_FIELDS.containsKey(op))
+            {
+                wsOrder(session, op, message);
+                return;
+            }
+            Requests.object(message, WS_FIELDS);
             switch (op)
             {
                 // Through the gateway thread, as the answers to the connection's other messages go: a client may take
                 // the pong to mean that everything it sent before has been answered.
                 case "ping" -> submitOrBusy(session, a ->
-                    a.send(session, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}"));
+                {
+                    if (session.ordersInFlight == 0)
+                    {
+                        pong(a, session);
+                    }
+                    else
+                    {
+                        session.pongsHeld++;
+                    }
+                });
                 case "auth" ->
                 {
                     final ApiKey key;
@@ -2984,7 +3015,6 @@ public final class HttpGateway implements AutoCloseable
                             "channel: expected book, trades, ticker, orders or fills", "channel");
                     }
                 }
-                case "order.place", "order.cancel", "order.replace" -> wsOrder(session, op, message);
                 default -> throw ApiException.badRequest("UNKNOWN_OP",
                     "op: expected subscribe, unsubscribe, auth, ping, order.place, order.cancel or order.replace", "op");
             }
@@ -3005,29 +3035,34 @@ public final class HttpGateway implements AutoCloseable
      */
     private void wsOrder(final GatewayAgent.WsSession session, final String op, final ObjectNode message)
     {
-        final String id = Requests.string(message, "id", false);
-        if (id != null && (id.isEmpty() || id.length() > MAX_WS_REQUEST_ID))
-        {
-            throw ApiException.badRequest("INVALID_PARAMETER", "id: expected 1 to " + MAX_WS_REQUEST_ID +
-                " characters", "id");
-        }
+        final JsonNode id = message.get("id");
+        final boolean idReadable = id == null || id.isNull() ||
+            id.isTextual() && !id.asText().isEmpty() && id.asText().length() <= MAX_WS_REQUEST_ID ||
+            id.isIntegralNumber() && id.canConvertToLong();
+        final JsonNode echoed = idReadable ? id : null;
         final BiConsumer<Object, ApiException> respond = (response, error) ->
-            agent.send(session, wsResponse(id, response, error));
+            agent.send(session, wsResponse(echoed, response, error));
         final LongFunction<OrderCommand> command;
         try
         {
+            if (!idReadable)
+            {
+                throw ApiException.badRequest("INVALID_PARAMETER", "id: expected a string of 1 to " +
+                    MAX_WS_REQUEST_ID + " characters, or an integer", "id");
+            }
+            Requests.object(message, WS_ORDER_FIELDS.get(op));
             command = switch (op)
             {
                 case "order.place" ->
                 {
                     final NewOrderTerms terms = newOrderTerms(Requests.object(wsOrderObject(message), ORDER_FIELDS));
-                    yield accountId -> newOrderCommand(accountId, terms, respond);
+                    yield accountId -> newOrderCommand(accountId, terms, inFlight(session, respond));
                 }
                 case "order.replace" ->
                 {
                     final long orderId = wsOrderId(message, true);
                     final ReplaceTerms terms = replaceTerms(Requests.object(wsOrderObject(message), REPLACE_FIELDS));
-                    yield accountId -> replaceCommand(accountId, orderId, terms, respond);
+                    yield accountId -> replaceCommand(accountId, orderId, terms, inFlight(session, respond));
                 }
                 default ->
                 {
@@ -3039,7 +3074,7 @@ public final class HttpGateway implements AutoCloseable
                             "by clientOrderId (one of them)", "orderId");
                     }
                     final long clientOrderId = orderId == 0 ? clientOrderId(clientOrderIdText, false) : 0;
-                    yield accountId -> cancelCommand(accountId, orderId, clientOrderId, respond);
+                    yield accountId -> cancelCommand(accountId, orderId, clientOrderId, inFlight(session, respond));
                 }
             };
         }
@@ -3057,15 +3092,33 @@ public final class HttpGateway implements AutoCloseable
                 return;
             }
             final OrderCommand order = command.apply(session.accountId);
-            try
-            {
-                a.send(order);
-            }
-            catch (final ApiException error)
-            {
-                order.complete(null, error);
-            }
+            session.ordersInFlight++;
+            sendOrAnswer(a, order);
         });
+    }
+
+    /**
+     * @return the completion of an order sent from the connection: its response, then any pong held for it.
+     */
+    private BiConsumer<Object, ApiException> inFlight(
+        final GatewayAgent.WsSession session, final BiConsumer<Object, ApiException> respond)
+    {
+        return (response, error) ->
+        {
+            respond.accept(response, error);
+            if (--session.ordersInFlight == 0)
+            {
+                for (; session.pongsHeld > 0; session.pongsHeld--)
+                {
+                    pong(agent, session);
+                }
+            }
+        };
+    }
+
+    private static void pong(final GatewayAgent agent, final GatewayAgent.WsSession session)
+    {
+        agent.send(session, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
     }
 
     private static ObjectNode wsOrderObject(final ObjectNode message)
@@ -3098,6 +3151,11 @@ public final class HttpGateway implements AutoCloseable
      */
     private ApiException wsOrderRefusal(final GatewayAgent.WsSession session, final GatewayAgent agent)
     {
+        if (session.closed || session.disconnected)
+        {
+            // Nobody would hear the answer: not sent.
+            return new ApiException(503, "CONNECTION_CLOSED", "the connection closed before the order was sent", null);
+        }
         if (session.accountId == 0)
         {
             return new ApiException(401, "NOT_AUTHENTICATED", "orders need an auth message first", null);
@@ -3111,7 +3169,8 @@ public final class HttpGateway implements AutoCloseable
         {
             return notReady();
         }
-        final long retryAfterS = rateLimiter.tryAcquire(session.apiKey, System.nanoTime());
+        // The key's buckets run on the clock the authenticator gives them (epoch time), whatever takes their tokens.
+        final long retryAfterS = rateLimiter.tryAcquire(session.apiKey, System.currentTimeMillis() * 1_000_000L);
         if (retryAfterS > 0)
         {
             metrics.rateLimited.increment();
@@ -3121,13 +3180,13 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * @param id the message's id, or null.
+     * @param id the message's id as it came (a string or an integer), or null.
      */
-    private static String wsResponse(final String id, final Object order, final ApiException error)
+    private static String wsResponse(final JsonNode id, final Object order, final ApiException error)
     {
         final ObjectNode node = Views.MAPPER.createObjectNode();
         node.put("type", "response");
-        node.put("id", id);
+        node.set("id", id == null ? NullNode.getInstance() : id);
         node.setAll(orderResult(order, error));
         return node.toString();
     }

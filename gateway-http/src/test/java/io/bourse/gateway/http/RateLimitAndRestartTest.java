@@ -88,24 +88,34 @@ class RateLimitAndRestartTest
     @Test
     void aWebSocketOrderTakesATokenOfItsKeyAsARestCallDoes()
     {
-        // A token every 10 s, none coming back while the test runs; a burst the harness's set-up fits in.
-        try (GatewayHarness harness = new GatewayHarness(context -> context.rateLimit(0.1, 20));
+        // A token every 100 s, none coming back while the test runs; a burst the harness's set-up fits in.
+        try (GatewayHarness harness = new GatewayHarness(context -> context.rateLimit(0.01, 20));
             WebSocketTest.Client client = new WebSocketTest.Client(harness.baseUrl()))
         {
             client.send(WebSocketTest.auth(ALICE, System.currentTimeMillis()));
             client.next("authenticated");
-            // The authentication took one of ALICE's twenty; REST calls take the rest.
-            int taken = 0;
-            while (harness.call(ALICE, "GET", "/api/v1/balances", null).status() == 200)
+            // The authentication took one of ALICE's twenty, and a REST call takes one: eighteen left.
+            expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null));
+            final String order = GatewayHarness.limitOrder("BUY", "1.00", "1", null);
+            for (int i = 0; i < 18; i++)
             {
-                taken++;
+                client.send("{\"op\":\"order.place\",\"id\":" + i + ",\"order\":" + order + "}");
             }
-            assertEquals(19, taken, "the WebSocket authentication counted");
-            client.send("{\"op\":\"order.place\",\"id\":\"over\",\"order\":" +
-                GatewayHarness.limitOrder("BUY", "1.00", "1", null) + "}");
-            final JsonNode refused = client.next(m -> m.get("type").asText().equals("response"), "a response");
+            for (int i = 0; i < 18; i++)
+            {
+                final int id = i;
+                final JsonNode placed = client.next(m -> m.get("type").asText().equals("response") &&
+                    m.get("id").asInt() == id, "the response to order " + id);
+                assertEquals(200, placed.get("status").asInt(), placed.toString());
+            }
+            client.send("{\"op\":\"order.place\",\"id\":\"over\",\"order\":" + order + "}");
+            final JsonNode refused = client.next(m -> m.get("type").asText().equals("response") &&
+                m.get("id").asText().equals("over"), "a response");
             assertEquals(429, refused.get("status").asInt(), refused.toString());
             assertEquals("RATE_LIMITED", refused.get("error").get("code").asText());
+            assertTrue(refused.get("error").get("retryAfter").asLong() >= 1, refused.toString());
+            // One bucket for the key's REST calls and WebSocket orders together.
+            RestApiTest.expectProblem(429, "RATE_LIMITED", null, harness.call(ALICE, "GET", "/api/v1/balances", null));
         }
     }
 

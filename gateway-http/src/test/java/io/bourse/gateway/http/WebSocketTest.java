@@ -267,6 +267,8 @@ class WebSocketTest
     @Test
     void aConnectionAuthenticatedWithATradingKeyPlacesReplacesAndCancelsOrders()
     {
+        final int bobOpen = expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size();
+        final int aliceOpen = expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json().size();
         try (Client client = new Client(harness.baseUrl()); Client reader = new Client(harness.baseUrl()))
         {
             client.send("{\"op\":\"order.place\",\"id\":\"early\",\"order\":" +
@@ -308,7 +310,24 @@ class WebSocketTest
                 "\",\"order\":{\"price\":\"6.00\",\"quantity\":\"1\"}}");
             expectRefused(response(client, "gone"), 404, "UNKNOWN_ORDER", "orderId");
             client.send("{\"op\":\"order.place\",\"id\":\"" + "x".repeat(65) + "\",\"order\":{}}");
-            assertEquals("id", client.next("error").get("field").asText());
+            expectRefused(client.next(m -> m.get("type").asText().equals("response") && m.get("id").isNull(),
+                "the response to an id too long to repeat"), 400, "INVALID_PARAMETER", "id");
+            // A client order id belongs in the order: one beside it is refused, not ignored.
+            client.send("{\"op\":\"order.place\",\"id\":\"beside\",\"clientOrderId\":\"x1\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
+            expectRefused(response(client, "beside"), 400, "UNKNOWN_FIELD", "clientOrderId");
+
+            // An integer id is repeated as an integer; a pong comes after the answer to the order sent before its ping.
+            client.send("{\"op\":\"order.place\",\"id\":42,\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", "ws2") + "}");
+            client.send("{\"op\":\"ping\"}");
+            final JsonNode answered = client.next(m -> m.get("type").asText().equals("response") ||
+                m.get("type").asText().equals("pong"), "the response or the pong");
+            assertEquals("response", answered.get("type").asText(), "the order's answer first: " + answered);
+            assertTrue(answered.get("id").isIntegralNumber() && answered.get("id").asLong() == 42, answered.toString());
+            client.next("pong");
+            client.send("{\"op\":\"order.cancel\",\"id\":\"c4\",\"clientOrderId\":\"ws2\"}");
+            assertEquals("CANCELED", response(client, "c4").get("order").get("status").asText());
 
             // Without an id the response has none; it is still the only one in flight.
             client.send("{\"op\":\"order.place\",\"order\":" + GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
@@ -324,8 +343,10 @@ class WebSocketTest
                 GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
             expectRefused(response(reader, "ro"), 403, "READ_ONLY_KEY", null);
         }
-        assertEquals(0, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size());
-        assertEquals(0, expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json().size());
+        assertEquals(bobOpen, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size(),
+            "every order placed here canceled");
+        assertEquals(aliceOpen, expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json().size(),
+            "none placed with the read-only key");
     }
 
     private static JsonNode response(final Client client, final String id)
