@@ -6,6 +6,7 @@ import io.bourse.store.HistoryQueries;
 import io.bourse.store.Store;
 import io.bourse.store.StoreMetrics;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -88,6 +89,20 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
     public int trades(final long fromTradeId, final long beforeTradeId, final int limit, final TradeVisitor visitor)
     {
         return queries.trades(fromTradeId, beforeTradeId, limit, visitor::onTrade);
+    }
+
+    public boolean keepsHours()
+    {
+        return true;
+    }
+
+    public List<Hour> hourlyCandles(final int instrumentId, final long fromNs, final long toNs)
+    {
+        final List<Hour> hours = new ArrayList<>();
+        queries.hourlyCandles(instrumentId, fromNs, toNs,
+            (startNs, open, high, low, close, volume, quoteVolume, trades, firstTradeId, lastTradeId) ->
+                hours.add(new Hour(startNs / 60_000_000_000L, open, high, low, close, volume, quoteVolume, trades)));
+        return hours;
     }
 
     private static Order order(final HistoryQueries.Order o)

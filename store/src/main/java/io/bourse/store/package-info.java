@@ -35,8 +35,12 @@
  * aside altogether (state {@code DEFERRING}) for at most {@code store.defer.max.ms} after it fell behind, then follows
  * regardless until caught up: history lags a peak instead of slowing it ({@link io.bourse.store.Store.Context#maxDeferralMs}).
  * <p>
+ * <b>Candles.</b> Each instrument's trades are also summed by the hour ({@code candles_1h}): a row is written once
+ * its hour has closed by the log's time, with the batch whose fence passes the hour's end, so a row is never
+ * rewritten; a restarted store sums its open hour again from the trades no row holds yet.
+ * <p>
  * <b>Reading.</b> {@link io.bourse.store.StoreMetrics} (fence, committed position, lag in bytes and seconds) for
  * metrics and monitor pages; {@link io.bourse.store.HistoryQueries} for an account's trades and orders, paged and
- * filtered by time, for the HTTP API.
+ * filtered by time, and an instrument's hours, for the HTTP API.
  */
 package io.bourse.store;

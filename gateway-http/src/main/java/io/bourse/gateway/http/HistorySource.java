@@ -1,5 +1,6 @@
 package io.bourse.gateway.http;
 
+import java.math.BigInteger;
 import java.util.List;
 
 /**
@@ -153,5 +154,32 @@ public interface HistorySource
     default int trades(final long fromTradeId, final long beforeTradeId, final int limit, final TradeVisitor visitor)
     {
         throw new UnsupportedOperationException("this history source does not list trades");
+    }
+
+    /**
+     * An instrument's hours of trades, summed: the candles of an hour or more that are older than the gateway's day.
+     *
+     * @param startMinute the hour's start, in minutes since the epoch.
+     */
+    record Hour(long startMinute, long open, long high, long low, long close, long volume, BigInteger quoteVolume,
+        long trades)
+    {
+    }
+
+    /**
+     * @return whether the source keeps trades by the hour ({@link #hourlyCandles}); false by default.
+     */
+    default boolean keepsHours()
+    {
+        return false;
+    }
+
+    /**
+     * An instrument's closed hours with a trade that start in [fromNs, toNs), in time order; the hour being traded
+     * has none yet. Not called when {@link #keepsHours()} is false.
+     */
+    default List<Hour> hourlyCandles(final int instrumentId, final long fromNs, final long toNs)
+    {
+        throw new UnsupportedOperationException("this history source does not keep trades by the hour");
     }
 }

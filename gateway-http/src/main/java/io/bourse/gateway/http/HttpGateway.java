@@ -345,6 +345,7 @@ public final class HttpGateway implements AutoCloseable
      * Most accounts one page of the admin's list may hold.
      */
     private static final int MAX_ACCOUNTS_PAGE = 1000;
+    private static final long HOUR_NS = 60 * MinuteBars.MINUTE_NS;
     /**
      * Most orders one {@code POST /api/v1/orders/batch} may hold.
      */
@@ -984,20 +985,12 @@ public final class HttpGateway implements AutoCloseable
             {
                 only(n, 4, path);
                 get(method);
-                onlyParameters(ex, "interval", "limit");
+                onlyParameters(ex, "interval", "limit", "to");
                 final InstrumentView instrument = instrument(parts[3], null);
                 final int intervalMinutes = candleInterval(ex.request.getParam("interval"));
                 final int limit = (int)queryInt(ex, "limit", 100, 1, MinuteBars.MINUTES);
-                query(ex, model ->
-                {
-                    final ArrayNode array = Views.MAPPER.createArrayNode();
-                    for (final MinuteBars.Bar bar :
-                        model.market(instrument.id()).bars.candles(model.nowNs(), intervalMinutes, limit))
-                    {
-                        array.add(Views.candle(bar, instrument));
-                    }
-                    return array;
-                });
+                final long toMs = queryLong(ex, "to", 0, 1, MAX_TIME_MS);
+                candles(ex, instrument, intervalMinutes, limit, toMs == 0 ? Long.MAX_VALUE : toMs * 1_000_000);
             }
             case "monitor" ->
             {
@@ -2545,8 +2538,82 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * @return the minutes of a candle interval: 1m, 5m, 15m, 30m, 1h or 4h (1m when not given), each a divisor of a
-     * day, so that candles start at the same times every day.
+     * {@code GET /api/v1/candles/{symbol}}: the most recent {@code limit} intervals that start before
+     * {@code beforeNs} and have a trade, oldest first. Intervals of less than an hour are the gateway's day of minutes
+     * alone (whole intervals within it). Those of an hour or more, with a post-trade store, go back further: the
+     * store's hours before the gateway's day (its first whole hour), the gateway's minutes from there.
+     */
+    private void candles(
+        final Exchange ex, final InstrumentView instrument, final int intervalMinutes, final int limit,
+        final long beforeNs)
+    {
+        final HistorySource source = context.history;
+        if (source == null || !source.keepsHours() || intervalMinutes < 60)
+        {
+            query(ex, model -> candleArray(model.market(instrument.id()).bars.candles(model.nowNs(), beforeNs,
+                intervalMinutes, limit), instrument));
+            return;
+        }
+        final long intervalNs = intervalMinutes * MinuteBars.MINUTE_NS;
+        final long lastStartNs =
+            Math.floorDiv(Math.min(beforeNs - 1, System.currentTimeMillis() * 1_000_000L), intervalNs) * intervalNs;
+        final long firstStartNs = lastStartNs - (limit - 1) * intervalNs;
+        historyQuery(ex, () -> source.hourlyCandles(instrument.id(), firstStartNs, lastStartNs + intervalNs),
+            hours -> query(ex, model ->
+            {
+                final MinuteBars bars = model.market(instrument.id()).bars;
+                final long nowNs = model.nowNs();
+                // The gateway's first whole hour: the store's hours come before it, the gateway's minutes from it.
+                final long minutesFromNs = Math.ceilDiv(MinuteBars.dayStartNs(nowNs), HOUR_NS) * HOUR_NS;
+                final List<MinuteBars.Bar> candles = new ArrayList<>();
+                final MinuteBars.Accumulator candle = new MinuteBars.Accumulator();
+                int next = 0;
+                for (long startNs = firstStartNs; startNs <= lastStartNs; startNs += intervalNs)
+                {
+                    final long endNs = startNs + intervalNs;
+                    candle.reset();
+                    for (; next < hours.size() && hours.get(next).startMinute() * MinuteBars.MINUTE_NS < endNs; next++)
+                    {
+                        final HistorySource.Hour hour = hours.get(next);
+                        if (hour.startMinute() * MinuteBars.MINUTE_NS < minutesFromNs)
+                        {
+                            candle.add(bar(hour));
+                        }
+                    }
+                    if (endNs > minutesFromNs)
+                    {
+                        candle.add(bars.range(Math.max(startNs, minutesFromNs) / MinuteBars.MINUTE_NS,
+                            endNs / MinuteBars.MINUTE_NS));
+                    }
+                    if (candle.trades() > 0)
+                    {
+                        candles.add(candle.bar(startNs / MinuteBars.MINUTE_NS));
+                    }
+                }
+                return candleArray(candles, instrument);
+            }));
+    }
+
+    private static MinuteBars.Bar bar(final HistorySource.Hour hour)
+    {
+        return new MinuteBars.Bar(hour.startMinute(), hour.open(), hour.high(), hour.low(), hour.close(),
+            hour.volume(), hour.quoteVolume().shiftRight(64).longValue(), hour.quoteVolume().longValue(),
+            hour.trades());
+    }
+
+    private static ArrayNode candleArray(final List<MinuteBars.Bar> candles, final InstrumentView instrument)
+    {
+        final ArrayNode array = Views.MAPPER.createArrayNode();
+        for (final MinuteBars.Bar bar : candles)
+        {
+            array.add(Views.candle(bar, instrument));
+        }
+        return array;
+    }
+
+    /**
+     * @return the minutes of a candle interval: 1m, 5m, 15m, 30m, 1h, 4h or 1d (1m when not given), each a divisor
+     * of a day, so that candles start at the same times every day (UTC).
      */
     private static int candleInterval(final String text)
     {
@@ -2558,8 +2625,9 @@ public final class HttpGateway implements AutoCloseable
             case "30m" -> 30;
             case "1h" -> 60;
             case "4h" -> 240;
+            case "1d" -> MinuteBars.MINUTES;
             default -> throw ApiException.badRequest("INVALID_ENUM", "interval: expected one of 1m, 5m, 15m, 30m, " +
-                "1h, 4h, got \"" + (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", "interval");
+                "1h, 4h, 1d, got \"" + (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", "interval");
         };
     }
 

@@ -213,14 +213,16 @@ final class MinuteBars
     /**
      * Candles of whole intervals within the last 24 hours, oldest first; an interval without a trade has none.
      *
+     * @param beforeNs        only intervals that start before it (Long.MAX_VALUE for all).
      * @param intervalMinutes a divisor of a day's minutes (1, 5, 15, 60, ...): intervals start at multiples of it.
      * @param limit           the most recent this many at most.
      */
-    List<Bar> candles(final long nowNs, final int intervalMinutes, final int limit)
+    List<Bar> candles(final long nowNs, final long beforeNs, final int intervalMinutes, final int limit)
     {
-        final long last = Math.floorDiv(nowNs, MINUTE_NS);
+        final long last = Math.min(Math.floorDiv(nowNs, MINUTE_NS), Math.floorDiv(beforeNs - 1, MINUTE_NS));
         // The oldest whole interval that lies within the day.
-        final long first = Math.floorDiv(firstMinute(last) + intervalMinutes - 1, intervalMinutes) * intervalMinutes;
+        final long first = Math.floorDiv(firstMinute(Math.floorDiv(nowNs, MINUTE_NS)) + intervalMinutes - 1,
+            intervalMinutes) * intervalMinutes;
         final List<Bar> candles = new ArrayList<>();
         final Accumulator interval = new Accumulator();
         for (long start = Math.floorDiv(last, intervalMinutes) * intervalMinutes;
@@ -240,9 +242,23 @@ final class MinuteBars
     }
 
     /**
-     * Minutes summed in time order.
+     * @return the trades of the minutes in [fromMinute, toMinute) the bars hold, as one bar starting at
+     * {@code fromMinute} (no trades when there are none).
      */
-    private static final class Accumulator
+    Bar range(final long fromMinute, final long toMinute)
+    {
+        final Accumulator range = new Accumulator();
+        for (long m = fromMinute; m < toMinute; m++)
+        {
+            range.add(this, m);
+        }
+        return range.bar(fromMinute);
+    }
+
+    /**
+     * Minutes, or bars of them, summed in time order.
+     */
+    static final class Accumulator
     {
         long open;
         long high;
@@ -275,6 +291,18 @@ final class MinuteBars
         }
 
         /**
+         * Add a bar later than any added before.
+         */
+        void add(final Bar bar)
+        {
+            if (bar.trades() > 0)
+            {
+                add(bar.open(), bar.high(), bar.low(), bar.close(), bar.volume(), bar.trades(), bar.quoteHigh(),
+                    bar.quoteLow());
+            }
+        }
+
+        /**
          * Add minutes summed before, all of them earlier than any added after.
          */
         void addAll(final Accumulator earlier)
@@ -303,6 +331,11 @@ final class MinuteBars
             final long sumLow = this.quoteLow + quoteLow;
             this.quoteHigh += quoteHigh + (Long.compareUnsigned(sumLow, this.quoteLow) < 0 ? 1 : 0);
             this.quoteLow = sumLow;
+        }
+
+        long trades()
+        {
+            return trades;
         }
 
         Bar bar(final long startMinute)

@@ -5,8 +5,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,7 +58,7 @@ class MarketStatsTest
             assertTrue(ticker.get("since").asLong() <= beforeMs - DAY_MS + 60_000 &&
                 ticker.get("since").asLong() > beforeMs - DAY_MS - 60_000, ticker.toString());
 
-            for (final String interval : new String[]{ "1m", "5m", "15m", "30m", "1h", "4h" })
+            for (final String interval : new String[]{ "1m", "5m", "15m", "30m", "1h", "4h", "1d" })
             {
                 // Two trades a moment apart may fall either side of a minute's end: one candle, or two.
                 final JsonNode candles =
@@ -99,6 +103,8 @@ class MarketStatsTest
             RestApiTest.expectProblem(400, "INVALID_PARAMETER", "limit", harness.get("/api/v1/candles/BTC-USD?limit=0"));
             RestApiTest.expectProblem(400, "INVALID_PARAMETER", "limit", harness.get("/api/v1/candles/BTC-USD?limit=1441"));
             RestApiTest.expectProblem(400, "UNKNOWN_PARAMETER", "from", harness.get("/api/v1/candles/BTC-USD?from=1"));
+            RestApiTest.expectProblem(400, "INVALID_PARAMETER", "to", harness.get("/api/v1/candles/BTC-USD?to=0"));
+            RestApiTest.expectProblem(400, "INVALID_ENUM", "interval", harness.get("/api/v1/candles/BTC-USD?interval=1w"));
             RestApiTest.expectProblem(404, "UNKNOWN_INSTRUMENT", null, harness.get("/api/v1/candles/NOPE-USD"));
             RestApiTest.expectProblem(405, "METHOD_NOT_ALLOWED", null, harness.call(ALICE, "POST", "/api/v1/candles/BTC-USD", "{}"));
         }
@@ -194,6 +200,81 @@ class MarketStatsTest
             }
             assertEquals(6, candleTrades);
         }
+    }
+
+    @Test
+    void candlesOfAnHourOrMoreGoBackThroughTheStoresHours()
+    {
+        final long hourMs = 3_600_000L;
+        final long thisHourMs = Math.floorDiv(System.currentTimeMillis(), hourMs) * hourMs;
+        // Hours the store has closed: two before the gateway's day, and one within it, which the gateway's own
+        // minutes cover (it counts no trade: the store's hour would be counted twice).
+        final List<HistorySource.Hour> stored = List.of(
+            hour(thisHourMs - 30 * hourMs, 9000, 9500, 8900, 9400, 20_000, 1_800_000_000L, 3),
+            hour(thisHourMs - 26 * hourMs, 9400, 9900, 9300, 9800, 10_000, 980_000_000L, 2),
+            hour(thisHourMs - 2 * hourMs, 1, 1, 1, 1, 1, 1, 1));
+        final HistorySource store = new EmptyHistory()
+        {
+            public boolean keepsHours()
+            {
+                return true;
+            }
+
+            public List<HistorySource.Hour> hourlyCandles(final int instrumentId, final long fromNs, final long toNs)
+            {
+                return stored.stream().filter(h -> h.startMinute() * 60_000_000_000L >= fromNs &&
+                    h.startMinute() * 60_000_000_000L < toNs).toList();
+            }
+        };
+        try (GatewayHarness harness = new GatewayHarness(context -> context.history(store)))
+        {
+            expect(200, harness.placeLimit(ALICE, "SELL", "100.00", "1", null));
+            expect(200, harness.placeLimit(BOB, "BUY", "100.00", "1", null));
+
+            final JsonNode hours = expect(200, harness.get("/api/v1/candles/BTC-USD?interval=1h&limit=48")).json();
+            final List<Long> times = new ArrayList<>();
+            hours.forEach(candle -> times.add(candle.get("time").asLong()));
+            assertTrue(times.equals(List.of(thisHourMs - 30 * hourMs, thisHourMs - 26 * hourMs, thisHourMs)) ||
+                // The trade made in the next hour, had one begun meanwhile.
+                times.equals(List.of(thisHourMs - 30 * hourMs, thisHourMs - 26 * hourMs, thisHourMs + hourMs)),
+                hours.toString());
+            final JsonNode oldest = hours.get(0);
+            assertEquals(List.of("90.00", "95.00", "89.00", "94.00", "2.0000", "1800.000000", "3"),
+                List.of(oldest.get("open").asText(), oldest.get("high").asText(), oldest.get("low").asText(),
+                    oldest.get("close").asText(), oldest.get("volume").asText(), oldest.get("quoteVolume").asText(),
+                    oldest.get("tradeCount").asText()), oldest.toString());
+            assertEquals("100.00", hours.get(2).get("open").asText(), "the gateway's own trade");
+
+            // Candles that start before a time; the most recent of them when limited.
+            assertEquals(2, expect(200, harness.get("/api/v1/candles/BTC-USD?interval=1h&limit=48&to=" +
+                (thisHourMs - 26 * hourMs + 1))).json().size());
+            final JsonNode limited = expect(200, harness.get("/api/v1/candles/BTC-USD?interval=4h&limit=1&to=" +
+                (thisHourMs - 26 * hourMs + 1))).json();
+            assertEquals(1, limited.size(), limited.toString());
+            assertEquals(2, limited.get(0).get("tradeCount").asLong(), "the 4 hours the second stored hour is in");
+
+            // Days: the stored hours and the gateway's trade, each in its UTC day.
+            final Map<Long, Long> expected = new TreeMap<>();
+            final long dayMs = 24 * hourMs;
+            expected.merge(Math.floorDiv(thisHourMs - 30 * hourMs, dayMs) * dayMs, 3L, Long::sum);
+            expected.merge(Math.floorDiv(thisHourMs - 26 * hourMs, dayMs) * dayMs, 2L, Long::sum);
+            expected.merge(Math.floorDiv(System.currentTimeMillis(), dayMs) * dayMs, 1L, Long::sum);
+            final Map<Long, Long> days = new TreeMap<>();
+            expect(200, harness.get("/api/v1/candles/BTC-USD?interval=1d&limit=5")).json()
+                .forEach(day -> days.put(day.get("time").asLong(), day.get("tradeCount").asLong()));
+            assertEquals(expected, days);
+
+            // Shorter intervals are the gateway's day alone.
+            assertEquals(1, expect(200, harness.get("/api/v1/candles/BTC-USD?interval=30m&limit=100")).json().size());
+        }
+    }
+
+    private static HistorySource.Hour hour(
+        final long startMs, final long open, final long high, final long low, final long close, final long volume,
+        final long quote, final long trades)
+    {
+        return new HistorySource.Hour(startMs / 60_000, open, high, low, close, volume, BigInteger.valueOf(quote),
+            trades);
     }
 
     private static long price(final String text)

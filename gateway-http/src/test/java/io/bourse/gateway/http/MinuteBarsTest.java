@@ -51,20 +51,26 @@ class MinuteBarsTest
         add(bars, at(4, 59), 9, 1);
         add(bars, at(5, 0), 11, 1);
         add(bars, at(17, 0), 13, 2);
-        final List<MinuteBars.Bar> fives = bars.candles(at(17, 30), 5, 100);
+        final List<MinuteBars.Bar> fives = bars.candles(at(17, 30), Long.MAX_VALUE, 5, 100);
         assertEquals(List.of(START_MINUTE, START_MINUTE + 5, START_MINUTE + 15),
             fives.stream().map(MinuteBars.Bar::startMinute).toList(), "no candle for the quiet minutes 10 to 14");
         assertEquals(List.of(10L, 12L, 9L, 9L, 3L), List.of(fives.get(0).open(), fives.get(0).high(), fives.get(0).low(),
             fives.get(0).close(), fives.get(0).trades()));
         assertEquals(2, fives.get(2).volume(), "the current interval, unfinished");
-        assertEquals(List.of(START_MINUTE + 5, START_MINUTE + 15),
-            bars.candles(at(17, 30), 5, 2).stream().map(MinuteBars.Bar::startMinute).toList(), "the most recent two");
-        assertEquals(5, bars.candles(at(17, 30), 1, 1440).size());
+        assertEquals(List.of(START_MINUTE + 5, START_MINUTE + 15), bars.candles(at(17, 30), Long.MAX_VALUE, 5, 2)
+            .stream().map(MinuteBars.Bar::startMinute).toList(), "the most recent two");
+        assertEquals(5, bars.candles(at(17, 30), Long.MAX_VALUE, 1, 1440).size());
+        assertEquals(List.of(START_MINUTE), bars.candles(at(17, 30), at(5, 0), 5, 100).stream()
+            .map(MinuteBars.Bar::startMinute).toList(), "those that start before a time");
+        final MinuteBars.Bar range = bars.range(START_MINUTE, START_MINUTE + 5);
+        assertEquals(List.of(START_MINUTE, 10L, 12L, 9L, 9L, 3L), List.of(range.startMinute(), range.open(),
+            range.high(), range.low(), range.close(), range.trades()), "minutes 0 to 4 as one bar");
+        assertEquals(0, bars.range(START_MINUTE + 6, START_MINUTE + 17).trades());
 
         // A day later the interval that began 24 hours ago would be partial: it is left out.
         final long dayLater = at(MinuteBars.MINUTES + 2, 0);
         assertEquals(List.of(START_MINUTE + 5, START_MINUTE + 15),
-            bars.candles(dayLater, 5, 100).stream().map(MinuteBars.Bar::startMinute).toList());
+            bars.candles(dayLater, Long.MAX_VALUE, 5, 100).stream().map(MinuteBars.Bar::startMinute).toList());
     }
 
     @Test
@@ -81,7 +87,7 @@ class MinuteBarsTest
         missed.add(12, at(1, 10), 70, 1);
         missed.add(30, at(3, 30), 95, 1);
         own.join(missed);
-        final List<MinuteBars.Bar> minutes = own.candles(at(3, 40), 1, 100);
+        final List<MinuteBars.Bar> minutes = own.candles(at(3, 40), Long.MAX_VALUE, 1, 100);
         final MinuteBars.Bar one = minutes.get(1);
         assertEquals(List.of(60L, 70L, 60L, 65L, 4L, 3L), List.of(one.open(), one.high(), one.low(), one.close(),
             one.volume(), one.trades()), "minute 1: the missed trades came first");
@@ -116,7 +122,7 @@ class MinuteBarsTest
         final BigInteger expected = BigInteger.valueOf(price).multiply(BigInteger.valueOf(quantity))
             .multiply(BigInteger.valueOf(1000));
         assertEquals(expected, bars.day(at(3, 0)).quote());
-        assertEquals(expected, bars.candles(at(3, 0), 5, 1).getFirst().quote());
+        assertEquals(expected, bars.candles(at(3, 0), Long.MAX_VALUE, 5, 1).getFirst().quote());
         // Joined to as much again, in the same minutes: the carry between the two words is kept.
         final MinuteBars more = new MinuteBars();
         for (int i = 0; i < 1000; i++)

@@ -142,7 +142,7 @@ function renderTrades() {
 
 // The intervals the exchange keeps candles for (GET /api/v1/candles), by length in milliseconds; shorter ones are drawn
 // from the recent trades alone.
-const CANDLE_INTERVALS = { 60000: '1m', 300000: '5m', 900000: '15m', 3600000: '1h' };
+const CANDLE_INTERVALS = { 60000: '1m', 300000: '5m', 900000: '15m', 3600000: '1h', 14400000: '4h', 86400000: '1d' };
 
 async function loadCandles() {
   const load = ++state.candlesLoad;
