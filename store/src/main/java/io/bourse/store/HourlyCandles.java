@@ -18,6 +18,10 @@ import java.sql.SQLException;
 final class HourlyCandles
 {
     static final long HOUR_NS = 3_600_000_000_000L;
+    /**
+     * Trades read at a time when summing again: PostgreSQL's driver would otherwise hold the whole result.
+     */
+    private static final int LOAD_FETCH_ROWS = 10_000;
     static final String COLUMNS = "instrument_id, start_ns, open_price, high_price, low_price, close_price, volume, " +
         "quote_volume, trade_count, first_trade_id, last_trade_id";
 
@@ -92,9 +96,11 @@ final class HourlyCandles
 
     /**
      * Sum again the trades no row holds yet: those of the hour the fence is in, after a restart; every trade of a
-     * database written before this table (migration 7), whose closed hours then go into {@code rows}, once. As trade ids
-     * and times rise together, and every hour that closed was written, the trades after the highest trade id in a row
-     * are those.
+     * database written before this table (migration 7), whose closed hours then go into {@code rows}, once (read a part
+     * at a time: it may be every trade the exchange made). As trade ids and times rise together, and every hour that
+     * closed was written, the trades after the highest trade id in a row are those. Each instrument's last written hour
+     * is kept, closed, so that no row is written twice even if the log's time steps back (its trades are then counted
+     * in the next hour; a second row of an hour would stop the store at its commit).
      *
      * @param fenceTimestampNs the log's time at the store's fence.
      * @param rows             where the closed hours' rows go: the first batch's.
@@ -102,16 +108,22 @@ final class HourlyCandles
     void load(final Connection connection, final long fenceTimestampNs, final RowBuffer rows) throws SQLException
     {
         hours.clear();
-        final long written;
-        try (PreparedStatement last = connection.prepareStatement(
-            "SELECT COALESCE(MAX(last_trade_id), 0) FROM candles_1h"); ResultSet row = last.executeQuery())
+        long written = 0;
+        try (PreparedStatement last = connection.prepareStatement("SELECT instrument_id, MAX(start_ns), " +
+            "MAX(last_trade_id) FROM candles_1h GROUP BY instrument_id"); ResultSet row = last.executeQuery())
         {
-            row.next();
-            written = row.getLong(1);
+            while (row.next())
+            {
+                final Hour bar = new Hour(row.getInt(1));
+                bar.hour = Math.floorDiv(row.getLong(2), HOUR_NS);
+                hours.put(bar.instrumentId, bar);
+                written = Math.max(written, row.getLong(3));
+            }
         }
         try (PreparedStatement query = connection.prepareStatement("SELECT trade_id, instrument_id, price, quantity, " +
             "timestamp_ns FROM trades WHERE trade_id > ? ORDER BY trade_id"))
         {
+            query.setFetchSize(LOAD_FETCH_ROWS);
             query.setLong(1, written);
             try (ResultSet trades = query.executeQuery())
             {

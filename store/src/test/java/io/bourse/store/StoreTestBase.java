@@ -555,6 +555,16 @@ abstract class StoreTestBase
             writer.writing(true);
             committer.commit(writer.seal(70, base + 3 * hourNs, 0, null, null));
             assertEquals(all, hours(queries));
+
+            // The log's time steps back into an hour written before a restart: the trade is counted in the next hour,
+            // never in a second row of that one (which would stop the store at its commit).
+            writer = new HistoryWriter(database, new HistoryBatch());
+            writer.writing(true);
+            trade(writer, 80, 7, 50, 1, base + 2 * hourNs + 10);
+            committer.commit(writer.seal(80, base + 4 * hourNs, 0, null, null));
+            final List<String> later = new ArrayList<>(all);
+            later.add((base + 3 * hourNs) + " 50 50 50 50 1 50 1 7 7");
+            assertEquals(later, hours(queries));
         }
     }
 

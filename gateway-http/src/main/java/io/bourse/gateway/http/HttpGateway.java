@@ -2538,60 +2538,91 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * {@code GET /api/v1/candles/{symbol}}: the most recent {@code limit} intervals that start before
-     * {@code beforeNs} and have a trade, oldest first. Intervals of less than an hour are the gateway's day of minutes
-     * alone (whole intervals within it). Those of an hour or more, with a post-trade store, go back further: the
-     * store's hours before the gateway's day (its first whole hour), the gateway's minutes from there.
+     * {@code GET /api/v1/candles/{symbol}}, oldest first, intervals without a trade left out. Intervals of less than an
+     * hour are the gateway's day of minutes alone: the most recent {@code limit} whole intervals with a trade that
+     * start before {@code beforeNs}. Those of an hour or more, with a post-trade store that keeps hours, are the last
+     * {@code limit} intervals that start before {@code beforeNs}: the store's hours before the first whole hour of the
+     * gateway's day, the gateway's minutes from it; the store is not asked when the intervals lie within the day.
      */
     private void candles(
         final Exchange ex, final InstrumentView instrument, final int intervalMinutes, final int limit,
         final long beforeNs)
     {
         final HistorySource source = context.history;
-        if (source == null || !source.keepsHours() || intervalMinutes < 60)
+        final long intervalNs = intervalMinutes * MinuteBars.MINUTE_NS;
+        // By the wall clock here; the gateway thread's time (the cluster's, if ahead) decides the intervals, and is
+        // never behind it, so the hours read cover them.
+        final long wallNs = System.currentTimeMillis() * 1_000_000L;
+        final long firstStartNs = lastStartNs(wallNs, beforeNs, intervalNs) - (limit - 1) * intervalNs;
+        if (source == null || !source.keepsHours() || intervalMinutes < 60 || firstStartNs >= minutesFromNs(wallNs))
         {
-            query(ex, model -> candleArray(model.market(instrument.id()).bars.candles(model.nowNs(), beforeNs,
-                intervalMinutes, limit), instrument));
+            final boolean withStore = source != null && source.keepsHours() && intervalMinutes >= 60;
+            query(ex, model -> candleArray(withStore ?
+                candles(model, instrument, intervalNs, limit, beforeNs, List.of()) :
+                model.market(instrument.id()).bars.candles(model.nowNs(), beforeNs, intervalMinutes, limit),
+                instrument));
             return;
         }
-        final long intervalNs = intervalMinutes * MinuteBars.MINUTE_NS;
-        final long lastStartNs =
-            Math.floorDiv(Math.min(beforeNs - 1, System.currentTimeMillis() * 1_000_000L), intervalNs) * intervalNs;
-        final long firstStartNs = lastStartNs - (limit - 1) * intervalNs;
-        historyQuery(ex, () -> source.hourlyCandles(instrument.id(), firstStartNs, lastStartNs + intervalNs),
-            hours -> query(ex, model ->
+        historyQuery(ex, () -> source.hourlyCandles(instrument.id(), firstStartNs, minutesFromNs(wallNs)),
+            hours -> query(ex, model -> candleArray(candles(model, instrument, intervalNs, limit, beforeNs, hours),
+                instrument)));
+    }
+
+    /**
+     * The last {@code limit} intervals that start before {@code beforeNs}, those with a trade: the store's hours before
+     * the first whole hour of the gateway's day, the gateway's minutes from it. Run on the gateway thread.
+     */
+    private static List<MinuteBars.Bar> candles(
+        final ReadModel model, final InstrumentView instrument, final long intervalNs, final int limit,
+        final long beforeNs, final List<HistorySource.Hour> hours)
+    {
+        final MinuteBars bars = model.market(instrument.id()).bars;
+        final long nowNs = model.nowNs();
+        final long minutesFromNs = minutesFromNs(nowNs);
+        final long lastStartNs = lastStartNs(nowNs, beforeNs, intervalNs);
+        final List<MinuteBars.Bar> candles = new ArrayList<>();
+        final MinuteBars.Accumulator candle = new MinuteBars.Accumulator();
+        int next = 0;
+        for (long startNs = lastStartNs - (limit - 1) * intervalNs; startNs <= lastStartNs; startNs += intervalNs)
+        {
+            final long endNs = startNs + intervalNs;
+            candle.reset();
+            for (; next < hours.size() && hours.get(next).startMinute() * MinuteBars.MINUTE_NS < endNs; next++)
             {
-                final MinuteBars bars = model.market(instrument.id()).bars;
-                final long nowNs = model.nowNs();
-                // The gateway's first whole hour: the store's hours come before it, the gateway's minutes from it.
-                final long minutesFromNs = Math.ceilDiv(MinuteBars.dayStartNs(nowNs), HOUR_NS) * HOUR_NS;
-                final List<MinuteBars.Bar> candles = new ArrayList<>();
-                final MinuteBars.Accumulator candle = new MinuteBars.Accumulator();
-                int next = 0;
-                for (long startNs = firstStartNs; startNs <= lastStartNs; startNs += intervalNs)
+                final HistorySource.Hour hour = hours.get(next);
+                if (hour.startMinute() * MinuteBars.MINUTE_NS >= startNs &&
+                    hour.startMinute() * MinuteBars.MINUTE_NS < minutesFromNs)
                 {
-                    final long endNs = startNs + intervalNs;
-                    candle.reset();
-                    for (; next < hours.size() && hours.get(next).startMinute() * MinuteBars.MINUTE_NS < endNs; next++)
-                    {
-                        final HistorySource.Hour hour = hours.get(next);
-                        if (hour.startMinute() * MinuteBars.MINUTE_NS < minutesFromNs)
-                        {
-                            candle.add(bar(hour));
-                        }
-                    }
-                    if (endNs > minutesFromNs)
-                    {
-                        candle.add(bars.range(Math.max(startNs, minutesFromNs) / MinuteBars.MINUTE_NS,
-                            endNs / MinuteBars.MINUTE_NS));
-                    }
-                    if (candle.trades() > 0)
-                    {
-                        candles.add(candle.bar(startNs / MinuteBars.MINUTE_NS));
-                    }
+                    candle.add(bar(hour));
                 }
-                return candleArray(candles, instrument);
-            }));
+            }
+            if (endNs > minutesFromNs)
+            {
+                candle.add(bars.range(Math.max(startNs, minutesFromNs) / MinuteBars.MINUTE_NS,
+                    endNs / MinuteBars.MINUTE_NS));
+            }
+            if (candle.trades() > 0)
+            {
+                candles.add(candle.bar(startNs / MinuteBars.MINUTE_NS));
+            }
+        }
+        return candles;
+    }
+
+    /**
+     * @return the start of the last interval that starts before {@code beforeNs} and not after now.
+     */
+    private static long lastStartNs(final long nowNs, final long beforeNs, final long intervalNs)
+    {
+        return Math.floorDiv(Math.min(beforeNs - 1, nowNs), intervalNs) * intervalNs;
+    }
+
+    /**
+     * @return the first whole hour of the gateway's day of minutes: candles take the store's hours before it.
+     */
+    private static long minutesFromNs(final long nowNs)
+    {
+        return Math.ceilDiv(MinuteBars.dayStartNs(nowNs), HOUR_NS) * HOUR_NS;
     }
 
     private static MinuteBars.Bar bar(final HistorySource.Hour hour)

@@ -213,6 +213,7 @@ class MarketStatsTest
             hour(thisHourMs - 30 * hourMs, 9000, 9500, 8900, 9400, 20_000, 1_800_000_000L, 3),
             hour(thisHourMs - 26 * hourMs, 9400, 9900, 9300, 9800, 10_000, 980_000_000L, 2),
             hour(thisHourMs - 2 * hourMs, 1, 1, 1, 1, 1, 1, 1));
+        final AtomicInteger reads = new AtomicInteger();
         final HistorySource store = new EmptyHistory()
         {
             public boolean keepsHours()
@@ -222,6 +223,7 @@ class MarketStatsTest
 
             public List<HistorySource.Hour> hourlyCandles(final int instrumentId, final long fromNs, final long toNs)
             {
+                reads.incrementAndGet();
                 return stored.stream().filter(h -> h.startMinute() * 60_000_000_000L >= fromNs &&
                     h.startMinute() * 60_000_000_000L < toNs).toList();
             }
@@ -258,12 +260,17 @@ class MarketStatsTest
             final long dayMs = 24 * hourMs;
             expected.merge(Math.floorDiv(thisHourMs - 30 * hourMs, dayMs) * dayMs, 3L, Long::sum);
             expected.merge(Math.floorDiv(thisHourMs - 26 * hourMs, dayMs) * dayMs, 2L, Long::sum);
-            expected.merge(Math.floorDiv(System.currentTimeMillis(), dayMs) * dayMs, 1L, Long::sum);
+            final long tradeMs = expect(200, harness.get("/api/v1/trades/BTC-USD")).json().get(0).get("time").asLong();
+            expected.merge(Math.floorDiv(tradeMs, dayMs) * dayMs, 1L, Long::sum);
             final Map<Long, Long> days = new TreeMap<>();
             expect(200, harness.get("/api/v1/candles/BTC-USD?interval=1d&limit=5")).json()
                 .forEach(day -> days.put(day.get("time").asLong(), day.get("tradeCount").asLong()));
             assertEquals(expected, days);
 
+            // Intervals within the gateway's day need no store.
+            final int readsBefore = reads.get();
+            assertEquals(1, expect(200, harness.get("/api/v1/candles/BTC-USD?interval=1h&limit=5")).json().size());
+            assertEquals(readsBefore, reads.get());
             // Shorter intervals are the gateway's day alone.
             assertEquals(1, expect(200, harness.get("/api/v1/candles/BTC-USD?interval=30m&limit=100")).json().size());
         }
