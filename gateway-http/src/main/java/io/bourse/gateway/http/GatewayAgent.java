@@ -45,6 +45,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private static final int MAX_KEPT_BATCH_BYTES = 64 * 1024 * 1024;
     private static final int KEPT_BATCH_HEADER = Long.BYTES + Integer.BYTES;
     private static final long TIMEOUT_SWEEP_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /**
+     * How long a cancel a closed WebSocket connection asked for is sent again while the exchange pushes back.
+     */
+    private static final long CANCEL_RETRY_NS = TimeUnit.SECONDS.toNanos(5);
 
     /**
      * What a WebSocket connection may have waiting to be written, on the gateway thread's side and in the connection's
@@ -88,6 +92,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
          */
         int ordersInFlight;
         int pongsHeld;
+        /**
+         * Sent when the connection closes, or null: the account's orders canceled (its {@code cancelOnDisconnect}).
+         */
+        Command cancelOnDisconnect;
         boolean closed;
         /**
          * The last sequence number of the connection's orders and fills channels: each message meant for it takes the
@@ -112,6 +120,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     {
     }
 
+    /**
+     * Commands pushed back, to send again in the next duty cycle.
+     */
+    private final ArrayList<BackPressureRetried> retrying = new ArrayList<>();
     private final ExchangeClient client;
     private final GatewayMetrics metrics;
     private final long heartbeatIntervalNs;
@@ -282,6 +294,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final long nowNs = System.nanoTime();
         int work = client.doWork();
         work += tasks.drain(runTask, 1024);
+        work += retryPushedBack();
         if (client.isConnected() && !live &&
             (!stateRequested || nowNs - stateRequestedNs > STATE_RETRY_NS))
         {
@@ -602,6 +615,13 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     void onWsClose(final WsSession session)
     {
         session.closed = true;
+        if (session.cancelOnDisconnect != null)
+        {
+            final Command cancel = session.cancelOnDisconnect;
+            // Cleared first: a close seen twice (its task, and the heartbeat's sweep) cancels once.
+            session.cancelOnDisconnect = null;
+            sendRetried(new BackPressureRetried(cancel, System.nanoTime() + CANCEL_RETRY_NS));
+        }
         sessions.remove(session);
         wsSessionCount = sessions.size();
         for (final Set<WsSession> set : bookSubscribers.values())
@@ -629,11 +649,87 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
+     * A command sent again while the exchange pushes back (BACK_PRESSURE), until a deadline: a cancel that a closed
+     * connection asked for, which nobody is there to send again, and which many connections closing at once (a
+     * network blip) send together.
+     */
+    private final class BackPressureRetried implements Command
+    {
+        private final Command command;
+        private final long deadlineNs;
+
+        BackPressureRetried(final Command command, final long deadlineNs)
+        {
+            this.command = command;
+            this.deadlineNs = deadlineNs;
+        }
+
+        public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+        {
+            return command.encode(encoder, buffer);
+        }
+
+        public Object answer(final Answer answer, final ReadModel model)
+        {
+            return command.answer(answer, model);
+        }
+
+        public void complete(final Object response, final ApiException error)
+        {
+            if (error != null && error.code.equals("BACK_PRESSURE") && System.nanoTime() < deadlineNs)
+            {
+                retrying.add(this);
+                return;
+            }
+            command.complete(response, error);
+        }
+    }
+
+    private void sendRetried(final Command command)
+    {
+        try
+        {
+            send(command);
+        }
+        catch (final ApiException error)
+        {
+            command.complete(null, error);
+        }
+        catch (final RuntimeException defect)
+        {
+            command.complete(null, ApiException.internal(defect));
+        }
+    }
+
+    /**
+     * Send again the commands pushed back in an earlier duty cycle.
+     */
+    private int retryPushedBack()
+    {
+        if (retrying.isEmpty())
+        {
+            return 0;
+        }
+        final BackPressureRetried[] again = retrying.toArray(new BackPressureRetried[0]);
+        retrying.clear();
+        for (final BackPressureRetried command : again)
+        {
+            sendRetried(command);
+        }
+        return again.length;
+    }
+
+    /**
      * Subscribe to a public channel of an instrument; a book subscription (or re-subscription, to resync) is
      * answered with a snapshot carrying the instrument's current sequence.
      */
     void subscribe(final WsSession session, final String channel, final InstrumentView instrument, final boolean on)
     {
+        if (session.closed || session.disconnected)
+        {
+            // Its close may have been handled already: it would stay in the set.
+            return;
+        }
         final Int2ObjectHashMap<Set<WsSession>> map = switch (channel)
         {
             case "book" -> bookSubscribers;
@@ -662,6 +758,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
 
     void subscribePrivate(final WsSession session, final String channel, final boolean on)
     {
+        if (session.closed || session.disconnected)
+        {
+            return;
+        }
         final boolean orders = "orders".equals(channel);
         final Long2ObjectHashMap<Set<WsSession>> map = orders ? orderSubscribers : fillSubscribers;
         final Set<WsSession> set = map.computeIfAbsent(session.accountId, ignored -> new LinkedHashSet<>());

@@ -45,6 +45,10 @@ final class GatewayMetrics
      * WebSocket upgrades refused at the connection limits.
      */
     final LongAdder wsRefused = new LongAdder();
+    /**
+     * Cancels a WebSocket connection asked for when it closed that failed, or whose outcome is unknown.
+     */
+    final LongAdder cancelOnDisconnectFailed = new LongAdder();
     final AtomicLongArray rejects = new AtomicLongArray(256);
 
     private final Recorder[] recorders = new Recorder[STAGES.length];

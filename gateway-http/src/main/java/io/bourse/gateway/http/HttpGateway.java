@@ -377,9 +377,11 @@ public final class HttpGateway implements AutoCloseable
     private static final Map<String, Set<String>> WS_ORDER_FIELDS = Map.of(
         "order.place", Set.of("op", "id", "order"),
         "order.replace", Set.of("op", "id", "orderId", "order"),
-        "order.cancel", Set.of("op", "id", "orderId", "clientOrderId"));
+        "order.cancel", Set.of("op", "id", "orderId", "clientOrderId"),
+        "orders.cancel", Set.of("op", "id", "symbol", "side"),
+        "cancelOnDisconnect", Set.of("op", "id", "enabled"));
     private static final Set<String> WS_MESSAGE_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp",
-        "signature", "id", "order", "orderId", "clientOrderId");
+        "signature", "id", "order", "orderId", "clientOrderId", "side", "enabled");
     /**
      * Longest id a WebSocket order message may carry, which its response repeats.
      */
@@ -1857,26 +1859,42 @@ public final class HttpGateway implements AutoCloseable
     {
         onlyParameters(ex, "symbol", "side");
         final String symbol = ex.request.getParam("symbol");
-        final InstrumentView instrument = symbol == null ? null : instrument(symbol, "symbol");
-        final String sideText = ex.request.getParam("side");
-        final Side side;
-        if (sideText == null)
+        final int instrumentId = symbol == null ? 0 : instrument(symbol, "symbol").id();
+        command(ex, massCancelCommand(accountId, instrumentId, massCancelSide(ex.request.getParam("side")),
+            ex::complete));
+    }
+
+    /**
+     * @param text BUY, SELL, or null for both sides.
+     */
+    private static Side massCancelSide(final String text)
+    {
+        if (text == null)
         {
-            side = Side.NULL_VAL;
+            return Side.NULL_VAL;
         }
-        else if (sideText.equals("BUY") || sideText.equals("SELL"))
+        if (text.equals("BUY") || text.equals("SELL"))
         {
-            side = Side.valueOf(sideText);
+            return Side.valueOf(text);
         }
-        else
-        {
-            throw ApiException.badRequest("INVALID_ENUM", "side: expected BUY or SELL, got \"" + sideText + "\"", "side");
-        }
-        command(ex, new Command()
+        throw ApiException.badRequest("INVALID_ENUM", "side: expected BUY or SELL, got \"" +
+            (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", "side");
+    }
+
+    /**
+     * Cancel an account's open orders, answered with how many were canceled.
+     *
+     * @param instrumentId 0 for every instrument's.
+     * @param side         {@link Side#NULL_VAL} for both sides.
+     */
+    private static Command massCancelCommand(
+        final long accountId, final int instrumentId, final Side side, final BiConsumer<Object, ApiException> completion)
+    {
+        return new Command()
         {
             public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
             {
-                return encoder.massCancel(buffer, 0, accountId, instrument == null ? 0 : instrument.id(), side);
+                return encoder.massCancel(buffer, 0, accountId, instrumentId, side);
             }
 
             public Object answer(final Answer answer, final ReadModel model)
@@ -1892,9 +1910,9 @@ public final class HttpGateway implements AutoCloseable
 
             public void complete(final Object response, final ApiException error)
             {
-                ex.complete(response, error);
+                completion.accept(response, error);
             }
-        });
+        };
     }
 
     // ------------------------------------------------------------------------------------------------ admin
@@ -3081,6 +3099,11 @@ public final class HttpGateway implements AutoCloseable
                         session.accountId = key.accountId();
                         session.apiKey = key.key();
                         session.readOnly = key.readOnly();
+                        if (session.readOnly)
+                        {
+                            // A read-only key may not cancel orders: not when the connection closes either.
+                            session.cancelOnDisconnect = null;
+                        }
                         final ObjectNode node = Views.MAPPER.createObjectNode();
                         node.put("type", "authenticated");
                         node.put("accountId", Long.toString(key.accountId()));
@@ -3115,7 +3138,8 @@ public final class HttpGateway implements AutoCloseable
                     }
                 }
                 default -> throw ApiException.badRequest("UNKNOWN_OP",
-                    "op: expected subscribe, unsubscribe, auth, ping, order.place, order.cancel or order.replace", "op");
+                    "op: expected subscribe, unsubscribe, auth, ping, order.place, order.replace, order.cancel, " +
+                    "orders.cancel or cancelOnDisconnect", "op");
             }
         }
         catch (final ApiException error)
@@ -3126,11 +3150,13 @@ public final class HttpGateway implements AutoCloseable
 
     /**
      * {@code order.place} ({@code order}: a new order as {@code POST /api/v1/orders} takes it), {@code order.cancel}
-     * ({@code orderId} or {@code clientOrderId}) and {@code order.replace} ({@code orderId}, {@code order}: the new
-     * terms as {@code PUT /api/v1/orders/{orderId}} takes them) on a connection authenticated with a trading key:
-     * answered with a {@code response} that repeats the message's {@code id} and carries what the REST call would
-     * have answered, its {@code status} and the {@code order} or the {@code error}. Each order message takes a token of
-     * the key's rate limit, as a REST call does, besides the connection's own.
+     * ({@code orderId} or {@code clientOrderId}), {@code order.replace} ({@code orderId}, {@code order}: the new terms
+     * as {@code PUT /api/v1/orders/{orderId}} takes them), {@code orders.cancel} (as {@code DELETE /api/v1/orders}) and
+     * {@code cancelOnDisconnect} ({@code enabled}) on a connection authenticated with a trading key: answered with a
+     * {@code response} that repeats the message's {@code id} and carries what the REST call would have answered, its
+     * {@code status} and the {@code order}, the mass cancel's {@code canceledCount} or the setting, or the
+     * {@code error}. Each order message takes a token of the key's rate limit, as a REST call does, besides the
+     * connection's own.
      */
     private void wsOrder(final GatewayAgent.WsSession session, final String op, final ObjectNode message)
     {
@@ -3139,9 +3165,11 @@ public final class HttpGateway implements AutoCloseable
             id.isTextual() && !id.asText().isEmpty() && id.asText().length() <= MAX_WS_REQUEST_ID ||
             id.isIntegralNumber() && id.canConvertToLong();
         final JsonNode echoed = idReadable ? id : null;
+        // An order's answer goes in the response's "order"; a mass cancel's and a setting's fields in the response.
+        final String field = op.startsWith("order.") ? "order" : null;
         final BiConsumer<Object, ApiException> respond = (response, error) ->
-            agent.send(session, wsResponse(echoed, response, error));
-        final LongFunction<OrderCommand> command;
+            agent.send(session, wsResponse(echoed, field, response, error));
+        final LongFunction<Command> command;
         try
         {
             if (!idReadable)
@@ -3163,6 +3191,23 @@ public final class HttpGateway implements AutoCloseable
                     final ReplaceTerms terms = replaceTerms(Requests.object(wsOrderObject(message), REPLACE_FIELDS));
                     yield accountId -> replaceCommand(accountId, orderId, terms, inFlight(session, respond));
                 }
+                case "orders.cancel" ->
+                {
+                    final String symbol = Requests.string(message, "symbol", false);
+                    final int instrumentId = symbol == null ? 0 : instrument(symbol, "symbol").id();
+                    final Side side = massCancelSide(Requests.string(message, "side", false));
+                    yield accountId -> massCancelCommand(accountId, instrumentId, side, inFlight(session, respond));
+                }
+                case "cancelOnDisconnect" ->
+                {
+                    if (!message.hasNonNull("enabled"))
+                    {
+                        throw ApiException.badRequest("MISSING_FIELD", "enabled is required (true or false)",
+                            "enabled");
+                    }
+                    final boolean enabled = Requests.bool(message, "enabled", false);
+                    yield accountId -> cancelOnDisconnect(session, accountId, enabled, respond);
+                }
                 default ->
                 {
                     final long orderId = wsOrderId(message, false);
@@ -3182,18 +3227,52 @@ public final class HttpGateway implements AutoCloseable
             submitOrBusy(session, a -> respond.accept(null, error));
             return;
         }
+        // A setting is not an order: no token, and it may be changed while the gateway is cut off from the exchange.
+        final boolean setting = op.equals("cancelOnDisconnect");
         submitOrBusy(session, a ->
         {
-            final ApiException refused = wsOrderRefusal(session, a);
+            final ApiException refused = wsOrderRefusal(session, a, !setting);
             if (refused != null)
             {
                 respond.accept(null, refused);
                 return;
             }
-            final OrderCommand order = command.apply(session.accountId);
-            session.ordersInFlight++;
-            sendOrAnswer(a, order);
+            // Null for a setting answered at once, with nothing sent to the exchange.
+            final Command order = command.apply(session.accountId);
+            if (order != null)
+            {
+                session.ordersInFlight++;
+                sendOrAnswer(a, order);
+            }
         });
+    }
+
+    /**
+     * Have the account's open orders canceled when the connection closes (or not), answering at once: run on the
+     * gateway thread, as the close is.
+     *
+     * @return null: nothing is sent to the exchange now.
+     */
+    private Command cancelOnDisconnect(
+        final GatewayAgent.WsSession session, final long accountId, final boolean enabled,
+        final BiConsumer<Object, ApiException> respond)
+    {
+        session.cancelOnDisconnect = !enabled ? null : massCancelCommand(accountId, 0, Side.NULL_VAL,
+            (response, error) ->
+            {
+                if (error != null)
+                {
+                    metrics.cancelOnDisconnectFailed.increment();
+                    System.err.println("bourse HTTP gateway: account " + accountId + "'s orders " +
+                        (error.code.equals("OUTCOME_UNKNOWN") || error.code.equals("GATEWAY_STOPPING") ?
+                        "may not have been" : "were not") + " canceled when its WebSocket connection closed: " +
+                        error.code + ": " + error.getMessage());
+                }
+            });
+        final ObjectNode answer = Views.MAPPER.createObjectNode();
+        answer.put("cancelOnDisconnect", enabled);
+        respond.accept(answer, null);
+        return null;
     }
 
     /**
@@ -3248,7 +3327,8 @@ public final class HttpGateway implements AutoCloseable
      *
      * @return why the connection may not trade now, or null.
      */
-    private ApiException wsOrderRefusal(final GatewayAgent.WsSession session, final GatewayAgent agent)
+    private ApiException wsOrderRefusal(
+        final GatewayAgent.WsSession session, final GatewayAgent agent, final boolean order)
     {
         if (session.closed || session.disconnected)
         {
@@ -3263,6 +3343,10 @@ public final class HttpGateway implements AutoCloseable
         {
             return new ApiException(403, "READ_ONLY_KEY",
                 "this connection's API key is read-only: it cannot place, replace or cancel orders", null);
+        }
+        if (!order)
+        {
+            return null;
         }
         if (!agent.isLive())
         {
@@ -3279,14 +3363,23 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * @param id the message's id as it came (a string or an integer), or null.
+     * @param id    the message's id as it came (a string or an integer), or null.
+     * @param field where the answer goes ("order"), or null to put its fields in the response itself.
      */
-    private static String wsResponse(final JsonNode id, final Object order, final ApiException error)
+    private static String wsResponse(final JsonNode id, final String field, final Object answer, final ApiException error)
     {
         final ObjectNode node = Views.MAPPER.createObjectNode();
         node.put("type", "response");
         node.set("id", id == null ? NullNode.getInstance() : id);
-        node.setAll(orderResult(order, error));
+        if (field == null && error == null && answer instanceof ObjectNode fields)
+        {
+            node.put("status", 200);
+            node.setAll(fields);
+        }
+        else
+        {
+            node.setAll(orderResult(answer, error));
+        }
         return node.toString();
     }
 

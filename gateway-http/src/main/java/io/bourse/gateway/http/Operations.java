@@ -75,6 +75,7 @@ final class Operations
         gateway.put("webSocketMessages", metrics.wsMessages.sum());
         gateway.put("webSocketDropped", metrics.wsDropped.sum());
         gateway.put("webSocketRefused", metrics.wsRefused.sum());
+        gateway.put("cancelOnDisconnectFailed", metrics.cancelOnDisconnectFailed.sum());
         gateway.put("eventGaps", metrics.eventGaps.sum());
         gateway.put("answersLost", metrics.answersLost.sum());
         gateway.put("commandsTimedOut", metrics.commandsTimedOut.sum());
@@ -191,6 +192,9 @@ final class Operations
             metrics.wsDropped.sum());
         counter(out, "bourse_websocket_refused_total", "WebSocket connections refused at the connection limits",
             metrics.wsRefused.sum());
+        counter(out, "bourse_websocket_cancel_on_disconnect_failed_total",
+            "mass cancels asked for by closed WebSocket connections that failed or whose outcome is unknown",
+            metrics.cancelOnDisconnectFailed.sum());
         if (!sessionCounts.isEmpty())
         {
             byGateway(out, "bourse_sessions_logged_on", "sessions logged on now", "gauge", SessionCounts::loggedOn);

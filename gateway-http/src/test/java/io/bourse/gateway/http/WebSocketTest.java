@@ -274,6 +274,8 @@ class WebSocketTest
             client.send("{\"op\":\"order.place\",\"id\":\"early\",\"order\":" +
                 GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
             expectRefused(response(client, "early"), 401, "NOT_AUTHENTICATED", null);
+            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"early-cod\",\"enabled\":true}");
+            expectRefused(response(client, "early-cod"), 401, "NOT_AUTHENTICATED", null);
             client.send(auth(BOB, System.currentTimeMillis()));
             client.next("authenticated");
 
@@ -342,11 +344,71 @@ class WebSocketTest
             reader.send("{\"op\":\"order.place\",\"id\":\"ro\",\"order\":" +
                 GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
             expectRefused(response(reader, "ro"), 403, "READ_ONLY_KEY", null);
+            reader.send("{\"op\":\"orders.cancel\",\"id\":\"roc\"}");
+            expectRefused(response(reader, "roc"), 403, "READ_ONLY_KEY", null);
+            reader.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"rod\",\"enabled\":true}");
+            expectRefused(response(reader, "rod"), 403, "READ_ONLY_KEY", null);
         }
         assertEquals(bobOpen, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size(),
             "every order placed here canceled");
         assertEquals(aliceOpen, expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json().size(),
             "none placed with the read-only key");
+    }
+
+    @Test
+    void aConnectionCancelsItsAccountsOrdersAtOnceOrWhenItCloses()
+    {
+        // From none open, whatever other tests left.
+        expect(200, harness.call(BOB, "DELETE", "/api/v1/orders", null));
+        try (Client client = new Client(harness.baseUrl()))
+        {
+            client.send(auth(BOB, System.currentTimeMillis()));
+            client.next("authenticated");
+            for (final String price : List.of("5.00", "6.00"))
+            {
+                client.send("{\"op\":\"order.place\",\"id\":\"" + price + "\",\"order\":" +
+                    GatewayHarness.limitOrder("BUY", price, "1", null) + "}");
+                assertEquals(200, response(client, price).get("status").asInt());
+            }
+            client.send("{\"op\":\"orders.cancel\",\"id\":\"all\",\"symbol\":\"BTC-USD\",\"side\":\"BUY\"}");
+            final JsonNode all = response(client, "all");
+            assertEquals(200, all.get("status").asInt(), all.toString());
+            assertEquals(2, all.get("canceledCount").asInt(), all.toString());
+            client.send("{\"op\":\"orders.cancel\",\"id\":\"side\",\"side\":\"BOTH\"}");
+            expectRefused(response(client, "side"), 400, "INVALID_ENUM", "side");
+            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"unsaid\"}");
+            expectRefused(response(client, "unsaid"), 400, "MISSING_FIELD", "enabled");
+
+            // Asked for, then taken back: the order stays when the connection closes.
+            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"on\",\"enabled\":true}");
+            assertTrue(response(client, "on").get("cancelOnDisconnect").asBoolean());
+            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"off\",\"enabled\":false}");
+            assertEquals(false, response(client, "off").get("cancelOnDisconnect").asBoolean());
+            client.send("{\"op\":\"order.place\",\"id\":\"stays\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", "stay1") + "}");
+            assertEquals(200, response(client, "stays").get("status").asInt());
+        }
+        // Once the gateway has seen the close: any cancel it sent then comes before the DELETE below, and would have
+        // taken the order.
+        GatewayHarness.await("the connection closed", () -> harness.get("/api/v1/monitor").json().get("http")
+            .get("webSocketSessions").asInt() == 0);
+        assertEquals(1, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size(),
+            "no cancel on disconnect once taken back");
+        assertEquals("CANCELED", expect(200, harness.call(BOB, "DELETE", "/api/v1/orders/by-client-id/stay1", null))
+            .str("status"));
+
+        try (Client client = new Client(harness.baseUrl()))
+        {
+            client.send(auth(BOB, System.currentTimeMillis()));
+            client.next("authenticated");
+            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"on\",\"enabled\":true}");
+            assertTrue(response(client, "on").get("cancelOnDisconnect").asBoolean());
+            client.send("{\"op\":\"order.place\",\"id\":\"goes\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
+            assertEquals(200, response(client, "goes").get("status").asInt());
+        }
+        GatewayHarness.await("the account's orders canceled once the connection closed",
+            () -> expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().isEmpty());
     }
 
     private static JsonNode response(final Client client, final String id)
