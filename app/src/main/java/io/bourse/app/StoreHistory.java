@@ -10,8 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The post-trade store as the HTTP gateway sees it: its database's history queries for {@code /api/v1/history/*} and
- * its lag for {@code /metrics} and the monitor. Adapts the store's types to the gateway's, so that neither module
+ * The post-trade store as the HTTP gateway sees it: its database's history queries for {@code /api/v1/history/*},
+ * orders the gateway no longer holds, the trades and hours of trades for the ticker and candles, and its lag for
+ * {@code /metrics} and the monitor. Adapts the store's types to the gateway's, so that neither module
  * depends on the other.
  */
 final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable

@@ -513,18 +513,15 @@ public final class HistoryQueries implements AutoCloseable
     /**
      * An instrument's closed hours with a trade that start in [fromNs, toNs), in time order: the hour being traded
      * has no row yet (it is written once the log's time has passed its end).
-     *
-     * @return how many were read.
      */
-    public synchronized int hourlyCandles(
+    public synchronized void hourlyCandles(
         final int instrumentId, final long fromNs, final long toNs, final HourVisitor visitor)
     {
-        return read("hourly candles of instrument " + instrumentId, () ->
+        read("hourly candles of instrument " + instrumentId, () ->
         {
             hourlyCandlesQuery.setInt(1, instrumentId);
             hourlyCandlesQuery.setLong(2, fromNs);
             hourlyCandlesQuery.setLong(3, toNs);
-            int count = 0;
             try (ResultSet rows = hourlyCandlesQuery.executeQuery())
             {
                 while (rows.next())
@@ -532,10 +529,9 @@ public final class HistoryQueries implements AutoCloseable
                     visitor.onHour(rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getLong(4), rows.getLong(5),
                         rows.getLong(6), new BigInteger(rows.getString(7)), rows.getLong(8), rows.getLong(9),
                         rows.getLong(10));
-                    count++;
                 }
             }
-            return count;
+            return null;
         });
     }
 

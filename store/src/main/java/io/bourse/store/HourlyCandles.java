@@ -26,7 +26,7 @@ final class HourlyCandles
         "quote_volume, trade_count, first_trade_id, last_trade_id";
 
     /**
-     * One instrument's open hour.
+     * One instrument's hour: the one being summed, or the last written (closed).
      */
     private static final class Hour
     {

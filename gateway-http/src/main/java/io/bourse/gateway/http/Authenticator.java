@@ -116,8 +116,7 @@ final class Authenticator
         }
         if (!singleUse || !rejectReplays)
         {
-            checkBatchSize(tokens);
-            rateLimiter.acquire(key, nowMs * 1_000_000L, tokens);
+            takeTokens(key, nowMs, tokens);
             return apiKey;
         }
         final ByteBuffer signed = ByteBuffer.wrap(expected);
@@ -126,8 +125,7 @@ final class Authenticator
         {
             throw replayed();
         }
-        checkBatchSize(tokens);
-        rateLimiter.acquire(key, nowMs * 1_000_000L, tokens);
+        takeTokens(key, nowMs, tokens);
         // Looked up again: the same request may have come on two connections at once.
         if (accepted.putIfAbsent(signed, timestampMs + windowMs) != null)
         {
@@ -137,9 +135,10 @@ final class Authenticator
     }
 
     /**
-     * Checked once the signature holds, so that only a client with a valid key learns the burst.
+     * Take the request's tokens of the key's rate limit. A batch larger than the burst is refused here, once the
+     * signature holds, so that only a client with a valid key learns the burst.
      */
-    private void checkBatchSize(final int tokens)
+    private void takeTokens(final String key, final long nowMs, final int tokens)
     {
         if (tokens > rateLimiter.burst())
         {
@@ -147,6 +146,7 @@ final class Authenticator
                 "an order, and the limit's burst is " + rateLimiter.burst() + ": send at most that many at once",
                 "orders");
         }
+        rateLimiter.acquire(key, nowMs * 1_000_000L, tokens);
     }
 
     /**

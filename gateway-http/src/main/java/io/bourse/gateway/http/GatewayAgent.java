@@ -333,6 +333,13 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             p.command().complete(null, new ApiException(503, "GATEWAY_STOPPING", "the gateway is stopping", null));
         }
         pending.clear();
+        final BackPressureRetried[] unsent = retrying.toArray(new BackPressureRetried[0]);
+        retrying.clear();
+        for (final BackPressureRetried command : unsent)
+        {
+            // Past its retries: answered, not kept.
+            command.command.complete(null, new ApiException(503, "GATEWAY_STOPPING", "the gateway is stopping", null));
+        }
     }
 
     /**
@@ -620,7 +627,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             final Command cancel = session.cancelOnDisconnect;
             // Cleared first: a close seen twice (its task, and the heartbeat's sweep) cancels once.
             session.cancelOnDisconnect = null;
-            sendRetried(new BackPressureRetried(cancel, System.nanoTime() + CANCEL_RETRY_NS));
+            sendOrAnswer(new BackPressureRetried(cancel, System.nanoTime() + CANCEL_RETRY_NS));
         }
         sessions.remove(session);
         wsSessionCount = sessions.size();
@@ -685,7 +692,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
     }
 
-    private void sendRetried(final Command command)
+    /**
+     * Send a command. One refused at once (by its encoding's checks, or back-pressure) is answered at once, and so is a
+     * defect (500): a request is never left unanswered.
+     */
+    void sendOrAnswer(final Command command)
     {
         try
         {
@@ -714,7 +725,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         retrying.clear();
         for (final BackPressureRetried command : again)
         {
-            sendRetried(command);
+            sendOrAnswer(command);
         }
         return again.length;
     }

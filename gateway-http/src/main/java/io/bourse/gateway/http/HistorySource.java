@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * Where the history endpoints ({@code /api/v1/history/trades}, {@code /orders}, {@code /transfers}) read an
- * account's past trades, orders, deposits and withdrawals: the post-trade store's database, adapted by whoever starts
- * the gateway. The gateway calls it from a worker thread (never an event loop or the gateway thread), because a
+ * account's past trades, orders, deposits and withdrawals, and where the ticker and the candles read the trades and
+ * hours of trades the gateway did not see: the post-trade store's database, adapted by whoever starts the gateway. The gateway calls it from a worker thread (never an event loop or the gateway thread), because a
  * database query blocks.
  * <p>
  * Rows come newest first, by time and then id. Paging is by cursor: the time and id of the last row of the previous

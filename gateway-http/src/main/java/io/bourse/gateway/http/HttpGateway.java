@@ -54,7 +54,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The HTTP gateway: REST API under {@code /api/v1}, WebSocket market data and private channels on {@code /ws},
+ * The HTTP gateway: REST API under {@code /api/v1}, WebSocket market data, private channels and order entry on
+ * {@code /ws},
  * the OpenAPI document at {@code /api/openapi.json}, the web trading UI at {@code /} and the monitor at
  * {@code /monitor}, Prometheus metrics at {@code /metrics} and {@code /health}.
  * <p>
@@ -285,8 +286,8 @@ public final class HttpGateway implements AutoCloseable
 
         /**
          * The post-trade store's history: for {@code /api/v1/history/*} (without one those endpoints answer 404
-         * {@code NO_HISTORY}), orders the gateway no longer holds (by id and by client order id), and the trades it
-         * missed, for the ticker's day and the candles.
+         * {@code NO_HISTORY}), orders the gateway no longer holds (by id and by client order id), the trades it
+         * missed, for the ticker's day and the candles, and the hours of trades, for candles older than its day.
          */
         public Context history(final HistorySource history)
         {
@@ -1752,7 +1753,7 @@ public final class HttpGateway implements AutoCloseable
         {
             for (final OrderCommand command : commands)
             {
-                sendOrAnswer(a, command);
+                a.sendOrAnswer(command);
             }
         }))
         {
@@ -1762,8 +1763,8 @@ public final class HttpGateway implements AutoCloseable
 
     /**
      * The tokens a batch takes of its key's rate limit, taken (all or none) when the request is authenticated, which
-     * comes first: one an order, or one for a body that is no batch (then refused as such). Read as
-     * {@link #placeOrders} reads the body, with the same checks of its shape.
+     * comes first: one an order, or one for a body that is no batch (then refused as such). The orders counted as
+     * {@link #placeOrders} reads them; a batch refused afterwards for another field has taken its tokens.
      */
     private static int batchTokens(final byte[] body)
     {
@@ -2322,32 +2323,9 @@ public final class HttpGateway implements AutoCloseable
         {
             throw notReady();
         }
-        if (!agent.submit(a ->
-        {
-            sendOrAnswer(a, command);
-        }))
+        if (!agent.submit(a -> a.sendOrAnswer(command)))
         {
             throw busy();
-        }
-    }
-
-    /**
-     * Send a command, on the gateway thread. One refused at once (by its encoding's checks, or back-pressure) is
-     * answered at once, and so is a defect (500): a request is never left unanswered.
-     */
-    private static void sendOrAnswer(final GatewayAgent agent, final Command command)
-    {
-        try
-        {
-            agent.send(command);
-        }
-        catch (final ApiException error)
-        {
-            command.complete(null, error);
-        }
-        catch (final RuntimeException defect)
-        {
-            command.complete(null, ApiException.internal(defect));
         }
     }
 
@@ -2568,20 +2546,22 @@ public final class HttpGateway implements AutoCloseable
     {
         final HistorySource source = context.history;
         final long intervalNs = intervalMinutes * MinuteBars.MINUTE_NS;
-        // By the wall clock here; the gateway thread's time (the cluster's, if ahead) decides the intervals, and is
-        // never behind it, so the hours read cover them.
+        // By the wall clock here; the gateway thread's time (the cluster's, if ahead) decides the intervals: never
+        // behind it, and an hour ahead at most in practice (a query across an hour's end), which the hours read cover.
         final long wallNs = System.currentTimeMillis() * 1_000_000L;
         final long firstStartNs = lastStartNs(wallNs, beforeNs, intervalNs) - (limit - 1) * intervalNs;
-        if (source == null || !source.keepsHours() || intervalMinutes < 60 || firstStartNs >= minutesFromNs(wallNs))
+        final boolean withStore = source != null && source.keepsHours() && intervalMinutes >= 60;
+        // An hour more than the wall clock's day asks: the gateway thread's day may start an hour later.
+        final long storeBeforeNs = minutesFromNs(wallNs) + HOUR_NS;
+        if (!withStore || firstStartNs >= storeBeforeNs)
         {
-            final boolean withStore = source != null && source.keepsHours() && intervalMinutes >= 60;
             query(ex, model -> candleArray(withStore ?
                 candles(model, instrument, intervalNs, limit, beforeNs, List.of()) :
                 model.market(instrument.id()).bars.candles(model.nowNs(), beforeNs, intervalMinutes, limit),
                 instrument));
             return;
         }
-        historyQuery(ex, () -> source.hourlyCandles(instrument.id(), firstStartNs, minutesFromNs(wallNs)),
+        historyQuery(ex, () -> source.hourlyCandles(instrument.id(), firstStartNs, storeBeforeNs),
             hours -> query(ex, model -> candleArray(candles(model, instrument, intervalNs, limit, beforeNs, hours),
                 instrument)));
     }
@@ -2619,7 +2599,7 @@ public final class HttpGateway implements AutoCloseable
                 candle.add(bars.range(Math.max(startNs, minutesFromNs) / MinuteBars.MINUTE_NS,
                     endNs / MinuteBars.MINUTE_NS));
             }
-            if (candle.trades() > 0)
+            if (candle.trades > 0)
             {
                 candles.add(candle.bar(startNs / MinuteBars.MINUTE_NS));
             }
@@ -3242,7 +3222,7 @@ public final class HttpGateway implements AutoCloseable
             if (order != null)
             {
                 session.ordersInFlight++;
-                sendOrAnswer(a, order);
+                a.sendOrAnswer(order);
             }
         });
     }

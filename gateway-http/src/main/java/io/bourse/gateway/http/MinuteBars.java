@@ -219,17 +219,18 @@ final class MinuteBars
      */
     List<Bar> candles(final long nowNs, final long beforeNs, final int intervalMinutes, final int limit)
     {
-        final long last = Math.min(Math.floorDiv(nowNs, MINUTE_NS), Math.floorDiv(beforeNs - 1, MINUTE_NS));
+        final long now = Math.floorDiv(nowNs, MINUTE_NS);
+        // The start of the newest interval: one that starts before beforeNs, whose minutes are summed up to now.
+        final long last = Math.min(now, Math.floorDiv(beforeNs - 1, MINUTE_NS));
         // The oldest whole interval that lies within the day.
-        final long first = Math.floorDiv(firstMinute(Math.floorDiv(nowNs, MINUTE_NS)) + intervalMinutes - 1,
-            intervalMinutes) * intervalMinutes;
+        final long first = Math.floorDiv(firstMinute(now) + intervalMinutes - 1, intervalMinutes) * intervalMinutes;
         final List<Bar> candles = new ArrayList<>();
         final Accumulator interval = new Accumulator();
         for (long start = Math.floorDiv(last, intervalMinutes) * intervalMinutes;
             start >= first && candles.size() < limit; start -= intervalMinutes)
         {
             interval.reset();
-            for (long m = start; m <= Math.min(start + intervalMinutes - 1, last); m++)
+            for (long m = start; m <= Math.min(start + intervalMinutes - 1, now); m++)
             {
                 interval.add(this, m);
             }
@@ -331,11 +332,6 @@ final class MinuteBars
             final long sumLow = this.quoteLow + quoteLow;
             this.quoteHigh += quoteHigh + (Long.compareUnsigned(sumLow, this.quoteLow) < 0 ? 1 : 0);
             this.quoteLow = sumLow;
-        }
-
-        long trades()
-        {
-            return trades;
         }
 
         Bar bar(final long startMinute)

@@ -62,6 +62,9 @@ class MinuteBarsTest
         assertEquals(5, bars.candles(at(17, 30), Long.MAX_VALUE, 1, 1440).size());
         assertEquals(List.of(START_MINUTE), bars.candles(at(17, 30), at(5, 0), 5, 100).stream()
             .map(MinuteBars.Bar::startMinute).toList(), "those that start before a time");
+        final List<MinuteBars.Bar> cut = bars.candles(at(17, 30), at(6, 30), 5, 100);
+        assertEquals(List.of(START_MINUTE, START_MINUTE + 5), cut.stream().map(MinuteBars.Bar::startMinute).toList());
+        assertEquals(fives.get(1), cut.get(1), "an interval that starts before the time is whole");
         final MinuteBars.Bar range = bars.range(START_MINUTE, START_MINUTE + 5);
         assertEquals(List.of(START_MINUTE, 10L, 12L, 9L, 9L, 3L), List.of(range.startMinute(), range.open(),
             range.high(), range.low(), range.close(), range.trades()), "minutes 0 to 4 as one bar");
