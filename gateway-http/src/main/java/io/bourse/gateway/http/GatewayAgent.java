@@ -328,18 +328,18 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     public void onClose()
     {
         client.close();
+        final ApiException stopping = new ApiException(503, "GATEWAY_STOPPING", "the gateway is stopping", null);
         for (final PendingCommand p : pending.values())
         {
-            p.command().complete(null, new ApiException(503, "GATEWAY_STOPPING", "the gateway is stopping", null));
+            p.command().complete(null, stopping);
         }
         pending.clear();
-        final BackPressureRetried[] unsent = retrying.toArray(new BackPressureRetried[0]);
-        retrying.clear();
-        for (final BackPressureRetried command : unsent)
+        for (final BackPressureRetried command : retrying)
         {
             // Past its retries: answered, not kept.
-            command.command.complete(null, new ApiException(503, "GATEWAY_STOPPING", "the gateway is stopping", null));
+            command.command.complete(null, stopping);
         }
+        retrying.clear();
     }
 
     /**

@@ -1879,7 +1879,7 @@ public final class HttpGateway implements AutoCloseable
             return Side.valueOf(text);
         }
         throw ApiException.badRequest("INVALID_ENUM", "side: expected BUY or SELL, got \"" +
-            (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", "side");
+            clip(text) + "\"", "side");
     }
 
     /**
@@ -2656,8 +2656,16 @@ public final class HttpGateway implements AutoCloseable
             case "4h" -> 240;
             case "1d" -> MinuteBars.MINUTES;
             default -> throw ApiException.badRequest("INVALID_ENUM", "interval: expected one of 1m, 5m, 15m, 30m, " +
-                "1h, 4h, 1d, got \"" + (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", "interval");
+                "1h, 4h, 1d, got \"" + clip(text) + "\"", "interval");
         };
+    }
+
+    /**
+     * @return a value a client sent, cut to 20 characters for an error message.
+     */
+    private static String clip(final String text)
+    {
+        return text.length() > 20 ? text.substring(0, 20) + "…" : text;
     }
 
     private static long parseId(final String text, final String field)
@@ -2665,7 +2673,7 @@ public final class HttpGateway implements AutoCloseable
         if (!ID.matcher(text).matches() || Long.parseLong(text) <= 0)
         {
             throw ApiException.badRequest("INVALID_ID", field + ": expected a positive integer, got \"" +
-                (text.length() > 20 ? text.substring(0, 20) + "…" : text) + "\"", field);
+                clip(text) + "\"", field);
         }
         return Long.parseLong(text);
     }
