@@ -14,6 +14,7 @@ import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.OffsetEpochNanoClock;
@@ -49,6 +50,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
      * How long a cancel a closed WebSocket connection asked for is sent again while the exchange pushes back.
      */
     private static final long CANCEL_RETRY_NS = TimeUnit.SECONDS.toNanos(5);
+    static final int PLACED_ORDERS_PRUNED_FROM = 64;
 
     /**
      * What a WebSocket connection may have waiting to be written, on the gateway thread's side and in the connection's
@@ -93,9 +95,20 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         int ordersInFlight;
         int pongsHeld;
         /**
-         * Sent when the connection closes, or null: the account's orders canceled (its {@code cancelOnDisconnect}).
+         * Run on the gateway thread when the connection closes, or null: its {@code cancelOnDisconnect}.
          */
-        Command cancelOnDisconnect;
+        Runnable cancelOnDisconnect;
+        /**
+         * The orders the connection placed that may still be open, what a {@code cancelOnDisconnect} of the
+         * connection's orders cancels; pruned of closed ones once it has doubled since the last pruning.
+         */
+        final LongHashSet placedOrders = new LongHashSet();
+        int placedOrdersPruneAt = PLACED_ORDERS_PRUNED_FROM;
+        /**
+         * Set when the connection's orders were canceled as it closed: an order placed before the close and answered
+         * after it is canceled as soon as it is answered.
+         */
+        boolean cancelsLatePlacements;
         boolean closed;
         /**
          * The last sequence number of the connection's orders and fills channels: each message meant for it takes the
@@ -624,10 +637,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         session.closed = true;
         if (session.cancelOnDisconnect != null)
         {
-            final Command cancel = session.cancelOnDisconnect;
+            final Runnable cancel = session.cancelOnDisconnect;
             // Cleared first: a close seen twice (its task, and the heartbeat's sweep) cancels once.
             session.cancelOnDisconnect = null;
-            sendOrAnswer(new BackPressureRetried(cancel, System.nanoTime() + CANCEL_RETRY_NS));
+            cancel.run();
         }
         sessions.remove(session);
         wsSessionCount = sessions.size();
@@ -696,6 +709,15 @@ final class GatewayAgent implements Agent, ExchangeClientListener
      * Send a command. One refused at once (by its encoding's checks, or back-pressure) is answered at once, and so is a
      * defect (500): a request is never left unanswered.
      */
+    /**
+     * Send a cancel that nobody is there to send again (a closed connection's), sent again while the exchange pushes
+     * back for up to {@link #CANCEL_RETRY_NS}.
+     */
+    void sendCancelRetried(final Command cancel)
+    {
+        sendOrAnswer(new BackPressureRetried(cancel, System.nanoTime() + CANCEL_RETRY_NS));
+    }
+
     void sendOrAnswer(final Command command)
     {
         try

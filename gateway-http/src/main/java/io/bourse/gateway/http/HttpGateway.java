@@ -380,9 +380,9 @@ public final class HttpGateway implements AutoCloseable
         "order.replace", Set.of("op", "id", "orderId", "order"),
         "order.cancel", Set.of("op", "id", "orderId", "clientOrderId"),
         "orders.cancel", Set.of("op", "id", "symbol", "side"),
-        "cancelOnDisconnect", Set.of("op", "id", "enabled"));
+        "cancelOnDisconnect", Set.of("op", "id", "enabled", "scope"));
     private static final Set<String> WS_MESSAGE_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp",
-        "signature", "id", "order", "orderId", "clientOrderId", "side", "enabled");
+        "signature", "id", "order", "orderId", "clientOrderId", "side", "enabled", "scope");
     /**
      * Longest id a WebSocket order message may carry, which its response repeats.
      */
@@ -3171,7 +3171,7 @@ public final class HttpGateway implements AutoCloseable
                 case "order.place" ->
                 {
                     final NewOrderTerms terms = newOrderTerms(Requests.object(wsOrderObject(message), ORDER_FIELDS));
-                    yield accountId -> newOrderCommand(accountId, terms, inFlight(session, respond));
+                    yield accountId -> newOrderCommand(accountId, terms, inFlight(session, placed(session, respond)));
                 }
                 case "order.replace" ->
                 {
@@ -3194,7 +3194,14 @@ public final class HttpGateway implements AutoCloseable
                             "enabled");
                     }
                     final boolean enabled = Requests.bool(message, "enabled", false);
-                    yield accountId -> cancelOnDisconnect(session, accountId, enabled, respond);
+                    final String scope = Requests.string(message, "scope", false);
+                    final boolean accountWide = scope != null && scope.equals("account");
+                    if (scope != null && !accountWide && !scope.equals("connection"))
+                    {
+                        throw ApiException.badRequest("INVALID_ENUM", "scope: expected connection or account, got \"" +
+                            clip(scope) + "\"", "scope");
+                    }
+                    yield accountId -> cancelOnDisconnect(session, accountId, enabled, accountWide, respond);
                 }
                 default ->
                 {
@@ -3236,31 +3243,115 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * Have the account's open orders canceled when the connection closes (or not), answering at once: run on the
-     * gateway thread, as the close is.
+     * Have the connection's open orders, or all of the account's, canceled when the connection closes (or neither),
+     * answering at once: run on the gateway thread, as the close is.
      *
+     * @param accountWide the account's orders (one mass cancel, whoever placed them), or only those the connection
+     *                    placed (a cancel each), so that a client that has reconnected keeps its new orders.
      * @return null: nothing is sent to the exchange now.
      */
     private Command cancelOnDisconnect(
-        final GatewayAgent.WsSession session, final long accountId, final boolean enabled,
+        final GatewayAgent.WsSession session, final long accountId, final boolean enabled, final boolean accountWide,
         final BiConsumer<Object, ApiException> respond)
     {
-        session.cancelOnDisconnect = !enabled ? null : massCancelCommand(accountId, 0, Side.NULL_VAL,
-            (response, error) ->
+        if (!enabled)
+        {
+            session.cancelOnDisconnect = null;
+        }
+        else if (accountWide)
+        {
+            final Command cancel = massCancelCommand(accountId, 0, Side.NULL_VAL,
+                disconnectCancelDone("account " + accountId + "'s orders"));
+            session.cancelOnDisconnect = () -> agent.sendCancelRetried(cancel);
+        }
+        else
+        {
+            session.cancelOnDisconnect = () ->
             {
-                if (error != null)
+                session.cancelsLatePlacements = true;
+                final ReadModel model = agent.model();
+                session.placedOrders.forEachLong(orderId ->
                 {
-                    metrics.cancelOnDisconnectFailed.increment();
-                    System.err.println("bourse HTTP gateway: account " + accountId + "'s orders " +
-                        (error.code.equals("OUTCOME_UNKNOWN") || error.code.equals("GATEWAY_STOPPING") ?
-                        "may not have been" : "were not") + " canceled when its WebSocket connection closed: " +
-                        error.code + ": " + error.getMessage());
-                }
-            });
+                    final OrderView order = model.order(accountId, orderId);
+                    if (order != null && order.isOpen())
+                    {
+                        cancelPlacedOrder(session, orderId);
+                    }
+                });
+                session.placedOrders.clear();
+            };
+        }
         final ObjectNode answer = Views.MAPPER.createObjectNode();
         answer.put("cancelOnDisconnect", enabled);
+        if (enabled)
+        {
+            answer.put("scope", accountWide ? "account" : "connection");
+        }
         respond.accept(answer, null);
         return null;
+    }
+
+    /**
+     * @return the completion of a placement from the connection: the response, then the order kept among those the
+     * connection placed while it may be open (or canceled at once, if the connection has closed and canceled its
+     * orders meanwhile).
+     */
+    private BiConsumer<Object, ApiException> placed(
+        final GatewayAgent.WsSession session, final BiConsumer<Object, ApiException> respond)
+    {
+        return (response, error) ->
+        {
+            respond.accept(response, error);
+            // The response is the placement's order as the gateway made it: its id and status are read back from it.
+            if (error != null || !(response instanceof final ObjectNode order) ||
+                !(order.path("status").asText().equals("ACCEPTED") || OrderView.isOpen(order.path("status").asText())))
+            {
+                return;
+            }
+            final long orderId = Long.parseLong(order.get("orderId").asText());
+            if (session.cancelsLatePlacements)
+            {
+                cancelPlacedOrder(session, orderId);
+                return;
+            }
+            session.placedOrders.add(orderId);
+            if (session.placedOrders.size() >= session.placedOrdersPruneAt)
+            {
+                final ReadModel model = agent.model();
+                session.placedOrders.removeIfLong(id ->
+                {
+                    final OrderView kept = model.order(session.accountId, id);
+                    return kept == null || !kept.isOpen();
+                });
+                session.placedOrdersPruneAt =
+                    Math.max(GatewayAgent.PLACED_ORDERS_PRUNED_FROM, 2 * session.placedOrders.size());
+            }
+        };
+    }
+
+    private void cancelPlacedOrder(final GatewayAgent.WsSession session, final long orderId)
+    {
+        agent.sendCancelRetried(cancelCommand(session.accountId, orderId, 0,
+            disconnectCancelDone("order " + orderId + " of account " + session.accountId)));
+    }
+
+    /**
+     * @return the completion of a cancel sent for a closed connection: a failure is said and counted; an order that
+     * had closed meanwhile ({@code UNKNOWN_ORDER}) is not one.
+     */
+    private BiConsumer<Object, ApiException> disconnectCancelDone(final String what)
+    {
+        return (response, error) ->
+        {
+            if (error != null && !error.code.equals("UNKNOWN_ORDER"))
+            {
+                metrics.cancelOnDisconnectFailed.increment();
+                System.err.println("bourse HTTP gateway: " +
+                    (error.code.equals("OUTCOME_UNKNOWN") || error.code.equals("GATEWAY_STOPPING") ?
+                    "may not have canceled " : "did not cancel ") + what + " when a WebSocket connection closed: " +
+                    error.code + ": " + error.getMessage());
+            }
+        };
     }
 
     /**

@@ -378,37 +378,117 @@ class WebSocketTest
             expectRefused(response(client, "side"), 400, "INVALID_ENUM", "side");
             client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"unsaid\"}");
             expectRefused(response(client, "unsaid"), 400, "MISSING_FIELD", "enabled");
+            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"scope\",\"enabled\":true,\"scope\":\"session\"}");
+            expectRefused(response(client, "scope"), 400, "INVALID_ENUM", "scope");
 
             // Asked for, then taken back: the order stays when the connection closes.
             client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"on\",\"enabled\":true}");
             assertTrue(response(client, "on").get("cancelOnDisconnect").asBoolean());
             client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"off\",\"enabled\":false}");
-            assertEquals(false, response(client, "off").get("cancelOnDisconnect").asBoolean());
+            final JsonNode off = response(client, "off");
+            assertEquals(false, off.get("cancelOnDisconnect").asBoolean());
+            assertTrue(!off.has("scope"), off.toString());
             client.send("{\"op\":\"order.place\",\"id\":\"stays\",\"order\":" +
                 GatewayHarness.limitOrder("BUY", "5.00", "1", "stay1") + "}");
             assertEquals(200, response(client, "stays").get("status").asInt());
         }
         // Once the gateway has seen the close: any cancel it sent then comes before the DELETE below, and would have
         // taken the order.
-        GatewayHarness.await("the connection closed", () -> harness.get("/api/v1/monitor").json().get("http")
-            .get("webSocketSessions").asInt() == 0);
+        awaitWebSocketSessions(0);
         assertEquals(1, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size(),
             "no cancel on disconnect once taken back");
         assertEquals("CANCELED", expect(200, harness.call(BOB, "DELETE", "/api/v1/orders/by-client-id/stay1", null))
             .str("status"));
 
+        // The account's orders, whoever placed them.
+        expect(200, harness.call(BOB, "POST", "/api/v1/orders", GatewayHarness.limitOrder("BUY", "5.00", "1", "rest1")));
         try (Client client = new Client(harness.baseUrl()))
         {
             client.send(auth(BOB, System.currentTimeMillis()));
             client.next("authenticated");
-            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"on\",\"enabled\":true}");
-            assertTrue(response(client, "on").get("cancelOnDisconnect").asBoolean());
+            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"on\",\"enabled\":true,\"scope\":\"account\"}");
+            final JsonNode on = response(client, "on");
+            assertTrue(on.get("cancelOnDisconnect").asBoolean(), on.toString());
+            assertEquals("account", on.get("scope").asText(), on.toString());
             client.send("{\"op\":\"order.place\",\"id\":\"goes\",\"order\":" +
                 GatewayHarness.limitOrder("BUY", "5.00", "1", null) + "}");
             assertEquals(200, response(client, "goes").get("status").asInt());
         }
         GatewayHarness.await("the account's orders canceled once the connection closed",
             () -> expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().isEmpty());
+    }
+
+    @Test
+    void aConnectionCancelsTheOrdersItPlacedWhenItCloses()
+    {
+        expect(200, harness.call(BOB, "DELETE", "/api/v1/orders", null));
+        final long failedBefore = harness.get("/api/v1/monitor").json().get("http").get("cancelOnDisconnectFailed")
+            .asLong();
+        expect(200, harness.call(BOB, "POST", "/api/v1/orders", GatewayHarness.limitOrder("BUY", "5.00", "1", "rest2")));
+        try (Client other = new Client(harness.baseUrl()))
+        {
+            other.send(auth(BOB, System.currentTimeMillis()));
+            other.next("authenticated");
+            other.send("{\"op\":\"order.place\",\"id\":\"other\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", "other2") + "}");
+            assertEquals(200, response(other, "other").get("status").asInt());
+            try (Client client = new Client(harness.baseUrl()))
+            {
+                client.send(auth(BOB, System.currentTimeMillis()));
+                client.next("authenticated");
+                // Placed before it is asked for: still the connection's order.
+                client.send("{\"op\":\"order.place\",\"id\":\"mine\",\"order\":" +
+                    GatewayHarness.limitOrder("BUY", "5.00", "1", "mine2") + "}");
+                assertEquals(200, response(client, "mine").get("status").asInt());
+                client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"on\",\"enabled\":true}");
+                final JsonNode on = response(client, "on");
+                assertTrue(on.get("cancelOnDisconnect").asBoolean(), on.toString());
+                assertEquals("connection", on.get("scope").asText(), on.toString());
+                // Closed before the connection is: not canceled again, and no failure.
+                client.send("{\"op\":\"order.place\",\"id\":\"gone\",\"order\":" +
+                    GatewayHarness.limitOrder("BUY", "5.00", "1", "gone2") + "}");
+                assertEquals(200, response(client, "gone").get("status").asInt());
+                client.send("{\"op\":\"order.cancel\",\"id\":\"cancel\",\"clientOrderId\":\"gone2\"}");
+                assertEquals("CANCELED", response(client, "cancel").get("order").get("status").asText());
+            }
+            awaitWebSocketSessions(1);
+            GatewayHarness.await("the connection's open order canceled once it closed", () -> "CANCELED".equals(
+                expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/mine2", null)).str("status")));
+            assertEquals("NEW", expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/rest2", null))
+                .str("status"), "an order placed over REST stays");
+            assertEquals("NEW", expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/other2", null))
+                .str("status"), "another connection's order stays");
+        }
+
+        // Placed and closed at once: the order is not sent, or it is canceled once it is answered.
+        try (Client client = new Client(harness.baseUrl()))
+        {
+            client.send(auth(BOB, System.currentTimeMillis()));
+            client.next("authenticated");
+            client.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"on\",\"enabled\":true}");
+            assertTrue(response(client, "on").get("cancelOnDisconnect").asBoolean());
+            client.send("{\"op\":\"order.place\",\"id\":\"late\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", "late2") + "}");
+        }
+        awaitWebSocketSessions(0);
+        // Sent after the close was seen, so answered after any placement sent before it: the placement's cancel, if
+        // any, is then on its way.
+        expect(200, harness.call(BOB, "DELETE", "/api/v1/orders/by-client-id/rest2", null));
+        GatewayHarness.await("the late placement not left open", () ->
+        {
+            final GatewayHarness.Response late = harness.call(BOB, "GET", "/api/v1/orders/by-client-id/late2", null);
+            return late.status() == 404 || "CANCELED".equals(late.str("status"));
+        });
+        expect(200, harness.call(BOB, "DELETE", "/api/v1/orders/by-client-id/other2", null));
+        assertEquals(0, expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size());
+        assertEquals(failedBefore, harness.get("/api/v1/monitor").json().get("http").get("cancelOnDisconnectFailed")
+            .asLong(), "no cancel failed: an order closed meanwhile is not a failure");
+    }
+
+    private static void awaitWebSocketSessions(final int count)
+    {
+        GatewayHarness.await("the gateway to see " + count + " WebSocket connection(s)", () ->
+            harness.get("/api/v1/monitor").json().get("http").get("webSocketSessions").asInt() == count);
     }
 
     private static JsonNode response(final Client client, final String id)
