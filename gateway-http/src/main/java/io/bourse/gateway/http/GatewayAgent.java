@@ -22,6 +22,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -134,6 +135,17 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
+     * An account's dead man's switch: its orders are canceled at {@code deadlineNs} unless it is armed again or
+     * disarmed first.
+     *
+     * @param timeoutMs what it was armed with.
+     * @param cancel    the account's mass cancel, sent at the deadline.
+     */
+    record CancelAllAfter(long deadlineNs, long timeoutMs, Command cancel)
+    {
+    }
+
+    /**
      * Commands pushed back, to send again in the next duty cycle.
      */
     private final ArrayList<BackPressureRetried> retrying = new ArrayList<>();
@@ -171,6 +183,12 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private volatile boolean live;
     private volatile int leaderMemberId = -1;
     private volatile int wsSessionCount;
+    /**
+     * Each account's armed {@code POST /api/v1/orders/cancel-all-after}, and the earliest of their deadlines.
+     */
+    private final Long2ObjectHashMap<CancelAllAfter> cancelAllAfter = new Long2ObjectHashMap<>();
+    private long nextCancelAllAfterNs;
+    private volatile int cancelAllAfterArmed;
     private long statePosition = -1;
     /**
      * The log position of the last batch the model has applied, or of the state it loaded: how far the gateway's
@@ -277,6 +295,69 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         return leaderMemberId;
     }
 
+    /**
+     * Arm, arm again (a new deadline replacing the old) or, with null, disarm an account's dead man's switch.
+     */
+    void armCancelAllAfter(final long accountId, final CancelAllAfter armed)
+    {
+        if (armed == null)
+        {
+            cancelAllAfter.remove(accountId);
+        }
+        else
+        {
+            cancelAllAfter.put(accountId, armed);
+        }
+        if (armed != null && (cancelAllAfter.size() == 1 || armed.deadlineNs() - nextCancelAllAfterNs < 0))
+        {
+            nextCancelAllAfterNs = armed.deadlineNs();
+        }
+        cancelAllAfterArmed = cancelAllAfter.size();
+    }
+
+    CancelAllAfter cancelAllAfter(final long accountId)
+    {
+        return cancelAllAfter.get(accountId);
+    }
+
+    /**
+     * @return how many accounts have a dead man's switch armed on this gateway; read from any thread.
+     */
+    int cancelAllAfterArmed()
+    {
+        return cancelAllAfterArmed;
+    }
+
+    /**
+     * Send the mass cancels whose deadlines have passed, and find the next deadline.
+     */
+    private int cancelAllAfterDue(final long nowNs)
+    {
+        int fired = 0;
+        boolean waiting = false;
+        long next = 0;
+        final Iterator<CancelAllAfter> armed = cancelAllAfter.values().iterator();
+        while (armed.hasNext())
+        {
+            final CancelAllAfter switchArmed = armed.next();
+            if (nowNs - switchArmed.deadlineNs() >= 0)
+            {
+                armed.remove();
+                metrics.cancelAllAfterTriggered.increment();
+                sendCancelRetried(switchArmed.cancel());
+                fired++;
+            }
+            else if (!waiting || switchArmed.deadlineNs() - next < 0)
+            {
+                waiting = true;
+                next = switchArmed.deadlineNs();
+            }
+        }
+        nextCancelAllAfterNs = next;
+        cancelAllAfterArmed = cancelAllAfter.size();
+        return fired;
+    }
+
     int wsSessionCount()
     {
         return wsSessionCount;
@@ -324,6 +405,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             lastTimeoutSweepNs = nowNs;
             work += answerTimedOut(nowNs);
+        }
+        if (!cancelAllAfter.isEmpty() && nowNs - nextCancelAllAfterNs >= 0)
+        {
+            work += cancelAllAfterDue(nowNs);
         }
         if (metrics.sample(nowNs))
         {

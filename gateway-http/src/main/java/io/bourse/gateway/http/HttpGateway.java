@@ -367,6 +367,13 @@ public final class HttpGateway implements AutoCloseable
     private static final Set<String> ORDER_FIELDS = Set.of("symbol", "side", "type", "timeInForce", "price", "quantity",
         "quoteAmount", "postOnly", "selfTradePrevention", "clientOrderId", "expireTime");
     private static final Set<String> REPLACE_FIELDS = Set.of("price", "quantity", "clientOrderId");
+    private static final Set<String> CANCEL_ALL_AFTER_FIELDS = Set.of("timeoutMs");
+    /**
+     * Shortest and longest timeout of a dead man's switch: a second is about the least a client can keep up with
+     * over HTTP; a day, about the most that is still a dead man's switch.
+     */
+    private static final long MIN_CANCEL_ALL_AFTER_MS = 1_000;
+    private static final long MAX_CANCEL_ALL_AFTER_MS = TimeUnit.DAYS.toMillis(1);
     private static final Set<String> INSTRUMENT_FIELDS = Set.of("id", "baseAsset", "quoteAsset", "priceScale",
         "tickSize", "quantityScale", "lotSize", "minQuantity", "maxQuantity", "priceBandBps", "referencePrice",
         "makerFeePpm", "takerFeePpm", "tradingState");
@@ -1428,6 +1435,11 @@ public final class HttpGateway implements AutoCloseable
             orderByClientOrderId(ex, parts[4], method);
             return;
         }
+        if (parts.length == 4 && parts[3].equals("cancel-all-after"))
+        {
+            cancelAllAfter(ex, method);
+            return;
+        }
         if (parts.length != 4)
         {
             throw notFound(path);
@@ -1454,6 +1466,80 @@ public final class HttpGateway implements AutoCloseable
         {
             throw methodNotAllowed();
         }
+    }
+
+    /**
+     * {@code POST /api/v1/orders/cancel-all-after} ({@code timeoutMs}) arms the account's dead man's switch: unless it
+     * is armed again or disarmed ({@code timeoutMs} 0) within the timeout, the gateway cancels all of the account's
+     * open orders then, as {@code DELETE /api/v1/orders} would. A client calls it every few seconds while it is alive,
+     * so that its quotes do not outlive it or its network. {@code GET} answers what is armed. The switch is held by the
+     * gateway that armed it, in memory: one that restarts forgets it.
+     */
+    private void cancelAllAfter(final Exchange ex, final HttpMethod method)
+    {
+        if (method != HttpMethod.POST && method != HttpMethod.GET)
+        {
+            throw methodNotAllowed();
+        }
+        final long accountId = trader(ex).accountId();
+        onlyParameters(ex);
+        final CancelAllAfterArming arming;
+        if (method == HttpMethod.POST)
+        {
+            final long timeoutMs = Requests.integer(Requests.object(ex.body, CANCEL_ALL_AFTER_FIELDS), "timeoutMs", true,
+                0, 0, MAX_CANCEL_ALL_AFTER_MS);
+            if (timeoutMs != 0 && timeoutMs < MIN_CANCEL_ALL_AFTER_MS)
+            {
+                throw ApiException.badRequest("OUT_OF_RANGE", "timeoutMs: expected 0 (to disarm) or " +
+                    MIN_CANCEL_ALL_AFTER_MS + " to " + MAX_CANCEL_ALL_AFTER_MS + ", got " + timeoutMs, "timeoutMs");
+            }
+            arming = new CancelAllAfterArming(timeoutMs, timeoutMs == 0 ? null :
+                massCancelCommand(accountId, 0, Side.NULL_VAL, (response, error) ->
+                {
+                    if (error != null)
+                    {
+                        metrics.cancelAllAfterFailed.increment();
+                        System.err.println("bourse HTTP gateway: " + (error.code.equals("OUTCOME_UNKNOWN") ||
+                            error.code.equals("GATEWAY_STOPPING") ? "may not have canceled" : "did not cancel") +
+                            " account " + accountId + "'s orders when its cancel-all-after deadline passed: " +
+                            error.code + ": " + error.getMessage());
+                    }
+                }));
+        }
+        else
+        {
+            arming = null;
+        }
+        if (!agent.submit(a ->
+        {
+            final long nowNs = System.nanoTime();
+            if (arming != null)
+            {
+                a.armCancelAllAfter(accountId, arming.cancel() == null ? null : new GatewayAgent.CancelAllAfter(
+                    nowNs + TimeUnit.MILLISECONDS.toNanos(arming.timeoutMs()), arming.timeoutMs(), arming.cancel()));
+            }
+            final GatewayAgent.CancelAllAfter armed = a.cancelAllAfter(accountId);
+            final long nowMs = System.currentTimeMillis();
+            final ObjectNode node = Views.MAPPER.createObjectNode();
+            node.put("armed", armed != null);
+            node.put("currentTime", nowMs);
+            if (armed != null)
+            {
+                node.put("timeoutMs", armed.timeoutMs());
+                node.put("triggerTime", nowMs + TimeUnit.NANOSECONDS.toMillis(armed.deadlineNs() - nowNs));
+            }
+            ex.complete(node, null);
+        }))
+        {
+            throw busy();
+        }
+    }
+
+    /**
+     * A {@code POST /api/v1/orders/cancel-all-after} as read: the mass cancel is null when it disarms.
+     */
+    private record CancelAllAfterArming(long timeoutMs, Command cancel)
+    {
     }
 
     /**

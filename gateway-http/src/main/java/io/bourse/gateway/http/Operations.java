@@ -76,6 +76,9 @@ final class Operations
         gateway.put("webSocketDropped", metrics.wsDropped.sum());
         gateway.put("webSocketRefused", metrics.wsRefused.sum());
         gateway.put("cancelOnDisconnectFailed", metrics.cancelOnDisconnectFailed.sum());
+        gateway.put("cancelAllAfterArmed", agent.cancelAllAfterArmed());
+        gateway.put("cancelAllAfterTriggered", metrics.cancelAllAfterTriggered.sum());
+        gateway.put("cancelAllAfterFailed", metrics.cancelAllAfterFailed.sum());
         gateway.put("eventGaps", metrics.eventGaps.sum());
         gateway.put("answersLost", metrics.answersLost.sum());
         gateway.put("commandsTimedOut", metrics.commandsTimedOut.sum());
@@ -193,8 +196,15 @@ final class Operations
         counter(out, "bourse_websocket_refused_total", "WebSocket connections refused at the connection limits",
             metrics.wsRefused.sum());
         counter(out, "bourse_websocket_cancel_on_disconnect_failed_total",
-            "mass cancels asked for by closed WebSocket connections that failed or whose outcome is unknown",
+            "cancels asked for by closed WebSocket connections that failed or whose outcome is unknown",
             metrics.cancelOnDisconnectFailed.sum());
+        gauge(out, "bourse_cancel_all_after_armed", "accounts with a dead man's switch armed on this gateway",
+            agent.cancelAllAfterArmed());
+        counter(out, "bourse_cancel_all_after_triggered_total", "dead man's switches that reached their deadline",
+            metrics.cancelAllAfterTriggered.sum());
+        counter(out, "bourse_cancel_all_after_failed_total",
+            "dead man's switches' mass cancels that failed or whose outcome is unknown",
+            metrics.cancelAllAfterFailed.sum());
         if (!sessionCounts.isEmpty())
         {
             byGateway(out, "bourse_sessions_logged_on", "sessions logged on now", "gauge", SessionCounts::loggedOn);

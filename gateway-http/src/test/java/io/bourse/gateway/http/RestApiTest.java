@@ -378,6 +378,58 @@ class RestApiTest
     }
 
     @Test
+    void aDeadMansSwitchCancelsTheAccountsOrdersOnceItsTimeoutPassesUnlessDisarmed()
+    {
+        final String path = "/api/v1/orders/cancel-all-after";
+        final JsonNode idle = expect(200, harness.call(CAROL, "GET", path, null)).json();
+        assertFalse(idle.get("armed").asBoolean(), idle.toString());
+        assertTrue(!idle.has("triggerTime"), idle.toString());
+
+        expectProblem(400, "MISSING_FIELD", "timeoutMs", harness.call(CAROL, "POST", path, "{}"));
+        expectProblem(400, "OUT_OF_RANGE", "timeoutMs", harness.call(CAROL, "POST", path, "{\"timeoutMs\":999}"));
+        expectProblem(400, "OUT_OF_RANGE", "timeoutMs", harness.call(CAROL, "POST", path, "{\"timeoutMs\":-1}"));
+        expectProblem(400, "OUT_OF_RANGE", "timeoutMs",
+            harness.call(CAROL, "POST", path, "{\"timeoutMs\":86400001}"));
+        expectProblem(400, "INVALID_TYPE", "timeoutMs", harness.call(CAROL, "POST", path, "{\"timeoutMs\":\"60\"}"));
+        expectProblem(400, "UNKNOWN_FIELD", "timeout", harness.call(CAROL, "POST", path, "{\"timeout\":60}"));
+        expectProblem(405, "METHOD_NOT_ALLOWED", null, harness.call(CAROL, "DELETE", path, null));
+        expectProblem(403, "READ_ONLY_KEY", null, harness.call(ALICE_READER, "POST", path, "{\"timeoutMs\":60000}"));
+        expectProblem(403, "FORBIDDEN", null, harness.call(ADMIN, "POST", path, "{\"timeoutMs\":60000}"));
+        assertFalse(expect(200, harness.call(ALICE_READER, "GET", path, null)).json().get("armed").asBoolean());
+
+        // Armed, then disarmed: nothing is canceled.
+        final JsonNode armed = expect(200, harness.call(CAROL, "POST", path, "{\"timeoutMs\":60000}")).json();
+        assertTrue(armed.get("armed").asBoolean(), armed.toString());
+        assertEquals(60000, armed.get("timeoutMs").asLong(), armed.toString());
+        final long lead = armed.get("triggerTime").asLong() - armed.get("currentTime").asLong();
+        assertTrue(lead > 59_000 && lead <= 60_000, armed.toString());
+        assertTrue(expect(200, harness.call(CAROL, "GET", path, null)).json().get("armed").asBoolean());
+        assertEquals(1, harness.get("/api/v1/monitor").json().get("http").get("cancelAllAfterArmed").asInt());
+        final JsonNode disarmed = expect(200, harness.call(CAROL, "POST", path, "{\"timeoutMs\":0}")).json();
+        assertFalse(disarmed.get("armed").asBoolean(), disarmed.toString());
+        assertFalse(expect(200, harness.call(CAROL, "GET", path, null)).json().get("armed").asBoolean());
+
+        // Armed and let go: the account's orders are canceled, and only its own.
+        final long triggeredBefore = harness.get("/api/v1/monitor").json().get("http").get("cancelAllAfterTriggered")
+            .asLong();
+        final String carols = expect(200, harness.placeLimit(CAROL, "BUY", "44.00", "1", "dms-1")).str("orderId");
+        final String alices = expect(200, harness.placeLimit(ALICE, "BUY", "44.00", "1", "dms-2")).str("orderId");
+        expect(200, harness.call(CAROL, "POST", path, "{\"timeoutMs\":60000}"));
+        // Armed again with a shorter timeout: the new deadline replaces the old.
+        expect(200, harness.call(CAROL, "POST", path, "{\"timeoutMs\":1000}"));
+        GatewayHarness.await("the switch to cancel the account's order", () -> "CANCELED".equals(
+            expect(200, harness.call(CAROL, "GET", "/api/v1/orders/" + carols, null)).str("status")));
+        assertFalse(expect(200, harness.call(CAROL, "GET", path, null)).json().get("armed").asBoolean());
+        final JsonNode gateway = harness.get("/api/v1/monitor").json().get("http");
+        assertEquals(triggeredBefore + 1, gateway.get("cancelAllAfterTriggered").asLong(), gateway.toString());
+        assertEquals(0, gateway.get("cancelAllAfterArmed").asInt(), gateway.toString());
+        assertEquals(0, gateway.get("cancelAllAfterFailed").asLong(), gateway.toString());
+        assertEquals("NEW", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + alices, null)).str("status"));
+        final String metrics = harness.get("/metrics").text();
+        assertTrue(metrics.contains("bourse_cancel_all_after_triggered_total " + (triggeredBefore + 1)), metrics);
+    }
+
+    @Test
     void aReadOnlyKeyReadsItsAccountButCannotActOnIt()
     {
         final String orderId = expect(200, harness.placeLimit(ALICE, "BUY", "49.00", "1", "ro-1")).str("orderId");
