@@ -104,6 +104,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
          * connection's orders cancels; pruned of closed ones once it has doubled since the last pruning.
          */
         final LongHashSet placedOrders = new LongHashSet();
+        /**
+         * The client order ids of the connection's placements whose outcome is unknown (timed out, answer lost): they
+         * may rest on the exchange all the same.
+         */
+        final LongHashSet unansweredPlacements = new LongHashSet();
         int placedOrdersPruneAt = PLACED_ORDERS_PRUNED_FROM;
         /**
          * Set when the connection's orders were canceled as it closed: an order placed before the close and answered
@@ -791,10 +796,6 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
-     * Send a command. One refused at once (by its encoding's checks, or back-pressure) is answered at once, and so is a
-     * defect (500): a request is never left unanswered.
-     */
-    /**
      * Send a cancel that nobody is there to send again (a closed connection's), sent again while the exchange pushes
      * back for up to {@link #CANCEL_RETRY_NS}.
      */
@@ -803,6 +804,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         sendOrAnswer(new BackPressureRetried(cancel, System.nanoTime() + CANCEL_RETRY_NS));
     }
 
+    /**
+     * Send a command. One refused at once (by its encoding's checks, or back-pressure) is answered at once, and so is a
+     * defect (500): a request is never left unanswered.
+     */
     void sendOrAnswer(final Command command)
     {
         try

@@ -3226,7 +3226,7 @@ public final class HttpGateway implements AutoCloseable
      * {@code order.place} ({@code order}: a new order as {@code POST /api/v1/orders} takes it), {@code order.cancel}
      * ({@code orderId} or {@code clientOrderId}), {@code order.replace} ({@code orderId}, {@code order}: the new terms
      * as {@code PUT /api/v1/orders/{orderId}} takes them), {@code orders.cancel} (as {@code DELETE /api/v1/orders}) and
-     * {@code cancelOnDisconnect} ({@code enabled}) on a connection authenticated with a trading key: answered with a
+     * {@code cancelOnDisconnect} ({@code enabled}, {@code scope}) on a connection authenticated with a trading key: answered with a
      * {@code response} that repeats the message's {@code id} and carries what the REST call would have answered, its
      * {@code status} and the {@code order}, the mass cancel's {@code canceledCount} or the setting, or the
      * {@code error}. Each order message takes a token of the key's rate limit, as a REST call does, besides the
@@ -3257,7 +3257,8 @@ public final class HttpGateway implements AutoCloseable
                 case "order.place" ->
                 {
                     final NewOrderTerms terms = newOrderTerms(Requests.object(wsOrderObject(message), ORDER_FIELDS));
-                    yield accountId -> newOrderCommand(accountId, terms, inFlight(session, placed(session, respond)));
+                    yield accountId -> newOrderCommand(accountId, terms,
+                        inFlight(session, placed(session, terms.clientOrderId(), respond)));
                 }
                 case "order.replace" ->
                 {
@@ -3346,26 +3347,16 @@ public final class HttpGateway implements AutoCloseable
         }
         else if (accountWide)
         {
-            final Command cancel = massCancelCommand(accountId, 0, Side.NULL_VAL,
-                disconnectCancelDone("account " + accountId + "'s orders"));
-            session.cancelOnDisconnect = () -> agent.sendCancelRetried(cancel);
+            session.cancelOnDisconnect = () ->
+            {
+                final DisconnectCancels cancels = new DisconnectCancels(accountId, "orders");
+                agent.sendCancelRetried(massCancelCommand(accountId, 0, Side.NULL_VAL, cancels.next()));
+                cancels.allSent();
+            };
         }
         else
         {
-            session.cancelOnDisconnect = () ->
-            {
-                session.cancelsLatePlacements = true;
-                final ReadModel model = agent.model();
-                session.placedOrders.forEachLong(orderId ->
-                {
-                    final OrderView order = model.order(accountId, orderId);
-                    if (order != null && order.isOpen())
-                    {
-                        cancelPlacedOrder(session, orderId);
-                    }
-                });
-                session.placedOrders.clear();
-            };
+            session.cancelOnDisconnect = () -> cancelPlacedOrders(session);
         }
         final ObjectNode answer = Views.MAPPER.createObjectNode();
         answer.put("cancelOnDisconnect", enabled);
@@ -3378,66 +3369,173 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
+     * Cancel the orders a closed connection placed that may still be open: all but those the gateway knows have
+     * closed (one it does not know may be one it has not caught up with; a cancel of one that has closed is only
+     * refused), and those whose placement's outcome is unknown, by their client order id.
+     */
+    private void cancelPlacedOrders(final GatewayAgent.WsSession session)
+    {
+        session.cancelsLatePlacements = true;
+        final ReadModel model = agent.model();
+        final long accountId = session.accountId;
+        final DisconnectCancels cancels = new DisconnectCancels(accountId, "orders");
+        session.placedOrders.forEachLong(orderId ->
+        {
+            final OrderView order = model.order(accountId, orderId);
+            if (order == null || order.isOpen())
+            {
+                agent.sendCancelRetried(cancelCommand(accountId, orderId, 0, cancels.next()));
+            }
+        });
+        session.unansweredPlacements.forEachLong(clientOrderId ->
+            agent.sendCancelRetried(cancelCommand(accountId, 0, clientOrderId, cancels.next())));
+        cancels.allSent();
+        session.placedOrders.clear();
+        session.placedOrders.compact();
+        session.unansweredPlacements.clear();
+        session.unansweredPlacements.compact();
+    }
+
+    /**
+     * @param clientOrderId the placement's: how the order is named when its outcome is unknown.
      * @return the completion of a placement from the connection: the response, then the order kept among those the
      * connection placed while it may be open (or canceled at once, if the connection has closed and canceled its
      * orders meanwhile).
      */
     private BiConsumer<Object, ApiException> placed(
-        final GatewayAgent.WsSession session, final BiConsumer<Object, ApiException> respond)
+        final GatewayAgent.WsSession session, final long clientOrderId, final BiConsumer<Object, ApiException> respond)
     {
         return (response, error) ->
         {
             respond.accept(response, error);
-            // The response is the placement's order as the gateway made it: its id and status are read back from it.
-            if (error != null || !(response instanceof final ObjectNode order) ||
-                !(order.path("status").asText().equals("ACCEPTED") || OrderView.isOpen(order.path("status").asText())))
+            final long orderId;
+            if (error != null)
             {
-                return;
+                // Timed out, or its answer lost: it may rest on the exchange all the same.
+                if (!error.code.equals("OUTCOME_UNKNOWN"))
+                {
+                    return;
+                }
+                orderId = 0;
             }
-            final long orderId = Long.parseLong(order.get("orderId").asText());
+            else
+            {
+                // The response is the placement's order as the gateway made it: its id and status are read back.
+                final ObjectNode order = (ObjectNode)response;
+                final String status = order.path("status").asText();
+                if (!status.equals("ACCEPTED") && !OrderView.isOpen(status))
+                {
+                    return;
+                }
+                orderId = Long.parseLong(order.get("orderId").asText());
+            }
             if (session.cancelsLatePlacements)
             {
-                cancelPlacedOrder(session, orderId);
+                final DisconnectCancels cancels = new DisconnectCancels(session.accountId, "order");
+                agent.sendCancelRetried(cancelCommand(session.accountId, orderId, orderId == 0 ? clientOrderId : 0,
+                    cancels.next()));
+                cancels.allSent();
                 return;
             }
-            session.placedOrders.add(orderId);
-            if (session.placedOrders.size() >= session.placedOrdersPruneAt)
+            if (orderId == 0)
             {
-                final ReadModel model = agent.model();
-                session.placedOrders.removeIfLong(id ->
-                {
-                    final OrderView kept = model.order(session.accountId, id);
-                    return kept == null || !kept.isOpen();
-                });
-                session.placedOrdersPruneAt =
-                    Math.max(GatewayAgent.PLACED_ORDERS_PRUNED_FROM, 2 * session.placedOrders.size());
+                session.unansweredPlacements.add(clientOrderId);
+            }
+            else
+            {
+                session.placedOrders.add(orderId);
+            }
+            if (session.placedOrders.size() + session.unansweredPlacements.size() >= session.placedOrdersPruneAt)
+            {
+                prunePlacedOrders(session);
             }
         };
-    }
-
-    private void cancelPlacedOrder(final GatewayAgent.WsSession session, final long orderId)
-    {
-        agent.sendCancelRetried(cancelCommand(session.accountId, orderId, 0,
-            disconnectCancelDone("order " + orderId + " of account " + session.accountId)));
     }
 
     /**
-     * @return the completion of a cancel sent for a closed connection: a failure is said and counted; an order that
-     * had closed meanwhile ({@code UNKNOWN_ORDER}) is not one.
+     * Forget the connection's orders that have closed: those the gateway knows have, and, once it is live (holding
+     * every order open on the exchange), those it does not know (closed so long ago it no longer holds them).
      */
-    private BiConsumer<Object, ApiException> disconnectCancelDone(final String what)
+    private void prunePlacedOrders(final GatewayAgent.WsSession session)
     {
-        return (response, error) ->
+        final ReadModel model = agent.model();
+        final boolean live = agent.isLive();
+        session.placedOrders.removeIfLong(id ->
         {
+            final OrderView order = model.order(session.accountId, id);
+            return order == null ? live : !order.isOpen();
+        });
+        session.unansweredPlacements.removeIfLong(id ->
+        {
+            final OrderView order = model.orderByClientOrderId(session.accountId, id);
+            return order != null && !order.isOpen();
+        });
+        session.placedOrders.compact();
+        session.unansweredPlacements.compact();
+        session.placedOrdersPruneAt = Math.max(GatewayAgent.PLACED_ORDERS_PRUNED_FROM,
+            2 * (session.placedOrders.size() + session.unansweredPlacements.size()));
+    }
+
+    /**
+     * The cancels sent for one closed connection: each failure (or unknown outcome) counted, and said once for them
+     * all; an order that had closed meanwhile ({@code UNKNOWN_ORDER}) is no failure. Completions may come while the
+     * cancels are still being sent (a gateway cut off from the exchange answers at once).
+     */
+    private final class DisconnectCancels
+    {
+        private final long accountId;
+        private final String what;
+        private int sent;
+        private int answered;
+        private int failed;
+        private boolean allSent;
+        private ApiException firstFailure;
+
+        DisconnectCancels(final long accountId, final String what)
+        {
+            this.accountId = accountId;
+            this.what = what;
+        }
+
+        BiConsumer<Object, ApiException> next()
+        {
+            sent++;
+            return this::done;
+        }
+
+        void allSent()
+        {
+            allSent = true;
+            sayFailures();
+        }
+
+        private void done(final Object response, final ApiException error)
+        {
+            answered++;
             if (error != null && !error.code.equals("UNKNOWN_ORDER"))
             {
                 metrics.cancelOnDisconnectFailed.increment();
-                System.err.println("bourse HTTP gateway: " +
-                    (error.code.equals("OUTCOME_UNKNOWN") || error.code.equals("GATEWAY_STOPPING") ?
-                    "may not have canceled " : "did not cancel ") + what + " when a WebSocket connection closed: " +
-                    error.code + ": " + error.getMessage());
+                failed++;
+                if (firstFailure == null)
+                {
+                    firstFailure = error;
+                }
             }
-        };
+            sayFailures();
+        }
+
+        private void sayFailures()
+        {
+            if (allSent && answered == sent && failed > 0)
+            {
+                final boolean unknown = firstFailure.code.equals("OUTCOME_UNKNOWN") ||
+                    firstFailure.code.equals("GATEWAY_STOPPING");
+                System.err.println("bourse HTTP gateway: " + (unknown ? "may not have canceled " : "did not cancel ") +
+                    (sent == 1 ? "the " : failed + " of the " + sent + " ") + what + " of account " + accountId +
+                    " when a WebSocket connection closed: " + firstFailure.code + ": " + firstFailure.getMessage());
+                failed = 0;
+            }
+        }
     }
 
     /**

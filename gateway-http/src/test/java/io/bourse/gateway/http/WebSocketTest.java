@@ -450,10 +450,28 @@ class WebSocketTest
                 assertEquals(200, response(client, "gone").get("status").asInt());
                 client.send("{\"op\":\"order.cancel\",\"id\":\"cancel\",\"clientOrderId\":\"gone2\"}");
                 assertEquals("CANCELED", response(client, "cancel").get("order").get("status").asText());
+                // Enough placements for the connection to forget its closed ones: the open ones are still canceled.
+                for (int i = 0; i < 2 * GatewayAgent.PLACED_ORDERS_PRUNED_FROM; i++)
+                {
+                    client.send("{\"op\":\"order.place\",\"id\":\"p" + i + "\",\"order\":" +
+                        GatewayHarness.limitOrder("BUY", "5.00", "1", "many" + i) + "}");
+                    assertEquals(200, response(client, "p" + i).get("status").asInt());
+                    if (i % 40 != 0)
+                    {
+                        client.send("{\"op\":\"order.cancel\",\"id\":\"c" + i + "\",\"clientOrderId\":\"many" +
+                            i + "\"}");
+                        assertEquals(200, response(client, "c" + i).get("status").asInt());
+                    }
+                }
             }
             awaitWebSocketSessions(1);
-            GatewayHarness.await("the connection's open order canceled once it closed", () -> "CANCELED".equals(
-                expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/mine2", null)).str("status")));
+            GatewayHarness.await("the connection's open orders canceled once it closed", () ->
+                expect(200, harness.call(BOB, "GET", "/api/v1/orders", null)).json().size() == 2);
+            for (final String clientOrderId : List.of("mine2", "many0", "many40", "many80", "many120"))
+            {
+                assertEquals("CANCELED", expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/" +
+                    clientOrderId, null)).str("status"), clientOrderId);
+            }
             assertEquals("NEW", expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/rest2", null))
                 .str("status"), "an order placed over REST stays");
             assertEquals("NEW", expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/other2", null))
