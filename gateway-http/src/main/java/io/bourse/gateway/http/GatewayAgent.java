@@ -334,10 +334,15 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
-     * Send the mass cancels whose deadlines have passed, and find the next deadline.
+     * Send the mass cancels whose deadlines have passed, once the gateway can send them, and find the next deadline.
      */
     private int cancelAllAfterDue(final long nowNs)
     {
+        if (!live || !client.isConnected())
+        {
+            // Late is better than never: a switch due while the gateway cannot send stays armed until it can.
+            return 0;
+        }
         int fired = 0;
         boolean waiting = false;
         long next = 0;

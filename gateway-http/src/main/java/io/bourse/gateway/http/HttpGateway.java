@@ -1471,9 +1471,10 @@ public final class HttpGateway implements AutoCloseable
     /**
      * {@code POST /api/v1/orders/cancel-all-after} ({@code timeoutMs}) arms the account's dead man's switch: unless it
      * is armed again or disarmed ({@code timeoutMs} 0) within the timeout, the gateway cancels all of the account's
-     * open orders then, as {@code DELETE /api/v1/orders} would. A client calls it every few seconds while it is alive,
-     * so that its quotes do not outlive it or its network. {@code GET} answers what is armed. The switch is held by the
-     * gateway that armed it, in memory: one that restarts forgets it.
+     * open orders then (or, cut off from the exchange then, as soon as it is back), as {@code DELETE /api/v1/orders}
+     * would. A client calls it every few seconds while it is alive, so that its quotes do not outlive it or its
+     * network. {@code GET} answers what is armed. The switch is held by the gateway that armed it, in memory: one that
+     * restarts forgets it.
      */
     private void cancelAllAfter(final Exchange ex, final HttpMethod method)
     {
@@ -1487,8 +1488,8 @@ public final class HttpGateway implements AutoCloseable
         if (method == HttpMethod.POST)
         {
             final long timeoutMs = Requests.integer(Requests.object(ex.body, CANCEL_ALL_AFTER_FIELDS), "timeoutMs", true,
-                0, 0, MAX_CANCEL_ALL_AFTER_MS);
-            if (timeoutMs != 0 && timeoutMs < MIN_CANCEL_ALL_AFTER_MS)
+                0, Long.MIN_VALUE, Long.MAX_VALUE);
+            if (timeoutMs != 0 && (timeoutMs < MIN_CANCEL_ALL_AFTER_MS || timeoutMs > MAX_CANCEL_ALL_AFTER_MS))
             {
                 throw ApiException.badRequest("OUT_OF_RANGE", "timeoutMs: expected 0 (to disarm) or " +
                     MIN_CANCEL_ALL_AFTER_MS + " to " + MAX_CANCEL_ALL_AFTER_MS + ", got " + timeoutMs, "timeoutMs");

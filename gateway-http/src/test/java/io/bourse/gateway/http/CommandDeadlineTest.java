@@ -1,5 +1,6 @@
 package io.bourse.gateway.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.bourse.cluster.JavaChildProcess;
 import io.bourse.cluster.NodeProcess;
 import org.agrona.IoUtil;
@@ -12,6 +13,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
+import static io.bourse.gateway.http.GatewayHarness.BOB;
+import static io.bourse.gateway.http.GatewayHarness.CAROL;
 import static io.bourse.gateway.http.GatewayHarness.expect;
 import static io.bourse.gateway.http.RestApiTest.expectProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,7 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * While the exchange does not answer (its node stopped with SIGSTOP, well within Aeron's 10 s timeouts), a request is
  * answered {@code 504 OUTCOME_UNKNOWN} after the command timeout rather than kept waiting, and may still be applied
  * when the node goes on; once the gateway knows it has lost the node, requests are refused {@code 503 NOT_CONNECTED}
- * and never sent, and the same signed request may be sent again.
+ * and never sent, and the same signed request may be sent again. A WebSocket placement answered {@code OUTCOME_UNKNOWN}
+ * is canceled when its connection closes, and a dead man's switch that comes due while the gateway is cut off from
+ * the exchange fires once it is back.
  */
 class CommandDeadlineTest
 {
@@ -42,9 +47,15 @@ class CommandDeadlineTest
             NodeProcess.class.getName(), List.of(baseDir.resolve("node").toString(), Integer.toString(portBase), aeronDir),
             NodeProcess.READY, TIMEOUT_NS);
         try (GatewayHarness harness =
-            GatewayHarness.onCluster("0=localhost:" + portBase, context -> context.commandTimeoutMs(500)))
+            GatewayHarness.onCluster("0=localhost:" + portBase, context -> context.commandTimeoutMs(500));
+            WebSocketTest.Client carol = new WebSocketTest.Client(harness.baseUrl()))
         {
             expect(200, harness.placeLimit(ALICE, "BUY", "90.00", "1", "before"));
+            expect(200, harness.placeLimit(BOB, "BUY", "80.00", "1", "switched"));
+            carol.send(WebSocketTest.auth(CAROL, System.currentTimeMillis()));
+            carol.next("authenticated");
+            carol.send("{\"op\":\"cancelOnDisconnect\",\"id\":\"on\",\"enabled\":true}");
+            carol.next("response");
 
             node.signal("STOP");
             final long stoppedNs = System.nanoTime();
@@ -57,6 +68,11 @@ class CommandDeadlineTest
                 expectProblem(504, "OUTCOME_UNKNOWN", null, harness.placeLimit(ALICE, "BUY", "91.00", "1", "late"));
                 final long answeredMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentNs);
                 assertTrue(answeredMs < 5_000, "answered after " + answeredMs + " ms");
+                carol.send("{\"op\":\"order.place\",\"id\":\"ws-late\",\"order\":" +
+                    GatewayHarness.limitOrder("BUY", "70.00", "1", "ws-late") + "}");
+                final JsonNode unknown = carol.next("response");
+                assertEquals(504, unknown.get("status").asInt(), unknown.toString());
+                assertEquals("OUTCOME_UNKNOWN", unknown.get("error").get("code").asText(), unknown.toString());
 
                 // Until the gateway finds the node gone, requests wait out their timeout (and may be applied later).
                 int attempt = 0;
@@ -74,6 +90,19 @@ class CommandDeadlineTest
                 // It did not act, so the same signed request is not a replay.
                 expectProblem(503, "NOT_CONNECTED", null, harness.call(ALICE.key(), ALICE.secret(), refusedTimestampMs,
                     "POST", "/api/v1/orders", GatewayHarness.limitOrder("BUY", "92.00", "1", refusedId)));
+
+                // Armed while cut off, and due: it stays armed until the gateway can send its cancel.
+                expect(200, harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":1000}"));
+                JsonNode due;
+                do
+                {
+                    assertTrue(System.nanoTime() - stoppedNs < MAX_STOPPED_NS + TimeUnit.SECONDS.toNanos(2),
+                        "the switch never came due");
+                    GatewayHarness.sleepMs(100);
+                    due = expect(200, harness.call(BOB, "GET", "/api/v1/orders/cancel-all-after", null)).json();
+                    assertTrue(due.get("armed").asBoolean(), "fired while the gateway was cut off: " + due);
+                }
+                while (due.get("currentTime").asLong() < due.get("triggerTime").asLong() + 100);
             }
             finally
             {
@@ -98,6 +127,16 @@ class CommandDeadlineTest
                 GatewayHarness.sleepMs(100);
             }
             expect(200, after);
+            GatewayHarness.await("the switch to fire once the gateway was back", () -> "CANCELED".equals(
+                expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/switched", null)).str("status")));
+            assertEquals(0, harness.get("/api/v1/monitor").json().get("http").get("cancelAllAfterFailed").asLong());
+
+            // The placement whose outcome was unknown was applied too: canceled when its connection closes.
+            assertEquals("NEW", expect(200, harness.call(CAROL, "GET", "/api/v1/orders/by-client-id/ws-late", null))
+                .str("status"));
+            carol.close();
+            GatewayHarness.await("the unanswered placement canceled when its connection closed", () -> "CANCELED".equals(
+                expect(200, harness.call(CAROL, "GET", "/api/v1/orders/by-client-id/ws-late", null)).str("status")));
         }
         finally
         {

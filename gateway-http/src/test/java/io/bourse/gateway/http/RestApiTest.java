@@ -47,6 +47,7 @@ class RestApiTest
     {
         for (final ApiKey key : new ApiKey[]{ ALICE, BOB, CAROL })
         {
+            expect(200, harness.call(key, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":0}"));
             expect(200, harness.call(key, "DELETE", "/api/v1/orders", null));
         }
     }
