@@ -94,7 +94,7 @@ public final class Bootstrap implements ExchangeClientListener
 
     /**
      * The admin commands a configuration stands for, in the order they are sent: assets, instruments, then each
-     * account's limits and deposits.
+     * account's limits, fee rates and deposits.
      */
     static List<AdminCommand> commands(final BourseConfig config)
     {
@@ -122,6 +122,11 @@ public final class Bootstrap implements ExchangeClientListener
                 commands.add(new AdminCommand("limits of account " + account.id(), buffer,
                     encoder.setAccountLimits(buffer, 0, account.id(), account.maxOrderQuantity(),
                     account.maxOrderNotional(), account.maxOpenOrders(), account.selfTradePrevention())));
+            }
+            if (account.hasFees())
+            {
+                commands.add(new AdminCommand("fee rates of account " + account.id(), buffer,
+                    encoder.setAccountFees(buffer, 0, account.id(), account.makerFeePpm(), account.takerFeePpm())));
             }
             for (final BourseConfig.DepositConfig deposit : account.deposits())
             {

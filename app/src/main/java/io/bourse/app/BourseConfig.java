@@ -62,6 +62,7 @@ public final class BourseConfig
         "band.bps", "reference.price", "maker.fee.ppm", "taker.fee.ppm", "state");
     private static final List<String> ACCOUNT_FIELDS = List.of(
         "max.order.quantity", "max.order.notional", "max.open.orders", "self.trade.prevention");
+    private static final List<String> ACCOUNT_FEE_FIELDS = List.of("maker.fee.ppm", "taker.fee.ppm");
 
     /**
      * A configuration error: names the key and says what was expected.
@@ -101,11 +102,11 @@ public final class BourseConfig
     }
 
     /**
-     * A demo account: its deposits and, when given, its limits.
+     * A demo account: its deposits and, when given, its limits and its own fee rates (-1 for the instruments').
      */
     public record AccountConfig(
         long id, List<DepositConfig> deposits, boolean hasLimits, long maxOrderQuantity, long maxOrderNotional,
-        int maxOpenOrders, SelfTradePrevention selfTradePrevention)
+        int maxOpenOrders, SelfTradePrevention selfTradePrevention, boolean hasFees, int makerFeePpm, int takerFeePpm)
     {
     }
 
@@ -378,7 +379,8 @@ public final class BourseConfig
         }
         final Matcher account = ACCOUNT_KEY.matcher(key);
         if (account.matches() &&
-            (ACCOUNT_FIELDS.contains(account.group(2)) || DEPOSIT_FIELD.matcher(account.group(2)).matches()))
+            (ACCOUNT_FIELDS.contains(account.group(2)) || ACCOUNT_FEE_FIELDS.contains(account.group(2)) ||
+            DEPOSIT_FIELD.matcher(account.group(2)).matches()))
         {
             return;
         }
@@ -514,13 +516,17 @@ public final class BourseConfig
                 }
             }
             final boolean hasLimits = ACCOUNT_FIELDS.stream().anyMatch(field -> values.containsKey(prefix + field));
+            final boolean hasFees = ACCOUNT_FEE_FIELDS.stream().anyMatch(field -> values.containsKey(prefix + field));
             accounts.add(new AccountConfig(
                 account.getKey(), deposits, hasLimits,
                 longValue(prefix + "max.order.quantity", 0, 0, Long.MAX_VALUE),
                 longValue(prefix + "max.order.notional", 0, 0, Long.MAX_VALUE),
                 integer(prefix + "max.open.orders", 0, 0, Integer.MAX_VALUE),
                 enumValue(prefix + "self.trade.prevention", SelfTradePrevention.ACCOUNT_DEFAULT,
-                    SelfTradePrevention.class)));
+                    SelfTradePrevention.class),
+                hasFees,
+                integer(prefix + "maker.fee.ppm", -1, -1, 1_000_000),
+                integer(prefix + "taker.fee.ppm", -1, -1, 1_000_000)));
         }
     }
 

@@ -68,6 +68,24 @@ class BourseConfigTest
     }
 
     @Test
+    void anAccountsOwnFeeRatesAreSentAfterItsLimits()
+    {
+        final BourseConfig config = BourseConfig.load(null, Map.of("account.2.maker.fee.ppm", "0"));
+        final BourseConfig.AccountConfig maker = config.accounts().get(1);
+        assertEquals(2, maker.id());
+        assertTrue(maker.hasFees());
+        assertEquals(0, maker.makerFeePpm());
+        assertEquals(-1, maker.takerFeePpm(), "the instruments' taker rate");
+        assertFalse(config.accounts().getFirst().hasFees());
+        final List<String> commands = Bootstrap.commands(config).stream().map(Bootstrap.AdminCommand::description)
+            .filter(description -> description.endsWith("account 2")).toList();
+        assertEquals(List.of("limits of account 2", "fee rates of account 2", "deposit 2001 to account 2",
+            "deposit 2002 to account 2"), commands);
+        assertMessage(Map.of("account.1.taker.fee.ppm", "-2"),
+            "configuration key 'account.1.taker.fee.ppm': expected -1 to 1000000, got -2");
+    }
+
+    @Test
     void unknownKeysAreRefusedByName()
     {
         assertMessage(Map.of("asset.BTC.colour", "orange"), "unknown configuration key 'asset.BTC.colour'");

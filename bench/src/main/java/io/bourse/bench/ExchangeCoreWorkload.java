@@ -732,5 +732,10 @@ public final class ExchangeCoreWorkload
         public void onKillSwitchChanged(final long accountId, final boolean active, final long timestampNs)
         {
         }
+
+        public void onAccountFeesChanged(
+            final long accountId, final int makerFeePpm, final int takerFeePpm, final long timestampNs)
+        {
+        }
     }
 }

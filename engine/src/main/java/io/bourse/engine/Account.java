@@ -10,6 +10,11 @@ import org.agrona.collections.Long2ObjectHashMap;
  */
 final class Account
 {
+    /**
+     * An account fee rate that stands for the instrument's own.
+     */
+    static final int INSTRUMENT_FEE_RATE = -1;
+
     final long accountId;
     long[] available;
     long[] reserved;
@@ -21,6 +26,11 @@ final class Account
     int maxOpenOrders;
     SelfTradePrevention defaultSelfTradePrevention = AccountDefaults.SELF_TRADE_PREVENTION;
     boolean killSwitch;
+    /**
+     * The account's own fee rates on every instrument, in millionths of notional, or {@link #INSTRUMENT_FEE_RATE}.
+     */
+    int makerFeePpm = INSTRUMENT_FEE_RATE;
+    int takerFeePpm = INSTRUMENT_FEE_RATE;
     final Long2ObjectHashMap<Order> openOrdersByClientOrderId = new Long2ObjectHashMap<>(8, 0.65f);
 
     Account(final long accountId, final int assetCount)
@@ -37,6 +47,24 @@ final class Account
             available = java.util.Arrays.copyOf(available, assetCount);
             reserved = java.util.Arrays.copyOf(reserved, assetCount);
         }
+    }
+
+    int makerFeePpm(final Instrument instrument)
+    {
+        return makerFeePpm == INSTRUMENT_FEE_RATE ? instrument.makerFeePpm : makerFeePpm;
+    }
+
+    int takerFeePpm(final Instrument instrument)
+    {
+        return takerFeePpm == INSTRUMENT_FEE_RATE ? instrument.takerFeePpm : takerFeePpm;
+    }
+
+    /**
+     * @return the highest rate the account pays on the instrument: what a buy's reservation holds for its fees.
+     */
+    int maxFeePpm(final Instrument instrument)
+    {
+        return Math.max(makerFeePpm(instrument), takerFeePpm(instrument));
     }
 
     SelfTradePrevention resolve(final SelfTradePrevention mode)

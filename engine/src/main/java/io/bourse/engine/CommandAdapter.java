@@ -15,6 +15,7 @@ import io.bourse.protocol.codec.QueryOrderDecoder;
 import io.bourse.protocol.codec.RejectReason;
 import io.bourse.protocol.codec.ReplaceOrderDecoder;
 import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.SetAccountFeesDecoder;
 import io.bourse.protocol.codec.SetAccountLimitsDecoder;
 import io.bourse.protocol.codec.SetKillSwitchDecoder;
 import io.bourse.protocol.codec.SetTradingStateDecoder;
@@ -53,6 +54,7 @@ public final class CommandAdapter
     private final DepositDecoder deposit = new DepositDecoder();
     private final WithdrawDecoder withdraw = new WithdrawDecoder();
     private final SetAccountLimitsDecoder setAccountLimits = new SetAccountLimitsDecoder();
+    private final SetAccountFeesDecoder setAccountFees = new SetAccountFeesDecoder();
     private final SetKillSwitchDecoder setKillSwitch = new SetKillSwitchDecoder();
 
     public CommandAdapter(final Engine engine)
@@ -173,6 +175,11 @@ public final class CommandAdapter
                     d.accountId(), d.maxOrderQuantity(), d.maxOrderNotional(), d.maxOpenOrders(),
                     SELF_TRADE_PREVENTIONS[d.defaultSelfTradePreventionRaw()], nowNs);
             }
+            case SetAccountFeesDecoder.TEMPLATE_ID ->
+            {
+                final SetAccountFeesDecoder d = setAccountFees.wrap(buffer, body, blockLength, version);
+                engine.setAccountFees(d.accountId(), d.makerFeePpm(), d.takerFeePpm(), nowNs);
+            }
             case SetKillSwitchDecoder.TEMPLATE_ID ->
             {
                 final SetKillSwitchDecoder d = setKillSwitch.wrap(buffer, body, blockLength, version);
@@ -211,6 +218,7 @@ public final class CommandAdapter
             case WithdrawDecoder.TEMPLATE_ID -> WithdrawDecoder.BLOCK_LENGTH;
             case SetAccountLimitsDecoder.TEMPLATE_ID -> SetAccountLimitsDecoder.BLOCK_LENGTH;
             case SetKillSwitchDecoder.TEMPLATE_ID -> SetKillSwitchDecoder.BLOCK_LENGTH;
+            case SetAccountFeesDecoder.TEMPLATE_ID -> SetAccountFeesDecoder.BLOCK_LENGTH;
             default -> -1;
         };
     }

@@ -183,7 +183,7 @@ public final class Engine
         order.expiryTimeNs = expiryTimeNs;
         order.createdNs = nowNs;
         order.updatedNs = nowNs;
-        order.feeReservePpm = side == Side.BUY ? instrument.maxFeePpm() : 0;
+        order.feeReservePpm = side == Side.BUY ? account.maxFeePpm(instrument) : 0;
 
         listener.onOrderAccepted(
             order.orderId, clientOrderId, accountId, instrumentId, side, orderType, timeInForce, price, quantity,
@@ -308,7 +308,7 @@ public final class Engine
         }
         if (order.isBuy())
         {
-            order.feeReservePpm = instrument.maxFeePpm();
+            order.feeReservePpm = order.account.maxFeePpm(instrument);
         }
         order.updatedNs = nowNs;
 
@@ -626,6 +626,37 @@ public final class Engine
     }
 
     /**
+     * Set an account's own maker and taker fee rates, which apply on every instrument in place of the instrument's
+     * (a market maker's or a tier's), creating the account if needed. A buy resting when they change keeps the
+     * reservation it was entered with and pays no more than that reservation's rate, as when an instrument's rates
+     * change.
+     *
+     * @param makerFeePpm in millionths of notional, 0 to 1,000,000; {@link Account#INSTRUMENT_FEE_RATE} for each
+     *                    instrument's own.
+     * @param takerFeePpm likewise.
+     */
+    public void setAccountFees(final long accountId, final int makerFeePpm, final int takerFeePpm, final long nowNs)
+    {
+        lastTimestampNs = nowNs;
+        final RejectReason reason = accountId <= 0 ? RejectReason.INVALID_ACCOUNT :
+            !validAccountFeeRate(makerFeePpm) || !validAccountFeeRate(takerFeePpm) ? RejectReason.INVALID_FEE_RATE : null;
+        if (reason != null)
+        {
+            listener.onCommandRejected(CommandType.SET_ACCOUNT_FEES, reason, accountId, 0, 0, 0, nowNs);
+            return;
+        }
+        final Account account = accountOrCreate(accountId);
+        account.makerFeePpm = makerFeePpm;
+        account.takerFeePpm = takerFeePpm;
+        listener.onAccountFeesChanged(accountId, makerFeePpm, takerFeePpm, nowNs);
+    }
+
+    private static boolean validAccountFeeRate(final int feePpm)
+    {
+        return feePpm == Account.INSTRUMENT_FEE_RATE || feePpm >= 0 && feePpm <= MAX_FEE_PPM;
+    }
+
+    /**
      * Switch the kill switch of one account, or the global one when {@code accountId} is 0. While active, new
      * orders and replaces are rejected; cancels are still accepted.
      */
@@ -902,7 +933,8 @@ public final class Engine
         if (!market)
         {
             notional = instrument.notional(price, quantity);
-            if (notional == Amounts.OVERFLOW || Instrument.buyReservation(notional, instrument.maxFeePpm()) == Amounts.OVERFLOW)
+            if (notional == Amounts.OVERFLOW ||
+                Instrument.buyReservation(notional, account.maxFeePpm(instrument)) == Amounts.OVERFLOW)
             {
                 return RejectReason.NOTIONAL_OVERFLOW;
             }
@@ -928,7 +960,7 @@ public final class Engine
         if (side == Side.BUY)
         {
             final long needed = market ?
-                (byQuoteAmount ? quoteAmount : 1) : Instrument.buyReservation(notional, instrument.maxFeePpm());
+                (byQuoteAmount ? quoteAmount : 1) : Instrument.buyReservation(notional, account.maxFeePpm(instrument));
             if (available[instrument.quoteAsset.index] < needed)
             {
                 return RejectReason.INSUFFICIENT_BALANCE;
@@ -1044,7 +1076,8 @@ public final class Engine
             return RejectReason.PRICE_OUTSIDE_BAND;
         }
         final long notional = instrument.notional(price, quantity);
-        if (notional == Amounts.OVERFLOW || Instrument.buyReservation(notional, instrument.maxFeePpm()) == Amounts.OVERFLOW)
+        if (notional == Amounts.OVERFLOW ||
+            Instrument.buyReservation(notional, account.maxFeePpm(instrument)) == Amounts.OVERFLOW)
         {
             return RejectReason.NOTIONAL_OVERFLOW;
         }
@@ -1064,7 +1097,7 @@ public final class Engine
         }
         final long remaining = quantity - order.filledQuantity;
         final long newReservation = order.isBuy() ?
-            Instrument.buyReservation(instrument.notional(price, remaining), instrument.maxFeePpm()) :
+            Instrument.buyReservation(instrument.notional(price, remaining), account.maxFeePpm(instrument)) :
             instrument.baseAmount(remaining);
         if (newReservation - reservation(order) > account.available[reservedAssetIndex(order)])
         {
@@ -1141,7 +1174,7 @@ public final class Engine
         final boolean banded = market && instrument.hasBand();
         final long bandLowPrice = instrument.bandLowPrice;
         final long bandHighPrice = instrument.bandHighPrice;
-        final int takerFeePpm = feePpm(taker, instrument.takerFeePpm);
+        final int takerFeePpm = feePpm(taker, taker.account.takerFeePpm(instrument));
         // A buy by quote amount names no quantity, so the quantity limits it was not checked against bound its fills.
         final long quantityCap = byQuoteAmount ? quantityCap(instrument, taker.account) : 0;
 
@@ -1348,7 +1381,7 @@ public final class Engine
     {
         final Instrument instrument = taker.instrument;
         final boolean buy = taker.isBuy();
-        final int takerFeePpm = feePpm(taker, instrument.takerFeePpm);
+        final int takerFeePpm = feePpm(taker, taker.account.takerFeePpm(instrument));
         long needed = taker.remainingQuantity();
         long budget = marketBudget;
         long notionalCap = notionalCapRemaining;
@@ -1400,7 +1433,8 @@ public final class Engine
     }
 
     /**
-     * @return the fee rate an order pays now: the rate in force, but for a buy no more than its reservation holds.
+     * @return the fee rate an order pays now: the rate in force (its account's own, or the instrument's), but for a
+     * buy no more than its reservation holds.
      */
     private static int feePpm(final Order order, final int feePpmInForce)
     {
@@ -1417,8 +1451,8 @@ public final class Engine
     {
         final Instrument instrument = taker.instrument;
         final long price = maker.price;
-        final long makerFee = Amounts.fee(notional, feePpm(maker, instrument.makerFeePpm));
-        final long takerFee = Amounts.fee(notional, feePpm(taker, instrument.takerFeePpm));
+        final long makerFee = Amounts.fee(notional, feePpm(maker, maker.account.makerFeePpm(instrument)));
+        final long takerFee = Amounts.fee(notional, feePpm(taker, taker.account.takerFeePpm(instrument)));
         final long baseAmount = instrument.baseAmount(quantity);
         final int baseIndex = instrument.baseAsset.index;
         final int quoteIndex = instrument.quoteAsset.index;

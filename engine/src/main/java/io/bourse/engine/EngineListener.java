@@ -86,4 +86,10 @@ public interface EngineListener
         SelfTradePrevention defaultSelfTradePrevention, long timestampNs);
 
     void onKillSwitchChanged(long accountId, boolean active, long timestampNs);
+
+    /**
+     * @param makerFeePpm the account's own rate, or -1 for each instrument's.
+     * @param takerFeePpm likewise.
+     */
+    void onAccountFeesChanged(long accountId, int makerFeePpm, int takerFeePpm, long timestampNs);
 }

@@ -47,6 +47,13 @@ final class EngineState
             accountHash = mix(accountHash, account.maxOpenOrders);
             accountHash = mix(accountHash, account.defaultSelfTradePrevention.value());
             accountHash = mix(accountHash, account.killSwitch ? 1 : 0);
+            if (account.makerFeePpm != Account.INSTRUMENT_FEE_RATE || account.takerFeePpm != Account.INSTRUMENT_FEE_RATE)
+            {
+                // Only an account with rates of its own mixes them in: the hashes of snapshots from before accounts
+                // had rates still verify.
+                accountHash = mix(accountHash, account.makerFeePpm);
+                accountHash = mix(accountHash, account.takerFeePpm);
+            }
             for (int i = 0; i < engine.assetCount; i++)
             {
                 accountHash = mix(accountHash, account.available[i]);

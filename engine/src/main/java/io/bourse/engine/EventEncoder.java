@@ -1,5 +1,6 @@
 package io.bourse.engine;
 
+import io.bourse.protocol.codec.AccountFeesChangedEncoder;
 import io.bourse.protocol.codec.AccountLimitsChangedEncoder;
 import io.bourse.protocol.codec.AssetDefinedEncoder;
 import io.bourse.protocol.codec.BalanceChangeReason;
@@ -58,6 +59,7 @@ public final class EventEncoder implements EngineListener
     private final InstrumentDefinedEncoder instrumentDefined = new InstrumentDefinedEncoder();
     private final TradingStateChangedEncoder tradingStateChanged = new TradingStateChangedEncoder();
     private final AccountLimitsChangedEncoder accountLimitsChanged = new AccountLimitsChangedEncoder();
+    private final AccountFeesChangedEncoder accountFeesChanged = new AccountFeesChangedEncoder();
     private final KillSwitchChangedEncoder killSwitchChanged = new KillSwitchChangedEncoder();
     private final EventSink sink;
 
@@ -456,6 +458,20 @@ public final class EventEncoder implements EngineListener
             .defaultSelfTradePrevention(defaultSelfTradePrevention)
             .timestampNs(timestampNs);
         sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + accountLimitsChanged.encodedLength());
+    }
+
+    public void onAccountFeesChanged(
+        final long accountId,
+        final int makerFeePpm,
+        final int takerFeePpm,
+        final long timestampNs)
+    {
+        accountFeesChanged.wrapAndApplyHeader(buffer, 0, header)
+            .accountId(accountId)
+            .makerFeePpm(makerFeePpm)
+            .takerFeePpm(takerFeePpm)
+            .timestampNs(timestampNs);
+        sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + accountFeesChanged.encodedLength());
     }
 
     public void onKillSwitchChanged(

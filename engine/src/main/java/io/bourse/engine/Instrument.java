@@ -39,11 +39,6 @@ final class Instrument
         this.book = book;
     }
 
-    int maxFeePpm()
-    {
-        return Math.max(makerFeePpm, takerFeePpm);
-    }
-
     /**
      * @return price × quantity in quote minor units, or {@link Amounts#OVERFLOW}; price and quantity on the grid.
      */

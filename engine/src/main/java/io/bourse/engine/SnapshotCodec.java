@@ -131,7 +131,9 @@ final class SnapshotCodec
                 .maxOrderNotional(account.maxOrderNotional)
                 .maxOpenOrders(account.maxOpenOrders)
                 .defaultSelfTradePrevention(account.defaultSelfTradePrevention)
-                .killSwitch(account.killSwitch ? BooleanType.TRUE : BooleanType.FALSE);
+                .killSwitch(account.killSwitch ? BooleanType.TRUE : BooleanType.FALSE)
+                .makerFeePpm(account.makerFeePpm)
+                .takerFeePpm(account.takerFeePpm);
             final AccountRecordEncoder.BalancesEncoder balances = accountEncoder.balancesCount(engine.assetCount);
             for (int i = 0; i < engine.assetCount; i++)
             {
@@ -399,6 +401,11 @@ final class SnapshotCodec
         account.maxOpenOrders = decoder.maxOpenOrders();
         account.defaultSelfTradePrevention = decoder.defaultSelfTradePrevention();
         account.killSwitch = decoder.killSwitch() == BooleanType.TRUE;
+        // Records from before accounts had rates of their own hold none: the instruments' rates.
+        account.makerFeePpm = decoder.makerFeePpm() == AccountRecordDecoder.makerFeePpmNullValue() ?
+            Account.INSTRUMENT_FEE_RATE : decoder.makerFeePpm();
+        account.takerFeePpm = decoder.takerFeePpm() == AccountRecordDecoder.takerFeePpmNullValue() ?
+            Account.INSTRUMENT_FEE_RATE : decoder.takerFeePpm();
         for (final AccountRecordDecoder.BalancesDecoder balance : decoder.balances())
         {
             final int index = require(engine, balance.assetId()).index;

@@ -72,6 +72,7 @@ class CommandAdapterTest
             (b, o) -> encoding.withdraw(b, o, 103, 1, BTC, 1_000));
         step(covered, "limits", (e, t) -> e.setAccountLimits(2, 1_000, 0, 10, SelfTradePrevention.CANCEL_RESTING, t),
             (b, o) -> encoding.setAccountLimits(b, o, 2, 1_000, 0, 10, SelfTradePrevention.CANCEL_RESTING));
+        step(covered, "fees", (e, t) -> e.setAccountFees(1, 0, 1_500, t), (b, o) -> encoding.setAccountFees(b, o, 1, 0, 1_500));
         step(covered, "rest sell", (e, t) -> e.newOrder(2, 1, 3, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
                 SelfTradePrevention.ACCOUNT_DEFAULT, 10_000, 10, 0, 0, t),
             (b, o) -> encoding.newOrder(b, o, 2, 1, 3, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,

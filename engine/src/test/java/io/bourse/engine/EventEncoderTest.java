@@ -1,5 +1,6 @@
 package io.bourse.engine;
 
+import io.bourse.protocol.codec.AccountFeesChangedDecoder;
 import io.bourse.protocol.codec.AccountLimitsChangedDecoder;
 import io.bourse.protocol.codec.AssetDefinedDecoder;
 import io.bourse.protocol.codec.BalanceChangedDecoder;
@@ -71,6 +72,7 @@ class EventEncoderTest
         engine.withdraw(99, 1, USD, 1_000, ++nowNs);
         engine.withdraw(98, 1, ETH, 1_000, ++nowNs);
         engine.setAccountLimits(3, 500, 9_000_000, 20, SelfTradePrevention.DECREMENT, ++nowNs);
+        engine.setAccountFees(2, 250, -1, ++nowNs);
 
         limit(1, 1, Side.SELL, 10_000, 10, TimeInForce.GTC, 0);
         limit(1, 2, Side.SELL, 10_010, 10, TimeInForce.GTD, nowNs + 50_000);
@@ -154,6 +156,7 @@ class EventEncoderTest
     private final InstrumentDefinedDecoder instrumentDefined = new InstrumentDefinedDecoder();
     private final TradingStateChangedDecoder tradingStateChanged = new TradingStateChangedDecoder();
     private final AccountLimitsChangedDecoder accountLimitsChanged = new AccountLimitsChangedDecoder();
+    private final AccountFeesChangedDecoder accountFeesChanged = new AccountFeesChangedDecoder();
     private final KillSwitchChangedDecoder killSwitchChanged = new KillSwitchChangedDecoder();
 
         EventRecorder.Event decode(final DirectBuffer buffer, final int offset, final int length)
@@ -391,6 +394,15 @@ class EventEncoderTest
                     accountLimitsChanged.maxOpenOrders(),
                     accountLimitsChanged.defaultSelfTradePrevention(),
                     accountLimitsChanged.timestampNs());
+            }
+            case AccountFeesChangedDecoder.TEMPLATE_ID ->
+            {
+                accountFeesChanged.wrap(buffer, body, blockLength, version);
+                yield new EventRecorder.AccountFeesChanged(
+                    accountFeesChanged.accountId(),
+                    accountFeesChanged.makerFeePpm(),
+                    accountFeesChanged.takerFeePpm(),
+                    accountFeesChanged.timestampNs());
             }
             case KillSwitchChangedDecoder.TEMPLATE_ID ->
             {

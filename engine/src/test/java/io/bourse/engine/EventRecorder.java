@@ -88,6 +88,10 @@ public final class EventRecorder implements EngineListener
     {
     }
 
+    record AccountFeesChanged(long accountId, int makerFeePpm, int takerFeePpm, long timestampNs) implements Event
+    {
+    }
+
     record AccountLimitsChanged(long accountId, long maxOrderQuantity, long maxOrderNotional, int maxOpenOrders, SelfTradePrevention defaultSelfTradePrevention, long timestampNs) implements Event
     {
     }
@@ -227,5 +231,11 @@ public final class EventRecorder implements EngineListener
     public void onKillSwitchChanged(final long accountId, final boolean active, final long timestampNs)
     {
         events.add(new KillSwitchChanged(accountId, active, timestampNs));
+    }
+
+    public void onAccountFeesChanged(
+        final long accountId, final int makerFeePpm, final int takerFeePpm, final long timestampNs)
+    {
+        events.add(new AccountFeesChanged(accountId, makerFeePpm, takerFeePpm, timestampNs));
     }
 }

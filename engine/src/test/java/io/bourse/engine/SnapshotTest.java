@@ -268,6 +268,11 @@ class SnapshotTest
     void aFormatTwoSnapshotLoadsWithItsOrdersTimesUnknown()
     {
         final Engine engine = busyEngine(14);
+        // Accounts had no rates of their own then.
+        for (long account = 1; account <= Workload.ACCOUNTS + 2; account++)
+        {
+            engine.setAccountFees(account, -1, -1, engine.lastTimestampNs());
+        }
         final byte[] formatTwo = asFormatTwo(snapshot(engine));
         final Engine restored = new Engine(new EventRecorder());
         restored.loadSnapshot(new UnsafeBuffer(formatTwo), 0, formatTwo.length);
@@ -295,8 +300,8 @@ class SnapshotTest
     }
 
     /**
-     * The same snapshot as format 2 wrote it: the version in SnapshotBegin, every record of schema version 0, and order
-     * records without the times.
+     * The same snapshot as format 2 wrote it: the version in SnapshotBegin, every record of schema version 0, order
+     * records without the times and account records without the fee rates (the last fields of each one's block).
      */
     static byte[] asFormatTwo(final byte[] snapshot)
     {
@@ -304,20 +309,21 @@ class SnapshotTest
         final ExpandableArrayBuffer out = new ExpandableArrayBuffer();
         final MessageHeaderDecoder header = new MessageHeaderDecoder();
         final int timesLength = 2 * Long.BYTES;
+        final int feesLength = 2 * Integer.BYTES;
         int written = 0;
         for (int position = 0; position < snapshot.length;)
         {
             header.wrap(in, position);
             final int length = MessageHeaderDecoder.ENCODED_LENGTH + bodyLength(in, position, header);
-            final boolean order = header.templateId() == OrderRecordDecoder.TEMPLATE_ID;
-            final int copied = order ? length - timesLength : length;
-            out.putBytes(written, in, position, copied);
+            final int cut = header.templateId() == OrderRecordDecoder.TEMPLATE_ID ? timesLength :
+                header.templateId() == AccountRecordDecoder.TEMPLATE_ID ? feesLength : 0;
+            final int blockEnd = MessageHeaderDecoder.ENCODED_LENGTH + header.blockLength();
+            out.putBytes(written, in, position, blockEnd - cut);
+            out.putBytes(written + blockEnd - cut, in, position + blockEnd, length - blockEnd);
+            final int copied = length - cut;
             final MessageHeaderEncoder outHeader = new MessageHeaderEncoder().wrap(out, written);
             outHeader.version(0);
-            if (order)
-            {
-                outHeader.blockLength(OrderRecordDecoder.BLOCK_LENGTH - timesLength);
-            }
+            outHeader.blockLength(header.blockLength() - cut);
             if (header.templateId() == SnapshotBeginDecoder.TEMPLATE_ID)
             {
                 new SnapshotBeginEncoder().wrap(out, written + MessageHeaderEncoder.ENCODED_LENGTH).formatVersion(2);
@@ -430,6 +436,7 @@ class SnapshotTest
         int partiallyFilled = 0;
         int killSwitches = 0;
         int limited = 0;
+        int ownFees = 0;
         int notOpen = 0;
         int transactionIds = 0;
         int position = 0;
@@ -452,6 +459,7 @@ class SnapshotTest
                         new AccountRecordDecoder().wrap(buffer, body, header.blockLength(), header.version());
                     killSwitches += account.killSwitch() == BooleanType.TRUE ? 1 : 0;
                     limited += account.maxOpenOrders() > 0 || account.maxOrderQuantity() > 0 ? 1 : 0;
+                    ownFees += account.makerFeePpm() >= 0 || account.takerFeePpm() >= 0 ? 1 : 0;
                 }
                 case InstrumentRecordDecoder.TEMPLATE_ID ->
                 {
@@ -475,9 +483,9 @@ class SnapshotTest
             position += MessageHeaderDecoder.ENCODED_LENGTH + bodyLength(buffer, position, header);
         }
         final String counts = "seed " + seed + ": gtd " + gtdOrders + ", partially filled " + partiallyFilled +
-            ", kill switches " + killSwitches + ", limited " + limited + ", not open " + notOpen +
+            ", kill switches " + killSwitches + ", limited " + limited + ", own fees " + ownFees + ", not open " + notOpen +
             ", transaction ids " + transactionIds;
-        assertTrue(gtdOrders > 0 && partiallyFilled > 0 && killSwitches > 0 && limited > 0 && notOpen > 0 &&
+        assertTrue(gtdOrders > 0 && partiallyFilled > 0 && killSwitches > 0 && limited > 0 && ownFees > 0 && notOpen > 0 &&
             transactionIds > 0, counts);
     }
 
@@ -510,7 +518,7 @@ class SnapshotTest
      */
     static final class Workload
     {
-        private static final int ACCOUNTS = 4;
+        static final int ACCOUNTS = 4;
         private static final int KEEP_CLIENT_ORDER_IDS = 12;
 
         private final Random random;
@@ -565,6 +573,7 @@ class SnapshotTest
             commands.add(deposit(nextTransactionId++, a, BTC, 100_000_000_000L));
             commands.add(deposit(nextTransactionId++, b, USD, 100_000_000_000L));
             commands.add(command("limits", (e, t) -> e.setAccountLimits(a, 1_000, 0, 50, SelfTradePrevention.DECREMENT, t)));
+            commands.add(command("fees", (e, t) -> e.setAccountFees(a, 0, 500, t)));
             commands.add(order(a, nextClientOrderId++, instrumentId, Side.SELL, OrderType.LIMIT, TimeInForce.GTD, false,
                 SelfTradePrevention.ACCOUNT_DEFAULT, 30_000, 10, 0, nowNs + 1_000_000_000_000L));
             commands.add(order(a, nextClientOrderId++, instrumentId, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
@@ -644,6 +653,14 @@ class SnapshotTest
                 final long amount = 1 + random.nextInt(1_000_000);
                 return command("withdraw " + transactionId + " " + account + " " + assetId + " " + amount,
                     (e, t) -> e.withdraw(transactionId, account, assetId, amount, t));
+            }
+            if (roll < 92)
+            {
+                // An account's own rates, or back to the instruments'; a rate now and then above the instruments'.
+                final int maker = random.nextInt(3) == 0 ? -1 : random.nextInt(3_000);
+                final int taker = random.nextInt(3) == 0 ? -1 : random.nextInt(3_000);
+                return command("fees " + account + " " + maker + " " + taker,
+                    (e, t) -> e.setAccountFees(account, maker, taker, t));
             }
             if (roll < 94)
             {

@@ -13,6 +13,7 @@ import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.QueryOrderEncoder;
 import io.bourse.protocol.codec.ReplaceOrderEncoder;
 import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.SetAccountFeesEncoder;
 import io.bourse.protocol.codec.SetAccountLimitsEncoder;
 import io.bourse.protocol.codec.SetKillSwitchEncoder;
 import io.bourse.protocol.codec.SetTradingStateEncoder;
@@ -44,6 +45,7 @@ public final class CommandEncoder
     private final DepositEncoder deposit = new DepositEncoder();
     private final WithdrawEncoder withdraw = new WithdrawEncoder();
     private final SetAccountLimitsEncoder setAccountLimits = new SetAccountLimitsEncoder();
+    private final SetAccountFeesEncoder setAccountFees = new SetAccountFeesEncoder();
     private final SetKillSwitchEncoder setKillSwitch = new SetKillSwitchEncoder();
 
     public int newOrder(
@@ -211,6 +213,22 @@ public final class CommandEncoder
             .maxOpenOrders(maxOpenOrders)
             .defaultSelfTradePrevention(defaultSelfTradePrevention);
         return HEADER + setAccountLimits.encodedLength();
+    }
+
+    /**
+     * @param makerFeePpm the account's maker fee rate on every instrument, in millionths of notional; -1 for each
+     *                    instrument's own.
+     * @param takerFeePpm likewise for its taker fees.
+     */
+    public int setAccountFees(
+        final MutableDirectBuffer buffer, final int offset, final long accountId, final int makerFeePpm,
+        final int takerFeePpm)
+    {
+        setAccountFees.wrapAndApplyHeader(buffer, offset, header)
+            .accountId(accountId)
+            .makerFeePpm(makerFeePpm)
+            .takerFeePpm(takerFeePpm);
+        return HEADER + setAccountFees.encodedLength();
     }
 
     public int setKillSwitch(final MutableDirectBuffer buffer, final int offset, final long accountId, final boolean active)

@@ -515,6 +515,11 @@ final class HistoryWriter implements EngineListener
     {
     }
 
+    public void onAccountFeesChanged(
+        final long accountId, final int makerFeePpm, final int takerFeePpm, final long timestampNs)
+    {
+    }
+
     private static String[] reasonNames()
     {
         final String[] names = new String[256];

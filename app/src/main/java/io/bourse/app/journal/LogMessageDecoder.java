@@ -26,6 +26,7 @@ import io.bourse.protocol.codec.MassCancelDecoder;
 import io.bourse.protocol.codec.NewOrderDecoder;
 import io.bourse.protocol.codec.QueryOrderDecoder;
 import io.bourse.protocol.codec.ReplaceOrderDecoder;
+import io.bourse.protocol.codec.SetAccountFeesDecoder;
 import io.bourse.protocol.codec.SetAccountLimitsDecoder;
 import io.bourse.protocol.codec.SetKillSwitchDecoder;
 import io.bourse.protocol.codec.SetTradingStateDecoder;
@@ -72,6 +73,7 @@ final class LogMessageDecoder
     private final DepositDecoder deposit = new DepositDecoder();
     private final WithdrawDecoder withdraw = new WithdrawDecoder();
     private final SetAccountLimitsDecoder setAccountLimits = new SetAccountLimitsDecoder();
+    private final SetAccountFeesDecoder setAccountFees = new SetAccountFeesDecoder();
     private final SetKillSwitchDecoder setKillSwitch = new SetKillSwitchDecoder();
 
     private String type;
@@ -289,6 +291,8 @@ final class LogMessageDecoder
             case SetAccountLimitsDecoder.TEMPLATE_ID ->
                 setAccountLimits.wrap(buffer, body, blockLength, version).appendTo(text);
             case SetKillSwitchDecoder.TEMPLATE_ID -> setKillSwitch.wrap(buffer, body, blockLength, version).appendTo(text);
+            case SetAccountFeesDecoder.TEMPLATE_ID ->
+                setAccountFees.wrap(buffer, body, blockLength, version).appendTo(text);
             default ->
             {
                 type = "UnknownCommand";

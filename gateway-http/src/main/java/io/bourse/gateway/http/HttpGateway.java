@@ -374,6 +374,10 @@ public final class HttpGateway implements AutoCloseable
      */
     private static final long MIN_CANCEL_ALL_AFTER_MS = 1_000;
     private static final long MAX_CANCEL_ALL_AFTER_MS = TimeUnit.DAYS.toMillis(1);
+    /**
+     * The highest fee rate the engine takes, in millionths of notional: the whole notional.
+     */
+    private static final int MAX_FEE_PPM = 1_000_000;
     private static final Set<String> INSTRUMENT_FIELDS = Set.of("id", "baseAsset", "quoteAsset", "priceScale",
         "tickSize", "quantityScale", "lotSize", "minQuantity", "maxQuantity", "priceBandBps", "referencePrice",
         "makerFeePpm", "takerFeePpm", "tradingState");
@@ -1022,6 +1026,14 @@ public final class HttpGateway implements AutoCloseable
                 final long accountId = trader(ex).accountId();
                 onlyParameters(ex);
                 query(ex, model -> Views.balances(model, accountId));
+            }
+            case "fees" ->
+            {
+                only(n, 3, path);
+                get(method);
+                final long accountId = trader(ex).accountId();
+                onlyParameters(ex);
+                query(ex, model -> Views.fees(model, accountId));
             }
             case "admin" -> admin(ex, parts, method);
             case "history" -> history(ex, parts, method);
@@ -2139,6 +2151,11 @@ public final class HttpGateway implements AutoCloseable
                     put(method);
                     limits(ex, accountId);
                 }
+                case "fees" ->
+                {
+                    put(method);
+                    fees(ex, accountId);
+                }
                 case "kill-switch" -> killSwitch(ex, method, accountId);
                 // What a support desk needs to see and do about an account, as its own key would.
                 case "balances" ->
@@ -2243,8 +2260,8 @@ public final class HttpGateway implements AutoCloseable
         final long max = decimalOrZero(body, "maxQuantity", quantityScale);
         final long reference = decimalOrZero(body, "referencePrice", priceScale);
         final int band = (int)Requests.integer(body, "priceBandBps", false, 0, 0, 1_000_000);
-        final int makerFee = (int)Requests.integer(body, "makerFeePpm", false, 0, 0, 1_000_000);
-        final int takerFee = (int)Requests.integer(body, "takerFeePpm", false, 0, 0, 1_000_000);
+        final int makerFee = (int)Requests.integer(body, "makerFeePpm", false, 0, 0, MAX_FEE_PPM);
+        final int takerFee = (int)Requests.integer(body, "takerFeePpm", false, 0, 0, MAX_FEE_PPM);
         final TradingState state = Requests.enumValue(body, "tradingState", TradingState.class, TradingState.OPEN,
             EnumSet.complementOf(EnumSet.of(TradingState.NULL_VAL)));
         command(ex, new AdminCommand(ex)
@@ -2308,6 +2325,24 @@ public final class HttpGateway implements AutoCloseable
             public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
             {
                 return encoder.setAccountLimits(buffer, 0, accountId, maxQuantity, maxNotional, maxOpen, stp);
+            }
+        });
+    }
+
+    /**
+     * {@code PUT /api/v1/admin/accounts/{accountId}/fees}: the account's own maker and taker rates on every
+     * instrument, in millionths of notional (0 to 1,000,000); a rate left out or null is each instrument's.
+     */
+    private void fees(final Exchange ex, final long accountId)
+    {
+        final ObjectNode body = Requests.object(ex.body, Set.of("makerFeePpm", "takerFeePpm"));
+        final int maker = (int)Requests.integer(body, "makerFeePpm", false, -1, 0, MAX_FEE_PPM);
+        final int taker = (int)Requests.integer(body, "takerFeePpm", false, -1, 0, MAX_FEE_PPM);
+        command(ex, new AdminCommand(ex)
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.setAccountFees(buffer, 0, accountId, maker, taker);
             }
         });
     }
@@ -2830,7 +2865,7 @@ public final class HttpGateway implements AutoCloseable
                 INVALID_EXPIRY, INVALID_QUOTE_AMOUNT, NOTIONAL_OVERFLOW, REPLACE_QUANTITY_NOT_ABOVE_FILLED,
                 INVALID_STP_MODE, INVALID_INSTRUMENT_DEFINITION, INVALID_AMOUNT, INVALID_TRADING_STATE, INVALID_LIMIT,
                 INVALID_ACCOUNT, INVALID_CLIENT_ORDER_ID, INVALID_ASSET_DEFINITION, UNKNOWN_COMMAND,
-                INVALID_TRANSACTION_ID, INVALID_INSTRUMENT, ASSET_REDEFINITION -> 400;
+                INVALID_TRANSACTION_ID, INVALID_INSTRUMENT, ASSET_REDEFINITION, INVALID_FEE_RATE -> 400;
             default -> 422;
         };
         return new ApiException(status, reason.name(), "the exchange rejected the command: " +

@@ -1,6 +1,7 @@
 package io.bourse.gateway.http;
 
 import io.bourse.protocol.AccountDefaults;
+import io.bourse.protocol.codec.AccountFeesChangedDecoder;
 import io.bourse.protocol.codec.AccountLimitsChangedDecoder;
 import io.bourse.protocol.codec.AccountRecordDecoder;
 import io.bourse.protocol.codec.AssetDefinedDecoder;
@@ -138,6 +139,11 @@ final class ReadModel
         int maxOpenOrders;
         SelfTradePrevention defaultSelfTradePrevention = AccountDefaults.SELF_TRADE_PREVENTION;
         boolean killSwitch;
+        /**
+         * The account's own fee rates on every instrument, in millionths of notional, or -1 for the instruments'.
+         */
+        int makerFeePpm = -1;
+        int takerFeePpm = -1;
     }
 
     /**
@@ -176,6 +182,7 @@ final class ReadModel
     private final InstrumentDefinedDecoder instrumentDefined = new InstrumentDefinedDecoder();
     private final TradingStateChangedDecoder tradingStateChanged = new TradingStateChangedDecoder();
     private final AccountLimitsChangedDecoder accountLimitsChanged = new AccountLimitsChangedDecoder();
+    private final AccountFeesChangedDecoder accountFeesChanged = new AccountFeesChangedDecoder();
     private final KillSwitchChangedDecoder killSwitchChanged = new KillSwitchChangedDecoder();
     private final AssetRecordDecoder assetRecord = new AssetRecordDecoder();
     private final InstrumentRecordDecoder instrumentRecord = new InstrumentRecordDecoder();
@@ -524,6 +531,11 @@ final class ReadModel
                     account.maxOpenOrders = accountRecord.maxOpenOrders();
                     account.defaultSelfTradePrevention = accountRecord.defaultSelfTradePrevention();
                     account.killSwitch = accountRecord.killSwitch() == BooleanType.TRUE;
+                    // A record from before accounts had rates of their own holds none: the instruments'.
+                    account.makerFeePpm = accountRecord.makerFeePpm() == AccountRecordDecoder.makerFeePpmNullValue() ?
+                        -1 : accountRecord.makerFeePpm();
+                    account.takerFeePpm = accountRecord.takerFeePpm() == AccountRecordDecoder.takerFeePpmNullValue() ?
+                        -1 : accountRecord.takerFeePpm();
                     for (final AccountRecordDecoder.BalancesDecoder b : accountRecord.balances())
                     {
                         account.balances.put(b.assetId(), new long[]{ b.available(), b.reserved() });
@@ -706,6 +718,13 @@ final class ReadModel
                     account.maxOrderNotional = e.maxOrderNotional();
                     account.maxOpenOrders = e.maxOpenOrders();
                     account.defaultSelfTradePrevention = e.defaultSelfTradePrevention();
+                }
+                case AccountFeesChangedDecoder.TEMPLATE_ID ->
+                {
+                    final AccountFeesChangedDecoder e = accountFeesChanged.wrap(buffer, bodyOffset, blockLength, version);
+                    final AccountState account = account(e.accountId());
+                    account.makerFeePpm = e.makerFeePpm();
+                    account.takerFeePpm = e.takerFeePpm();
                 }
                 case KillSwitchChangedDecoder.TEMPLATE_ID ->
                 {

@@ -219,8 +219,8 @@ final class Views
     }
 
     /**
-     * An account as an operator sees it: its kill switch, limits (as {@code PUT .../limits} takes them), open orders
-     * and balances.
+     * An account as an operator sees it: its kill switch, limits (as {@code PUT .../limits} takes them), its own fee
+     * rates (as {@code PUT .../fees} takes them: null for the instruments'), open orders and balances.
      */
     static ObjectNode adminAccount(final ReadModel model, final long accountId, final ReadModel.AccountState account)
     {
@@ -230,7 +230,42 @@ final class Views
         node.put("maxOrderNotional", account.maxOrderNotional);
         node.put("maxOpenOrders", account.maxOpenOrders);
         node.put("selfTradePrevention", account.defaultSelfTradePrevention.name());
+        ownFeeRate(node, "makerFeePpm", account.makerFeePpm);
+        ownFeeRate(node, "takerFeePpm", account.takerFeePpm);
         node.put("openOrders", account.openOrders.size());
+        return node;
+    }
+
+    private static void ownFeeRate(final ObjectNode node, final String field, final int feePpm)
+    {
+        if (feePpm < 0)
+        {
+            node.putNull(field);
+        }
+        else
+        {
+            node.put(field, feePpm);
+        }
+    }
+
+    /**
+     * {@code GET /api/v1/fees}: the rates the account pays on each instrument, its own where it has them.
+     */
+    static ObjectNode fees(final ReadModel model, final long accountId)
+    {
+        final ReadModel.AccountState account = model.existingAccount(accountId);
+        final int maker = account == null ? -1 : account.makerFeePpm;
+        final int taker = account == null ? -1 : account.takerFeePpm;
+        final ObjectNode node = MAPPER.createObjectNode();
+        node.put("accountId", Long.toString(accountId));
+        final ArrayNode array = node.putArray("instruments");
+        model.instruments().stream().sorted(java.util.Comparator.comparing(InstrumentView::symbol)).forEach(i ->
+        {
+            final ObjectNode row = array.addObject();
+            row.put("symbol", i.symbol());
+            row.put("makerFeePpm", maker < 0 ? i.makerFeePpm() : maker);
+            row.put("takerFeePpm", taker < 0 ? i.takerFeePpm() : taker);
+        });
         return node;
     }
 

@@ -98,4 +98,69 @@ class AdminAccountsTest
                 harness.call(ADMIN, "DELETE", "/api/v1/admin/accounts/2", null));
         }
     }
+
+    @Test
+    void anAccountsOwnFeeRatesReplaceTheInstrumentsUntilTakenBack()
+    {
+        try (GatewayHarness harness = new GatewayHarness())
+        {
+            final String path = "/api/v1/admin/accounts/3/fees";
+            final JsonNode before = expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3", null)).json();
+            assertTrue(before.get("makerFeePpm").isNull() && before.get("takerFeePpm").isNull(), before.toString());
+            assertEquals(List.of("BTC-USD", 1000, 2000), rates(harness, CAROL));
+
+            expect(200, harness.call(ADMIN, "PUT", path, "{\"makerFeePpm\":0,\"takerFeePpm\":500}"));
+            final JsonNode set = expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3", null)).json();
+            assertEquals(0, set.get("makerFeePpm").asInt(), set.toString());
+            assertEquals(500, set.get("takerFeePpm").asInt(), set.toString());
+            assertEquals(List.of("BTC-USD", 0, 500), rates(harness, CAROL));
+            assertEquals(List.of("BTC-USD", 1000, 2000), rates(harness, BOB), "another account pays the instrument's");
+
+            // Carol makes for nothing, and takes at 0.05 %; Bob pays the instrument's rates.
+            expect(200, harness.placeLimit(CAROL, "SELL", "100.00", "1", "fee-1"));
+            expect(200, harness.placeLimit(BOB, "BUY", "100.00", "1", null));
+            expect(200, harness.placeLimit(BOB, "SELL", "100.00", "1", null));
+            expect(200, harness.placeLimit(CAROL, "BUY", "100.00", "1", "fee-2"));
+            final JsonNode carolFills = expect(200, harness.call(CAROL, "GET", "/api/v1/fills", null)).json();
+            assertEquals("0.050000", carolFills.get(0).get("fee").asText(), carolFills.toString());
+            assertEquals("0.000000", carolFills.get(1).get("fee").asText(), carolFills.toString());
+            final JsonNode bobFills = expect(200, harness.call(BOB, "GET", "/api/v1/fills", null)).json();
+            assertEquals("0.100000", bobFills.get(0).get("fee").asText(), "maker");
+            assertEquals("0.200000", bobFills.get(1).get("fee").asText(), "taker");
+
+            // A restarted gateway reads them from the exchange's state.
+            final JsonNode traded = expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3", null)).json();
+            harness.stopGateway();
+            harness.startGateway();
+            assertEquals(traded, expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/3", null)).json());
+
+            // Taken back: the instrument's again.
+            expect(200, harness.call(ADMIN, "PUT", path, "{\"makerFeePpm\":null}"));
+            assertEquals(List.of("BTC-USD", 1000, 2000), rates(harness, CAROL));
+
+            for (final String bad : List.of("{\"makerFeePpm\":-1}", "{\"takerFeePpm\":1000001}"))
+            {
+                RestApiTest.expectProblem(400, "OUT_OF_RANGE", bad.contains("maker") ? "makerFeePpm" : "takerFeePpm",
+                    harness.call(ADMIN, "PUT", path, bad));
+            }
+            RestApiTest.expectProblem(400, "INVALID_TYPE", "makerFeePpm",
+                harness.call(ADMIN, "PUT", path, "{\"makerFeePpm\":\"0\"}"));
+            RestApiTest.expectProblem(400, "UNKNOWN_FIELD", "makerFee", harness.call(ADMIN, "PUT", path, "{\"makerFee\":0}"));
+            RestApiTest.expectProblem(403, "FORBIDDEN", null, harness.call(CAROL, "PUT", path, "{\"makerFeePpm\":0}"));
+            RestApiTest.expectProblem(405, "METHOD_NOT_ALLOWED", null, harness.call(ADMIN, "GET", path, null));
+            RestApiTest.expectProblem(403, "FORBIDDEN", null, harness.call(ADMIN, "GET", "/api/v1/fees", null));
+        }
+    }
+
+    /**
+     * @return the key's account's rates on the one instrument: its symbol, maker and taker rate.
+     */
+    private static List<Object> rates(final GatewayHarness harness, final ApiKey key)
+    {
+        final JsonNode fees = expect(200, harness.call(key, "GET", "/api/v1/fees", null)).json();
+        assertEquals(Long.toString(key.accountId()), fees.get("accountId").asText());
+        assertEquals(1, fees.get("instruments").size(), fees.toString());
+        final JsonNode row = fees.get("instruments").get(0);
+        return List.of(row.get("symbol").asText(), row.get("makerFeePpm").asInt(), row.get("takerFeePpm").asInt());
+    }
 }
