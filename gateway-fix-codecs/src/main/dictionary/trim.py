@@ -18,9 +18,11 @@ APP = {
     'H': {1, 11, 37, 54, 55, 790},
     'q': {11, 54, 55, 58, 60, 530},
     'r': {11, 37, 54, 55, 58, 60, 530, 531, 532, 533},
-    '8': {1, 6, 11, 14, 17, 18, 31, 32, 37, 38, 39, 40, 41, 44, 54, 55, 58, 59, 60, 103, 126, 150, 151, 378, 790},
+    '8': {1, 6, 11, 12, 13, 14, 17, 18, 31, 32, 37, 38, 39, 40, 41, 44, 54, 55, 58, 59, 60, 103, 126, 150, 151, 378,
+          584, 790, 911, 912},
     '9': {1, 11, 37, 39, 41, 58, 60, 102, 434},
     'j': {45, 58, 372, 379, 380},
+    'AF': {1, 54, 55, 584, 585},
     # Not traded on: kept whole so that the session layer checks their structure (a malformed one gets a session
     # Reject); a well-formed one is answered with a BusinessMessageReject (unsupported message type).
     'd': None,

@@ -140,6 +140,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static final char EXEC_EXPIRED = 'C';
     private static final char EXEC_RESTATED = 'D';
     private static final char EXEC_TRADE = 'F';
+    /**
+     * CommType (13) of a fill's Commission: an amount, in the instrument's quote asset.
+     */
+    private static final char COMM_TYPE_ABSOLUTE = '3';
     private static final char EXEC_STATUS = 'I';
     private static final char STATUS_NEW = '0';
     private static final char STATUS_PARTIAL = '1';
@@ -2391,14 +2395,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     // Both sides of a trade report from one event: the maker's ExecID gets its own suffix.
                     makerLeg = true;
                     onFill(maker, trade.quantity(), trade.price(), trade.makerFilledQuantity(),
-                        trade.makerRemainingQuantity(), trade.makerExecutedNotional());
+                        trade.makerRemainingQuantity(), trade.makerExecutedNotional(), trade.makerFee());
                     makerLeg = false;
                 }
                 final FixOrder taker = ordersByOrderId.get(trade.takerOrderId());
                 if (taker != null)
                 {
                     onFill(taker, trade.quantity(), trade.price(), trade.takerFilledQuantity(),
-                        trade.takerRemainingQuantity(), trade.takerExecutedNotional());
+                        trade.takerRemainingQuantity(), trade.takerExecutedNotional(), trade.takerFee());
                 }
             }
             case OrderCanceledDecoder.TEMPLATE_ID ->
@@ -2708,11 +2712,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final long lastPrice,
         final long filledQuantity,
         final long remainingQuantity,
-        final long executedNotional)
+        final long executedNotional,
+        final long fee)
     {
         order.filledQuantity = filledQuantity;
         order.executedNotional = executedNotional;
         final char status = remainingQuantity == 0 ? STATUS_FILLED : STATUS_PARTIAL;
+        fillFee = fee;
         sendReport(order, EXEC_TRADE, status, lastQuantity, lastPrice, 0, null, null, remainingQuantity);
         if (remainingQuantity == 0)
         {
@@ -2858,7 +2864,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         averagePrice(report, order);
         if (execType == EXEC_TRADE)
         {
-            report.lastQty(lastQuantity, instrument.quantityScale()).lastPx(lastPrice, instrument.priceScale());
+            report.lastQty(lastQuantity, instrument.quantityScale()).lastPx(lastPrice, instrument.priceScale())
+                .commission(fillFee, instrument.quoteAssetScale()).commType(COMM_TYPE_ABSOLUTE);
         }
         if (execType == EXEC_REJECTED)
         {
@@ -3410,6 +3417,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * event is, else {@link #RESTATEMENT_OTHER}.
      */
     private int restatementReason = RESTATEMENT_OTHER;
+    /**
+     * The fee of the fill being reported, in the quote asset's minor units: its Commission (12).
+     */
+    private long fillFee;
 
     // ------------------------------------------------------------------------------------------------ timers
 

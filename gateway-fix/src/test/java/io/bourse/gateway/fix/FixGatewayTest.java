@@ -10,6 +10,8 @@ import quickfix.field.AvgPx;
 import quickfix.field.BusinessRejectReason;
 import quickfix.field.BusinessRejectRefID;
 import quickfix.field.ClOrdID;
+import quickfix.field.CommType;
+import quickfix.field.Commission;
 import quickfix.field.CumQty;
 import quickfix.field.CxlRejReason;
 import quickfix.field.CxlRejResponseTo;
@@ -160,12 +162,18 @@ class FixGatewayTest
         assertEquals(new BigDecimal("1"), buyFill.getDecimal(LastQty.FIELD));
         assertEquals(new BigDecimal("101.00"), buyFill.getDecimal(LastPx.FIELD).setScale(2));
         assertEquals(BigDecimal.ZERO, buyFill.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+        // Each side's fee, in the quote asset: Bob's account takes at 0.2 %, Alice's makes at 0.05 %.
+        assertEquals(new BigDecimal("0.202"), buyFill.getDecimal(Commission.FIELD).stripTrailingZeros());
+        assertEquals(CommType.ABSOLUTE, buyFill.getChar(CommType.FIELD));
 
         final Message sellFill = report(alice, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
         assertEquals(sell, sellFill.getString(ClOrdID.FIELD));
         assertEquals(sellNew.getString(OrderID.FIELD), sellFill.getString(OrderID.FIELD));
         assertEquals(new BigDecimal("1"), sellFill.getDecimal(CumQty.FIELD).stripTrailingZeros());
         assertEquals(new BigDecimal("0.5"), sellFill.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
+        assertEquals(new BigDecimal("0.0505"), sellFill.getDecimal(Commission.FIELD).stripTrailingZeros());
+        assertEquals(CommType.ABSOLUTE, sellFill.getChar(CommType.FIELD));
+        assertFalse(sellNew.isSetField(Commission.FIELD), "a fill's only");
 
         final String buy2 = id("B");
         bob.send(limit(buy2, Side.BUY, "0.5", "101.00"));

@@ -165,7 +165,8 @@ final class FixTestExchange implements AutoCloseable
     }
 
     /**
-     * Assets, the instrument and four accounts with money, sent through a client of its own.
+     * Assets, the instrument (without fees) and four accounts with money, sent through a client of its own; accounts 1
+     * and 2 have rates of their own: 0.05 % as a maker for the first, 0.2 % as a taker for the second.
      */
     static void setUpReferenceData(final ExchangeClient.Context clientContext)
     {
@@ -184,6 +185,8 @@ final class FixTestExchange implements AutoCloseable
                 last = Math.max(last, send.applyAsLong(encoder.setAccountLimits(buffer, 0, account, 0, 0,
                     10_000, SelfTradePrevention.CANCEL_AGGRESSOR)));
             }
+            last = Math.max(last, send.applyAsLong(encoder.setAccountFees(buffer, 0, 1, 500, -1)));
+            last = Math.max(last, send.applyAsLong(encoder.setAccountFees(buffer, 0, 2, -1, 2_000)));
             return last;
         });
     }
