@@ -651,7 +651,7 @@ public final class Engine
         listener.onAccountFeesChanged(accountId, makerFeePpm, takerFeePpm, nowNs);
     }
 
-    private static boolean validAccountFeeRate(final int feePpm)
+    static boolean validAccountFeeRate(final int feePpm)
     {
         return feePpm == Account.INSTRUMENT_FEE_RATE || feePpm >= 0 && feePpm <= MAX_FEE_PPM;
     }

@@ -406,6 +406,12 @@ final class SnapshotCodec
             Account.INSTRUMENT_FEE_RATE : decoder.makerFeePpm();
         account.takerFeePpm = decoder.takerFeePpm() == AccountRecordDecoder.takerFeePpmNullValue() ?
             Account.INSTRUMENT_FEE_RATE : decoder.takerFeePpm();
+        if (!Engine.validAccountFeeRate(account.makerFeePpm) || !Engine.validAccountFeeRate(account.takerFeePpm))
+        {
+            // A negative rate would credit the payer.
+            throw new IllegalStateException("snapshot: account " + account.accountId + " has fee rates " +
+                account.makerFeePpm + " and " + account.takerFeePpm + ", outside -1 and 0 to 1,000,000");
+        }
         for (final AccountRecordDecoder.BalancesDecoder balance : decoder.balances())
         {
             final int index = require(engine, balance.assetId()).index;

@@ -1,17 +1,29 @@
 package io.bourse.engine;
 
+import io.bourse.protocol.codec.AccountRecordDecoder;
+import io.bourse.protocol.codec.AccountRecordEncoder;
 import io.bourse.protocol.codec.CommandType;
+import io.bourse.protocol.codec.MessageHeaderDecoder;
+import io.bourse.protocol.codec.MessageHeaderEncoder;
+import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.RejectReason;
+import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
+import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import static io.bourse.engine.EngineAssertions.assertRejected;
 import static io.bourse.engine.EngineAssertions.available;
+import static io.bourse.engine.EngineAssertions.marketBuyQuote;
 import static io.bourse.engine.EngineAssertions.reserved;
 import static io.bourse.engine.EngineFixture.USD;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An account's own maker and taker fee rates (a market maker's, a tier's) in place of the instruments': what each
@@ -74,6 +86,57 @@ class AccountFeesTest
     }
 
     @Test
+    void aReplaceReservesAtTheRatesInForceThen()
+    {
+        f.fund(1, USD, 10_000_000);
+        f.engine.setAccountFees(1, 0, 500, f.tick());
+        f.limit(1, 1, Side.BUY, 10_000, 10);
+        assertEquals(100_000 + 50, reserved(f, 1, USD));
+
+        f.engine.setAccountFees(1, 0, 4_000, f.tick());
+        f.engine.replaceOrder(1, 0, 1, 0, 10_000, 8, f.tick());
+        f.events.only(EventRecorder.OrderReplaced.class);
+        assertEquals(80_000 + 320, reserved(f, 1, USD), "the smaller order at the account's new, higher rate");
+        assertEquals(10_000_000 - 80_320, available(f, 1, USD));
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void aMarketBuyByQuoteAmountAffordsWhatItsAccountsTakerRateLeaves()
+    {
+        f.fundAll(1);
+        f.fundAll(2);
+        f.limit(2, 1, Side.SELL, 10_000, 10);
+        f.engine.setAccountFees(1, -1, 500, f.tick());
+        f.events.clear();
+
+        // 50,025 buys 5 lots at 10,005 each with the account's 0.05 %; at the instrument's 0.2 % it would buy 4.
+        marketBuyQuote(f, 1, 1, 50_025);
+        final EventRecorder.Trade trade = f.events.only(EventRecorder.Trade.class);
+        assertEquals(5, trade.quantity());
+        assertEquals(25, trade.takerFee());
+        assertEquals(50, trade.makerFee(), "the seller pays the instrument's 0.1 %");
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void aSellTakesAtItsAccountsOwnRate()
+    {
+        f.fundAll(1);
+        f.fundAll(2);
+        f.limit(2, 1, Side.BUY, 10_000, 10);
+        f.engine.setAccountFees(1, -1, 500, f.tick());
+        f.events.clear();
+
+        f.order(1, 1, EngineFixture.BTC_USD, Side.SELL, OrderType.LIMIT, TimeInForce.FOK, false,
+            SelfTradePrevention.ACCOUNT_DEFAULT, 10_000, 10, 0, 0);
+        final EventRecorder.Trade trade = f.events.only(EventRecorder.Trade.class);
+        assertEquals(50, trade.takerFee());
+        assertEquals(100, trade.makerFee());
+        f.engine.validateInternalState();
+    }
+
+    @Test
     void minusOneRestoresTheInstrumentsRates()
     {
         f.fundAll(1);
@@ -109,6 +172,69 @@ class AccountFeesTest
     }
 
     @Test
+    void aSnapshotWrittenBeforeAccountsHadRatesLoadsWithTheInstrumentsRates()
+    {
+        f.fundAll(1);
+        f.fundAll(2);
+        f.limit(1, 1, Side.BUY, 10_000, 10);
+        final byte[] versionOne = asSchemaVersionOne(SnapshotTest.snapshot(f.engine));
+
+        final Engine restored = new Engine(new EventRecorder());
+        restored.loadSnapshot(new UnsafeBuffer(versionOne), 0, versionOne.length);
+        assertEquals(f.engine.stateHash(), restored.stateHash(), "its recorded hash verifies, and the states agree");
+        restored.validateInternalState();
+        assertArrayEquals(SnapshotTest.snapshot(f.engine), SnapshotTest.snapshot(restored));
+    }
+
+    @Test
+    void aSnapshotWithARateOutsideItsRangeIsRefused()
+    {
+        f.fundAll(1);
+        f.engine.setAccountFees(1, 0, 500, f.tick());
+        final byte[] snapshot = SnapshotTest.snapshot(f.engine);
+        final UnsafeBuffer buffer = new UnsafeBuffer(snapshot);
+        final MessageHeaderDecoder header = new MessageHeaderDecoder();
+        for (int position = 0; position < snapshot.length;
+            position += MessageHeaderDecoder.ENCODED_LENGTH + SnapshotTest.bodyLength(buffer, position, header))
+        {
+            if (header.wrap(buffer, position).templateId() == AccountRecordDecoder.TEMPLATE_ID)
+            {
+                new AccountRecordEncoder().wrap(buffer, position + MessageHeaderDecoder.ENCODED_LENGTH).takerFeePpm(-7);
+            }
+        }
+        final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            () -> new Engine(new EventRecorder()).loadSnapshot(buffer, 0, snapshot.length));
+        assertTrue(refused.getMessage().contains("fee rates"), refused.getMessage());
+    }
+
+    /**
+     * The same snapshot as schema version 1 wrote it (format 3): every record of version 1, and account records
+     * without the fee rates, the last fields of their block.
+     */
+    private static byte[] asSchemaVersionOne(final byte[] snapshot)
+    {
+        final UnsafeBuffer in = new UnsafeBuffer(snapshot);
+        final ExpandableArrayBuffer out = new ExpandableArrayBuffer();
+        final MessageHeaderDecoder header = new MessageHeaderDecoder();
+        int written = 0;
+        for (int position = 0; position < snapshot.length;)
+        {
+            header.wrap(in, position);
+            final int length = MessageHeaderDecoder.ENCODED_LENGTH + SnapshotTest.bodyLength(in, position, header);
+            final int cut = header.templateId() == AccountRecordDecoder.TEMPLATE_ID ? 2 * Integer.BYTES : 0;
+            final int blockEnd = MessageHeaderDecoder.ENCODED_LENGTH + header.blockLength();
+            out.putBytes(written, in, position, blockEnd - cut);
+            out.putBytes(written + blockEnd - cut, in, position + blockEnd, length - blockEnd);
+            new MessageHeaderEncoder().wrap(out, written).version(1).blockLength(header.blockLength() - cut);
+            written += length - cut;
+            position += length;
+        }
+        final byte[] bytes = new byte[written];
+        out.getBytes(0, bytes);
+        return bytes;
+    }
+
+    @Test
     void aSnapshotKeepsTheAccountsRates()
     {
         f.fundAll(1);
@@ -122,11 +248,11 @@ class AccountFeesTest
         restored.loadSnapshot(new UnsafeBuffer(snapshot), 0, snapshot.length);
         assertEquals(f.engine.stateHash(), restored.stateHash());
 
-        restored.newOrder(2, 1, EngineFixture.BTC_USD, Side.SELL, io.bourse.protocol.codec.OrderType.LIMIT,
-            io.bourse.protocol.codec.TimeInForce.GTC, false, io.bourse.protocol.codec.SelfTradePrevention.ACCOUNT_DEFAULT,
+        restored.newOrder(2, 1, EngineFixture.BTC_USD, Side.SELL, OrderType.LIMIT,
+            TimeInForce.GTC, false, SelfTradePrevention.ACCOUNT_DEFAULT,
             10_000, 10, 0, 0, f.tick());
-        restored.newOrder(1, 1, EngineFixture.BTC_USD, Side.BUY, io.bourse.protocol.codec.OrderType.LIMIT,
-            io.bourse.protocol.codec.TimeInForce.GTC, false, io.bourse.protocol.codec.SelfTradePrevention.ACCOUNT_DEFAULT,
+        restored.newOrder(1, 1, EngineFixture.BTC_USD, Side.BUY, OrderType.LIMIT,
+            TimeInForce.GTC, false, SelfTradePrevention.ACCOUNT_DEFAULT,
             10_000, 10, 0, 0, f.tick());
         final EventRecorder.Trade trade = events.last(EventRecorder.Trade.class);
         assertEquals(250, trade.makerFee());
