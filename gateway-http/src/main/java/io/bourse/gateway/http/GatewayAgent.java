@@ -51,6 +51,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
      * How long a cancel a closed WebSocket connection asked for is sent again while the exchange pushes back.
      */
     private static final long CANCEL_RETRY_NS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * How many orders a WebSocket connection keeps as placed before it first forgets the closed ones: pruning a set
+     * only when it has doubled keeps the work per placement constant.
+     */
     static final int PLACED_ORDERS_PRUNED_FROM = 64;
 
     /**

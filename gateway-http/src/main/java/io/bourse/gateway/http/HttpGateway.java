@@ -1035,6 +1035,16 @@ public final class HttpGateway implements AutoCloseable
                 onlyParameters(ex);
                 query(ex, model -> Views.fees(model, accountId));
             }
+            case "account" ->
+            {
+                only(n, 3, path);
+                get(method);
+                final long accountId = trader(ex).accountId();
+                onlyParameters(ex);
+                // An account the exchange has not seen yet is a new one: no limits, no switch, the instruments' rates.
+                query(ex, model -> Views.account(model, accountId, Objects.requireNonNullElseGet(
+                    model.existingAccount(accountId), ReadModel.AccountState::new)));
+            }
             case "admin" -> admin(ex, parts, method);
             case "history" -> history(ex, parts, method);
             default -> throw notFound(path);
@@ -2118,7 +2128,7 @@ public final class HttpGateway implements AutoCloseable
                 final ArrayNode accounts = page.putArray("accounts");
                 for (int i = 0; i < Math.min(ids.length, limit); i++)
                 {
-                    accounts.add(Views.adminAccount(model, ids[i], model.existingAccount(ids[i])));
+                    accounts.add(Views.account(model, ids[i], model.existingAccount(ids[i])));
                 }
                 page.put("nextAfter", ids.length > limit ? Long.toString(ids[limit - 1]) : null);
                 return page;
@@ -2130,7 +2140,7 @@ public final class HttpGateway implements AutoCloseable
             get(method);
             onlyParameters(ex);
             final long accountId = parseId(parts[4], "accountId");
-            query(ex, model -> Views.adminAccount(model, accountId, adminAccount(model, accountId)));
+            query(ex, model -> Views.account(model, accountId, adminAccount(model, accountId)));
             return;
         }
         if (what.equals("accounts") && parts.length == 6)

@@ -219,10 +219,11 @@ final class Views
     }
 
     /**
-     * An account as an operator sees it: its kill switch, limits (as {@code PUT .../limits} takes them), its own fee
-     * rates (as {@code PUT .../fees} takes them: null for the instruments'), open orders and balances.
+     * An account as an operator and its own key see it: its kill switch, limits (as {@code PUT .../limits} takes
+     * them), its own fee rates (as {@code PUT .../fees} takes them: null for the instruments'), open orders and
+     * balances.
      */
-    static ObjectNode adminAccount(final ReadModel model, final long accountId, final ReadModel.AccountState account)
+    static ObjectNode account(final ReadModel model, final long accountId, final ReadModel.AccountState account)
     {
         final ObjectNode node = balances(model, accountId);
         node.put("killSwitch", account.killSwitch);

@@ -431,6 +431,33 @@ class RestApiTest
     }
 
     @Test
+    void anAccountReadsItselfAsTheOperatorSeesIt()
+    {
+        expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/1/limits",
+            "{\"maxOrderQuantity\":70000,\"maxOpenOrders\":40}"));
+        try
+        {
+            expect(200, harness.placeLimit(ALICE, "BUY", "47.00", "1", "self-1"));
+            final JsonNode own = expect(200, harness.call(ALICE, "GET", "/api/v1/account", null)).json();
+            assertEquals(expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/1", null)).json(), own);
+            assertEquals(70_000, own.get("maxOrderQuantity").asLong(), own.toString());
+            assertEquals(40, own.get("maxOpenOrders").asInt(), own.toString());
+            assertEquals(1, own.get("openOrders").asInt(), own.toString());
+            assertTrue(own.get("makerFeePpm").isNull(), "the instruments' rates");
+            assertEquals(own, expect(200, harness.call(ALICE_READER, "GET", "/api/v1/account", null)).json(),
+                "a read-only key reads it too");
+            expectProblem(403, "FORBIDDEN", null, harness.call(ADMIN, "GET", "/api/v1/account", null));
+            expectProblem(405, "METHOD_NOT_ALLOWED", null, harness.call(ALICE, "DELETE", "/api/v1/account", null));
+            expectProblem(400, "UNKNOWN_PARAMETER", "symbol",
+                harness.call(ALICE, "GET", "/api/v1/account?symbol=BTC-USD", null));
+        }
+        finally
+        {
+            expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/1/limits", "{}"));
+        }
+    }
+
+    @Test
     void aReadOnlyKeyReadsItsAccountButCannotActOnIt()
     {
         final String orderId = expect(200, harness.placeLimit(ALICE, "BUY", "49.00", "1", "ro-1")).str("orderId");
