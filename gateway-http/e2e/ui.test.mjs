@@ -42,6 +42,7 @@ async function balance(page, asset) {
 try {
   const alice = await trader(process.env.BOURSE_KEY_1, process.env.BOURSE_SECRET_1);
   await page_waitBalances(alice);
+  await alice.getByTestId('fees').filter({ hasText: 'maker 0.1 % · taker 0.2 %' }).waitFor();
   const usdBefore = await balance(alice, 'USD');
   const btcBefore = await balance(alice, 'BTC');
 

@@ -208,10 +208,11 @@ function schedulePrivateRefresh() {
 async function refreshPrivate() {
   if (!state.credentials) return;
   try {
-    const [orders, balances, fills] = await Promise.all([
+    const [orders, balances, fills, fees] = await Promise.all([
       signed(state.credentials, 'GET', '/api/v1/orders'),
       signed(state.credentials, 'GET', '/api/v1/balances'),
       signed(state.credentials, 'GET', '/api/v1/fills?limit=20'),
+      signed(state.credentials, 'GET', '/api/v1/fees'),
     ]);
     $('openOrders').replaceChildren(...orders.map((o) => {
       const cancel = document.createElement('button');
@@ -222,6 +223,9 @@ async function refreshPrivate() {
         { 'data-client-order-id': o.clientOrderId, class: o.side === 'BUY' ? 'bid' : 'ask' });
     }));
     $('balances').replaceChildren(...balances.balances.map((b) => row([b.asset, b.available, b.reserved], { 'data-asset': b.asset })));
+    // The rates this account pays (its own where an operator set them), ppm of the notional shown as a percentage.
+    const rates = fees.instruments.find((i) => i.symbol === state.symbol);
+    $('fees').textContent = rates ? `${state.symbol} fees: maker ${rates.makerFeePpm / 10000} % · taker ${rates.takerFeePpm / 10000} %` : '';
     $('fills').replaceChildren(...fills.map((f) =>
       row([new Date(f.time).toLocaleTimeString(), f.side, f.price, f.quantity, `${f.fee} ${f.feeAsset}`], { class: f.side === 'BUY' ? 'bid' : 'ask' })));
   } catch (error) {
@@ -300,6 +304,7 @@ function placeOrder(event) {
 async function selectInstrument(symbol) {
   if (state.symbol) for (const channel of ['book', 'trades', 'ticker']) send({ op: 'unsubscribe', channel, symbol: state.symbol });
   state.symbol = symbol;
+  schedulePrivateRefresh();
   state.book = { bids: new Map(), asks: new Map(), sequence: 0 };
   state.candles = new Map();
   state.trades = await publicGet(`/api/v1/trades/${encodeURIComponent(symbol)}?limit=200`);
