@@ -121,11 +121,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         boolean cancelsLatePlacements;
         boolean closed;
         /**
-         * The last sequence number of the connection's orders and fills channels: each message meant for it takes the
-         * next one, sent or dropped, so that a gap tells the client it missed one.
+         * The last sequence number of each of the connection's private channels, by {@link PrivateChannel#ordinal}:
+         * each message meant for it takes the next one, sent or dropped, so that a gap tells the client it missed one.
          */
-        long ordersSequence;
-        long fillsSequence;
+        final long[] privateSequences = new long[PrivateChannel.values().length];
         /**
          * Set by the connection's event loop when it closes. The close is also handed to the gateway thread as a task,
          * but the task queue may be full then; the heartbeat removes what such a lost task would have.
@@ -180,8 +179,14 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private final Int2ObjectHashMap<Set<WsSession>> bookSubscribers = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<Set<WsSession>> tradeSubscribers = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<Set<WsSession>> tickerSubscribers = new Int2ObjectHashMap<>();
-    private final Long2ObjectHashMap<Set<WsSession>> orderSubscribers = new Long2ObjectHashMap<>();
-    private final Long2ObjectHashMap<Set<WsSession>> fillSubscribers = new Long2ObjectHashMap<>();
+    /**
+     * Each private channel's subscribers by account, by {@link PrivateChannel#ordinal}.
+     */
+    private final Long2ObjectHashMap<Set<WsSession>>[] privateSubscribers = newPrivateSubscribers();
+    private final Long2ObjectHashMap<Set<WsSession>> orderSubscribers = privateSubscribers[PrivateChannel.ORDERS.ordinal()];
+    private final Long2ObjectHashMap<Set<WsSession>> fillSubscribers = privateSubscribers[PrivateChannel.FILLS.ordinal()];
+    private final Long2ObjectHashMap<Set<WsSession>> balanceSubscribers =
+        privateSubscribers[PrivateChannel.BALANCES.ordinal()];
     private final IntHashSet touchedInstruments = new IntHashSet();
     private final List<WsSession> disconnectedSessions = new ArrayList<>();
     /**
@@ -755,15 +760,13 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             set.remove(session);
         }
-        final Set<WsSession> orders = orderSubscribers.get(session.accountId);
-        if (orders != null)
+        for (final Long2ObjectHashMap<Set<WsSession>> channel : privateSubscribers)
         {
-            orders.remove(session);
-        }
-        final Set<WsSession> fills = fillSubscribers.get(session.accountId);
-        if (fills != null)
-        {
-            fills.remove(session);
+            final Set<WsSession> subscribed = channel.get(session.accountId);
+            if (subscribed != null)
+            {
+                subscribed.remove(session);
+            }
         }
     }
 
@@ -888,36 +891,64 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
     }
 
-    void subscribePrivate(final WsSession session, final String channel, final boolean on)
+    /**
+     * The private channels of a connection authenticated for an account: its orders, its fills and its balances.
+     */
+    enum PrivateChannel
+    {
+        ORDERS, FILLS, BALANCES;
+
+        final String channel = name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Long2ObjectHashMap<Set<WsSession>>[] newPrivateSubscribers()
+    {
+        final Long2ObjectHashMap<Set<WsSession>>[] maps = new Long2ObjectHashMap[PrivateChannel.values().length];
+        for (int i = 0; i < maps.length; i++)
+        {
+            maps[i] = new Long2ObjectHashMap<>();
+        }
+        return maps;
+    }
+
+    void subscribePrivate(final WsSession session, final PrivateChannel channel, final boolean on)
     {
         if (session.closed || session.disconnected)
         {
             return;
         }
-        final boolean orders = "orders".equals(channel);
-        final Long2ObjectHashMap<Set<WsSession>> map = orders ? orderSubscribers : fillSubscribers;
-        final Set<WsSession> set = map.computeIfAbsent(session.accountId, ignored -> new LinkedHashSet<>());
+        final Set<WsSession> set = privateSubscribers[channel.ordinal()]
+            .computeIfAbsent(session.accountId, ignored -> new LinkedHashSet<>());
         if (!on)
         {
             set.remove(session);
-            sendControl(session, "unsubscribed", channel, null);
+            sendControl(session, "unsubscribed", channel.channel, null);
             return;
         }
         set.add(session);
-        sendControl(session, "subscribed", channel, null);
-        send(session, privateSnapshot(session, orders));
+        sendControl(session, "subscribed", channel.channel, null);
+        send(session, privateSnapshot(session, channel));
     }
 
     /**
-     * The account's open orders, or its recent fills newest first, and the sequence number the channel's next message
-     * will follow.
+     * The account's open orders, its recent fills newest first, or its balances, and the sequence number the channel's
+     * next message will follow.
      */
-    private String privateSnapshot(final WsSession session, final boolean orders)
+    private String privateSnapshot(final WsSession session, final PrivateChannel channel)
     {
+        if (channel == PrivateChannel.BALANCES)
+        {
+            final ObjectNode node = Views.balances(model, session.accountId);
+            node.put("type", "balances.snapshot");
+            node.put("sequence", session.privateSequences[channel.ordinal()]);
+            return node.toString();
+        }
+        final boolean orders = channel == PrivateChannel.ORDERS;
         final ObjectNode node = Views.MAPPER.createObjectNode();
-        node.put("type", orders ? "orders.snapshot" : "fills.snapshot");
-        node.put("sequence", orders ? session.ordersSequence : session.fillsSequence);
-        final ArrayNode array = node.putArray(orders ? "orders" : "fills");
+        node.put("type", channel.channel + ".snapshot");
+        node.put("sequence", session.privateSequences[channel.ordinal()]);
+        final ArrayNode array = node.putArray(channel.channel);
         final ReadModel.AccountState account = model.existingAccount(session.accountId);
         if (account != null && orders)
         {
@@ -939,20 +970,15 @@ final class GatewayAgent implements Agent, ExchangeClientListener
      */
     private void resendPrivateSnapshots()
     {
-        for (final Set<WsSession> subscribers : orderSubscribers.values())
+        for (final PrivateChannel channel : PrivateChannel.values())
         {
-            for (final WsSession session : subscribers)
+            for (final Set<WsSession> subscribers : privateSubscribers[channel.ordinal()].values())
             {
-                session.ordersSequence++;
-                send(session, privateSnapshot(session, true));
-            }
-        }
-        for (final Set<WsSession> subscribers : fillSubscribers.values())
-        {
-            for (final WsSession session : subscribers)
-            {
-                session.fillsSequence++;
-                send(session, privateSnapshot(session, false));
+                for (final WsSession session : subscribers)
+                {
+                    session.privateSequences[channel.ordinal()]++;
+                    send(session, privateSnapshot(session, channel));
+                }
             }
         }
     }
@@ -971,11 +997,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     /**
      * A private message to each of the account's subscribers, numbered per connection.
      */
-    private void sendPrivate(final Set<WsSession> subscribers, final ObjectNode node, final boolean orders)
+    private void sendPrivate(final Set<WsSession> subscribers, final ObjectNode node, final PrivateChannel channel)
     {
         for (final WsSession session : subscribers)
         {
-            node.put("sequence", orders ? ++session.ordersSequence : ++session.fillsSequence);
+            node.put("sequence", ++session.privateSequences[channel.ordinal()]);
             send(session, node.toString());
         }
     }
@@ -1153,7 +1179,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             {
                 final ObjectNode node = Views.fill(fill, instrument);
                 node.put("type", "fill");
-                sendPrivate(subscribers, node, false);
+                sendPrivate(subscribers, node, PrivateChannel.FILLS);
             }
         }
         if (!orderSubscribers.isEmpty())
@@ -1170,7 +1196,23 @@ final class GatewayAgent implements Agent, ExchangeClientListener
                     order.publication = publication;
                     final ObjectNode node = privateOrder(order, instrument);
                     node.put("type", "order");
-                    sendPrivate(subscribers, node, true);
+                    sendPrivate(subscribers, node, PrivateChannel.ORDERS);
+                }
+            }
+        }
+        if (!balanceSubscribers.isEmpty())
+        {
+            // After the orders that moved them: each account's balances once for the batch, as they end.
+            for (final LongHashSet.LongIterator it = changes.balanceAccounts.iterator(); it.hasNext(); )
+            {
+                final long accountId = it.nextValue();
+                final Set<WsSession> subscribers = balanceSubscribers.get(accountId);
+                if (subscribers != null && !subscribers.isEmpty())
+                {
+                    final ObjectNode node = Views.MAPPER.createObjectNode();
+                    node.put("type", "balances");
+                    node.setAll(Views.balances(model, accountId));
+                    sendPrivate(subscribers, node, PrivateChannel.BALANCES);
                 }
             }
         }

@@ -37,6 +37,7 @@ import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -3241,7 +3242,7 @@ public final class HttpGateway implements AutoCloseable
                             final InstrumentView instrument = instrument(Requests.string(message, "symbol", true), "symbol");
                             submitOrBusy(session, a -> a.subscribe(session, channel, instrument, on));
                         }
-                        case "orders", "fills" -> submitOrBusy(session, a ->
+                        case "orders", "fills", "balances" -> submitOrBusy(session, a ->
                         {
                             if (session.accountId == 0)
                             {
@@ -3250,11 +3251,12 @@ public final class HttpGateway implements AutoCloseable
                             }
                             else
                             {
-                                a.subscribePrivate(session, channel, on);
+                                a.subscribePrivate(session,
+                                    GatewayAgent.PrivateChannel.valueOf(channel.toUpperCase(Locale.ROOT)), on);
                             }
                         });
                         default -> throw ApiException.badRequest("UNKNOWN_CHANNEL",
-                            "channel: expected book, trades, ticker, orders or fills", "channel");
+                            "channel: expected book, trades, ticker, orders, fills or balances", "channel");
                     }
                 }
                 default -> throw ApiException.badRequest("UNKNOWN_OP",

@@ -30,6 +30,7 @@ import io.bourse.protocol.codec.TransactionIdsRecordDecoder;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongHashSet;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -156,6 +157,10 @@ final class ReadModel
         final List<OrderView> orders = new ArrayList<>();
         final List<FillView> fills = new ArrayList<>();
         final List<Long> fillAccounts = new ArrayList<>();
+        /**
+         * The accounts whose balances changed.
+         */
+        final LongHashSet balanceAccounts = new LongHashSet();
         boolean instrumentsChanged;
 
         void clear()
@@ -165,6 +170,7 @@ final class ReadModel
             orders.clear();
             fills.clear();
             fillAccounts.clear();
+            balanceAccounts.clear();
             instrumentsChanged = false;
         }
     }
@@ -682,6 +688,7 @@ final class ReadModel
                 {
                     final BalanceChangedDecoder e = balance.wrap(buffer, bodyOffset, blockLength, version);
                     account(e.accountId()).balances.put(e.assetId(), new long[]{ e.available(), e.reserved() });
+                    changes.balanceAccounts.add(e.accountId());
                 }
                 case AssetDefinedDecoder.TEMPLATE_ID ->
                 {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
@@ -18,8 +19,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import static io.bourse.gateway.http.GatewayHarness.ADMIN;
 import static io.bourse.gateway.http.GatewayHarness.ALICE;
 import static io.bourse.gateway.http.GatewayHarness.BOB;
+import static io.bourse.gateway.http.GatewayHarness.CAROL;
 import static io.bourse.gateway.http.GatewayHarness.expect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -583,6 +586,58 @@ class WebSocketTest
                 m.get("status").asText().equals("CANCELED"), "canceled order").get("status").asText());
             assertTrue(harness.get("/api/v1/monitor").json().get("http").get("webSocketSessions").asInt() >= 2);
         }
+    }
+
+    @Test
+    void theBalancesChannelFollowsReservationsFillsAndTransfers()
+    {
+        try (Client carol = new Client(harness.baseUrl()))
+        {
+            carol.send("{\"op\":\"subscribe\",\"channel\":\"balances\"}");
+            assertEquals("NOT_AUTHENTICATED", carol.next("error").get("code").asText());
+            carol.send(auth(CAROL, System.currentTimeMillis()));
+            carol.next("authenticated");
+            carol.send("{\"op\":\"subscribe\",\"channel\":\"balances\"}");
+            final JsonNode snapshot = carol.next("balances.snapshot");
+            assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/balances", null)).json().get("balances"),
+                snapshot.get("balances"), "as the REST call has them");
+            long sequence = snapshot.get("sequence").asLong();
+
+            // Resting: the reservation moves USD from available to reserved.
+            final String orderId = expect(200, harness.placeLimit(CAROL, "BUY", "40.00", "1", "bal-1")).str("orderId");
+            JsonNode update = carol.next("balances");
+            assertEquals(++sequence, update.get("sequence").asLong());
+            assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/balances", null)).json().get("balances"),
+                update.get("balances"));
+            assertTrue(new BigDecimal(usd(update, "reserved")).signum() > 0, update.toString());
+
+            // A deposit, then the cancel that releases the reservation: one message each.
+            expect(200, harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/deposits",
+                "{\"asset\":\"USD\",\"amount\":\"5\",\"transactionId\":90001}"));
+            update = carol.next("balances");
+            assertEquals(++sequence, update.get("sequence").asLong());
+            expect(200, harness.call(CAROL, "DELETE", "/api/v1/orders/" + orderId, null));
+            update = carol.next("balances");
+            assertEquals(++sequence, update.get("sequence").asLong());
+            assertEquals(0, new BigDecimal(usd(update, "reserved")).signum(), update.toString());
+            assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/balances", null)).json().get("balances"),
+                update.get("balances"));
+
+            carol.send("{\"op\":\"unsubscribe\",\"channel\":\"balances\"}");
+            carol.next(m -> m.get("type").asText().equals("unsubscribed"), "unsubscribed");
+        }
+    }
+
+    private static String usd(final JsonNode balances, final String field)
+    {
+        for (final JsonNode balance : balances.get("balances"))
+        {
+            if (balance.get("asset").asText().equals("USD"))
+            {
+                return balance.get(field).asText();
+            }
+        }
+        throw new AssertionError("no USD balance in " + balances);
     }
 
     @Test
