@@ -98,6 +98,7 @@ try {
   check(total >= 3, 'the monitor counts the commands: ' + total);
   // The test gateway runs alone, as 'bourse gateway-http' does: the monitor says there is no post-trade store here.
   await monitor.getByTestId('store-state').filter({ hasText: 'none in this process' }).waitFor();
+  await monitor.getByTestId('cancel-all-after-armed').filter({ hasText: '0' }).waitFor();
   await shot(monitor, 'monitor');
   console.log(`ui test passed; screenshots in ${shots}`);
 } finally {

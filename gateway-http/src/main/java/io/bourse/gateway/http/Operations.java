@@ -198,11 +198,11 @@ final class Operations
         counter(out, "bourse_websocket_cancel_on_disconnect_failed_total",
             "cancels asked for by closed WebSocket connections that failed or whose outcome is unknown",
             metrics.cancelOnDisconnectFailed.sum());
-        gauge(out, "bourse_cancel_all_after_armed", "accounts with a dead man's switch armed on this gateway",
+        gauge(out, "bourse_http_cancel_all_after_armed", "accounts with a dead man's switch armed on this gateway",
             agent.cancelAllAfterArmed());
-        counter(out, "bourse_cancel_all_after_triggered_total", "dead man's switches that reached their deadline",
+        counter(out, "bourse_http_cancel_all_after_triggered_total", "dead man's switches that reached their deadline",
             metrics.cancelAllAfterTriggered.sum());
-        counter(out, "bourse_cancel_all_after_failed_total",
+        counter(out, "bourse_http_cancel_all_after_failed_total",
             "dead man's switches' mass cancels that failed or whose outcome is unknown",
             metrics.cancelAllAfterFailed.sum());
         if (!sessionCounts.isEmpty())

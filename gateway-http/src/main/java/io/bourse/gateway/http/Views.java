@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
+import java.util.Comparator;
 import java.util.List;
 import java.util.TreeMap;
 
@@ -260,7 +261,7 @@ final class Views
         final ObjectNode node = MAPPER.createObjectNode();
         node.put("accountId", Long.toString(accountId));
         final ArrayNode array = node.putArray("instruments");
-        model.instruments().stream().sorted(java.util.Comparator.comparing(InstrumentView::symbol)).forEach(i ->
+        model.instruments().stream().sorted(Comparator.comparing(InstrumentView::symbol)).forEach(i ->
         {
             final ObjectNode row = array.addObject();
             row.put("symbol", i.symbol());

@@ -36,6 +36,13 @@ class CommandDeadlineTest
      */
     private static final long MAX_STOPPED_NS = TimeUnit.SECONDS.toNanos(7);
 
+    private static JavaChildProcess startNode(final Path baseDir, final int portBase, final String aeronDir)
+    {
+        return JavaChildProcess.start("node", List.of("-Xms128m", "-Xmx128m", "-XX:+UseSerialGC"),
+            NodeProcess.class.getName(), List.of(baseDir.resolve("node").toString(), Integer.toString(portBase), aeronDir),
+            NodeProcess.READY, TIMEOUT_NS);
+    }
+
     @Test
     void anUnansweredRequestIsOutcomeUnknownInTimeAndAnUnsendableOneIsRefusedAndNotSent() throws Exception
     {
@@ -43,9 +50,7 @@ class CommandDeadlineTest
         final String aeronDir = new File(new File("/dev/shm").isDirectory() ? "/dev/shm" : baseDir.toString(),
             "bourse-http-deadline-" + ProcessHandle.current().pid()).getPath();
         final int portBase = GatewayHarness.nodePortBase();
-        final JavaChildProcess node = JavaChildProcess.start("node", List.of("-Xms128m", "-Xmx128m", "-XX:+UseSerialGC"),
-            NodeProcess.class.getName(), List.of(baseDir.resolve("node").toString(), Integer.toString(portBase), aeronDir),
-            NodeProcess.READY, TIMEOUT_NS);
+        JavaChildProcess node = startNode(baseDir, portBase, aeronDir);
         try (GatewayHarness harness =
             GatewayHarness.onCluster("0=localhost:" + portBase, context -> context.commandTimeoutMs(500));
             WebSocketTest.Client carol = new WebSocketTest.Client(harness.baseUrl()))
@@ -90,19 +95,6 @@ class CommandDeadlineTest
                 // It did not act, so the same signed request is not a replay.
                 expectProblem(503, "NOT_CONNECTED", null, harness.call(ALICE.key(), ALICE.secret(), refusedTimestampMs,
                     "POST", "/api/v1/orders", GatewayHarness.limitOrder("BUY", "92.00", "1", refusedId)));
-
-                // Armed while cut off, and due: it stays armed until the gateway can send its cancel.
-                expect(200, harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":1000}"));
-                JsonNode due;
-                do
-                {
-                    assertTrue(System.nanoTime() - stoppedNs < MAX_STOPPED_NS + TimeUnit.SECONDS.toNanos(2),
-                        "the switch never came due");
-                    GatewayHarness.sleepMs(100);
-                    due = expect(200, harness.call(BOB, "GET", "/api/v1/orders/cancel-all-after", null)).json();
-                    assertTrue(due.get("armed").asBoolean(), "fired while the gateway was cut off: " + due);
-                }
-                while (due.get("currentTime").asLong() < due.get("triggerTime").asLong() + 100);
             }
             finally
             {
@@ -127,9 +119,6 @@ class CommandDeadlineTest
                 GatewayHarness.sleepMs(100);
             }
             expect(200, after);
-            GatewayHarness.await("the switch to fire once the gateway was back", () -> "CANCELED".equals(
-                expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/switched", null)).str("status")));
-            assertEquals(0, harness.get("/api/v1/monitor").json().get("http").get("cancelAllAfterFailed").asLong());
 
             // The placement whose outcome was unknown was applied too: canceled when its connection closes.
             assertEquals("NEW", expect(200, harness.call(CAROL, "GET", "/api/v1/orders/by-client-id/ws-late", null))
@@ -137,6 +126,25 @@ class CommandDeadlineTest
             carol.close();
             GatewayHarness.await("the unanswered placement canceled when its connection closed", () -> "CANCELED".equals(
                 expect(200, harness.call(CAROL, "GET", "/api/v1/orders/by-client-id/ws-late", null)).str("status")));
+
+            // The node killed: a switch armed then, and come due, stays armed while the gateway is cut off, and fires
+            // once the node, started again from its journal, has the gateway back.
+            node.kill();
+            GatewayHarness.await("the gateway to find the node gone",
+                () -> !harness.get("/api/v1/monitor").json().get("cluster").get("connected").asBoolean());
+            expect(200, harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":1000}"));
+            JsonNode due;
+            do
+            {
+                GatewayHarness.sleepMs(100);
+                due = expect(200, harness.call(BOB, "GET", "/api/v1/orders/cancel-all-after", null)).json();
+                assertTrue(due.get("armed").asBoolean(), "fired while the gateway was cut off: " + due);
+            }
+            while (due.get("currentTime").asLong() < due.get("triggerTime").asLong() + 100);
+            node = startNode(baseDir, portBase, aeronDir);
+            GatewayHarness.await("the switch to fire once the gateway was back", () -> "CANCELED".equals(
+                expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/switched", null)).str("status")));
+            assertEquals(0, harness.get("/api/v1/monitor").json().get("http").get("cancelAllAfterFailed").asLong());
         }
         finally
         {

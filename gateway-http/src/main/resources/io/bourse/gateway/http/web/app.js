@@ -208,12 +208,14 @@ function schedulePrivateRefresh() {
 async function refreshPrivate() {
   if (!state.credentials) return;
   try {
-    const [orders, balances, fills, fees] = await Promise.all([
+    // The fee line is an extra: a failure to read it must not keep the orders, balances and fills from showing.
+    const feesRead = signed(state.credentials, 'GET', '/api/v1/fees').catch(() => null);
+    const [orders, balances, fills] = await Promise.all([
       signed(state.credentials, 'GET', '/api/v1/orders'),
       signed(state.credentials, 'GET', '/api/v1/balances'),
       signed(state.credentials, 'GET', '/api/v1/fills?limit=20'),
-      signed(state.credentials, 'GET', '/api/v1/fees'),
     ]);
+    const fees = await feesRead;
     $('openOrders').replaceChildren(...orders.map((o) => {
       const cancel = document.createElement('button');
       cancel.textContent = 'Cancel';
@@ -224,7 +226,7 @@ async function refreshPrivate() {
     }));
     $('balances').replaceChildren(...balances.balances.map((b) => row([b.asset, b.available, b.reserved], { 'data-asset': b.asset })));
     // The rates this account pays (its own where an operator set them), ppm of the notional shown as a percentage.
-    const rates = fees.instruments.find((i) => i.symbol === state.symbol);
+    const rates = fees?.instruments.find((i) => i.symbol === state.symbol);
     $('fees').textContent = rates ? `${state.symbol} fees: maker ${rates.makerFeePpm / 10000} % · taker ${rates.takerFeePpm / 10000} %` : '';
     $('fills').replaceChildren(...fills.map((f) =>
       row([new Date(f.time).toLocaleTimeString(), f.side, f.price, f.quantity, `${f.fee} ${f.feeAsset}`], { class: f.side === 'BUY' ? 'bid' : 'ask' })));

@@ -77,6 +77,10 @@ async function refresh() {
       card('WS dropped', h.webSocketDropped, 'ws-dropped'),
       card('Event gaps', h.eventGaps, 'event-gaps'),
       card('Answers lost', h.answersLost, 'answers-lost'),
+      card('Cancel on disconnect failed', h.cancelOnDisconnectFailed, 'cancel-on-disconnect-failed'),
+      card('Cancel-all-after armed', h.cancelAllAfterArmed, 'cancel-all-after-armed'),
+      card('Cancel-all-after fired', h.cancelAllAfterTriggered, 'cancel-all-after-triggered'),
+      card('Cancel-all-after failed', h.cancelAllAfterFailed, 'cancel-all-after-failed'),
     );
     history.push(h.commandsPerSecond);
     if (history.length > 120) history.shift();
