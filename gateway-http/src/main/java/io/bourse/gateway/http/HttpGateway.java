@@ -1020,36 +1020,29 @@ public final class HttpGateway implements AutoCloseable
                 get(method);
                 fills(ex, trader(ex).accountId(), false);
             }
-            case "balances" ->
-            {
-                only(n, 3, path);
-                get(method);
-                final long accountId = trader(ex).accountId();
-                onlyParameters(ex);
-                query(ex, model -> Views.balances(model, accountId));
-            }
-            case "fees" ->
-            {
-                only(n, 3, path);
-                get(method);
-                final long accountId = trader(ex).accountId();
-                onlyParameters(ex);
-                query(ex, model -> Views.fees(model, accountId));
-            }
-            case "account" ->
-            {
-                only(n, 3, path);
-                get(method);
-                final long accountId = trader(ex).accountId();
-                onlyParameters(ex);
-                // An account the exchange has not seen yet is a new one: no limits, no switch, the instruments' rates.
-                query(ex, model -> Views.account(model, accountId, Objects.requireNonNullElseGet(
-                    model.existingAccount(accountId), ReadModel.AccountState::new)));
-            }
+            case "balances" -> ownAccountRead(ex, n, path, method, Views::balances);
+            case "fees" -> ownAccountRead(ex, n, path, method, Views::fees);
+            // An account the exchange has not seen yet is a new one: no limits, no switch, the instruments' rates.
+            case "account" -> ownAccountRead(ex, n, path, method, (model, accountId) -> Views.account(model, accountId,
+                Objects.requireNonNullElseGet(model.existingAccount(accountId), ReadModel.AccountState::new)));
             case "admin" -> admin(ex, parts, method);
             case "history" -> history(ex, parts, method);
             default -> throw notFound(path);
         }
+    }
+
+    /**
+     * A {@code GET} of the key's own account that takes no parameters: its balances, fee rates or account.
+     */
+    private void ownAccountRead(
+        final Exchange ex, final int parts, final String path, final HttpMethod method,
+        final java.util.function.BiFunction<ReadModel, Long, ObjectNode> view)
+    {
+        only(parts, 3, path);
+        get(method);
+        final long accountId = trader(ex).accountId();
+        onlyParameters(ex);
+        query(ex, model -> view.apply(model, accountId));
     }
 
     /**
