@@ -763,9 +763,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         for (final Long2ObjectHashMap<Set<WsSession>> channel : privateSubscribers)
         {
             final Set<WsSession> subscribed = channel.get(session.accountId);
-            if (subscribed != null)
+            if (subscribed != null && subscribed.remove(session) && subscribed.isEmpty())
             {
-                subscribed.remove(session);
+                // So that a channel nobody follows is skipped whole when a batch is published.
+                channel.remove(session.accountId);
             }
         }
     }
@@ -918,15 +919,18 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             return;
         }
-        final Set<WsSession> set = privateSubscribers[channel.ordinal()]
-            .computeIfAbsent(session.accountId, ignored -> new LinkedHashSet<>());
+        final Long2ObjectHashMap<Set<WsSession>> subscribers = privateSubscribers[channel.ordinal()];
         if (!on)
         {
-            set.remove(session);
+            final Set<WsSession> set = subscribers.get(session.accountId);
+            if (set != null && set.remove(session) && set.isEmpty())
+            {
+                subscribers.remove(session.accountId);
+            }
             sendControl(session, "unsubscribed", channel.channel, null);
             return;
         }
-        set.add(session);
+        subscribers.computeIfAbsent(session.accountId, ignored -> new LinkedHashSet<>()).add(session);
         sendControl(session, "subscribed", channel.channel, null);
         send(session, privateSnapshot(session, channel));
     }

@@ -170,7 +170,14 @@ final class ReadModel
             orders.clear();
             fills.clear();
             fillAccounts.clear();
+            // A batch that moved many accounts' balances (an expiry sweep) must not leave every later batch clearing a
+            // large table.
+            final boolean large = balanceAccounts.size() > 256;
             balanceAccounts.clear();
+            if (large)
+            {
+                balanceAccounts.compact();
+            }
             instrumentsChanged = false;
         }
     }

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The WebSocket channels: L2 snapshot then sequenced updates, gap detection and resync, trades, ticker, private
- * order and fill channels, heartbeats and errors.
+ * order, fill and balance channels, order entry, heartbeats and errors.
  */
 class WebSocketTest
 {
@@ -612,14 +612,36 @@ class WebSocketTest
             assertTrue(new BigDecimal(usd(update, "reserved")).signum() > 0, update.toString());
 
             // A deposit, then the cancel that releases the reservation: one message each.
-            expect(200, harness.call(ADMIN, "POST", "/api/v1/admin/accounts/3/deposits",
+            final BigDecimal availableBefore = new BigDecimal(usd(update, "available"));
+            expect(200, harness.call(ADMIN, "POST", "/api/v1/admin/accounts/" + CAROL.accountId() + "/deposits",
                 "{\"asset\":\"USD\",\"amount\":\"5\",\"transactionId\":90001}"));
             update = carol.next("balances");
             assertEquals(++sequence, update.get("sequence").asLong());
+            assertEquals(availableBefore.add(new BigDecimal(5)), new BigDecimal(usd(update, "available")));
             expect(200, harness.call(CAROL, "DELETE", "/api/v1/orders/" + orderId, null));
             update = carol.next("balances");
             assertEquals(++sequence, update.get("sequence").asLong());
             assertEquals(0, new BigDecimal(usd(update, "reserved")).signum(), update.toString());
+            assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/balances", null)).json().get("balances"),
+                update.get("balances"));
+
+            // A fill settles both sides in one batch: Carol's balances come after its fill and its order's state. The
+            // price lies between every bid and ask other tests leave, so Carol's buy meets Bob's sell alone.
+            carol.send("{\"op\":\"subscribe\",\"channel\":\"fills\"}");
+            carol.next("fills.snapshot");
+            carol.send("{\"op\":\"subscribe\",\"channel\":\"orders\"}");
+            carol.next("orders.snapshot");
+            expect(200, harness.placeLimit(BOB, "SELL", "150.00", "0.5", null));
+            expect(200, harness.placeLimit(CAROL, "BUY", "150.00", "0.5", "bal-2"));
+            final List<String> types = new ArrayList<>();
+            for (int i = 0; i < 3; i++)
+            {
+                update = carol.next(m -> List.of("fill", "order", "balances").contains(m.get("type").asText()),
+                    "a private message");
+                types.add(update.get("type").asText());
+            }
+            assertEquals(List.of("fill", "order", "balances"), types);
+            assertEquals(++sequence, update.get("sequence").asLong(), "one balances message for the batch");
             assertEquals(expect(200, harness.call(CAROL, "GET", "/api/v1/balances", null)).json().get("balances"),
                 update.get("balances"));
 
