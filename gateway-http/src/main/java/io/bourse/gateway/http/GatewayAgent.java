@@ -147,9 +147,9 @@ final class GatewayAgent implements Agent, ExchangeClientListener
      * disarmed first.
      *
      * @param timeoutMs what it was armed with.
-     * @param cancel    the account's mass cancel, sent at the deadline.
+     * @param fire      sends the account's mass cancel, at the deadline.
      */
-    record CancelAllAfter(long deadlineNs, long timeoutMs, Command cancel)
+    record CancelAllAfter(long deadlineNs, long timeoutMs, Runnable fire)
     {
     }
 
@@ -363,7 +363,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             {
                 armed.remove();
                 metrics.cancelAllAfterTriggered.increment();
-                sendCancelRetried(switchArmed.cancel());
+                switchArmed.fire().run();
                 fired++;
             }
             else if (!waiting || switchArmed.deadlineNs() - next < 0)
@@ -762,12 +762,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         }
         for (final Long2ObjectHashMap<Set<WsSession>> channel : privateSubscribers)
         {
-            final Set<WsSession> subscribed = channel.get(session.accountId);
-            if (subscribed != null && subscribed.remove(session) && subscribed.isEmpty())
-            {
-                // So that a channel nobody follows is skipped whole when a batch is published.
-                channel.remove(session.accountId);
-            }
+            unsubscribePrivate(channel, session);
         }
     }
 
@@ -922,17 +917,31 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         final Long2ObjectHashMap<Set<WsSession>> subscribers = privateSubscribers[channel.ordinal()];
         if (!on)
         {
-            final Set<WsSession> set = subscribers.get(session.accountId);
-            if (set != null && set.remove(session) && set.isEmpty())
-            {
-                subscribers.remove(session.accountId);
-            }
+            unsubscribePrivate(subscribers, session);
             sendControl(session, "unsubscribed", channel.channel, null);
             return;
         }
         subscribers.computeIfAbsent(session.accountId, ignored -> new LinkedHashSet<>()).add(session);
         sendControl(session, "subscribed", channel.channel, null);
         send(session, privateSnapshot(session, channel));
+    }
+
+    private ObjectNode balancesMessage(final String type, final long accountId)
+    {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("type", type);
+        node.setAll(Views.balances(model, accountId));
+        return node;
+    }
+
+    private static void unsubscribePrivate(final Long2ObjectHashMap<Set<WsSession>> channel, final WsSession session)
+    {
+        final Set<WsSession> subscribed = channel.get(session.accountId);
+        if (subscribed != null && subscribed.remove(session) && subscribed.isEmpty())
+        {
+            // So that a channel nobody follows is skipped whole when a batch is published.
+            channel.remove(session.accountId);
+        }
     }
 
     /**
@@ -943,8 +952,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     {
         if (channel == PrivateChannel.BALANCES)
         {
-            final ObjectNode node = Views.balances(model, session.accountId);
-            node.put("type", "balances.snapshot");
+            final ObjectNode node = balancesMessage("balances.snapshot", session.accountId);
             node.put("sequence", session.privateSequences[channel.ordinal()]);
             return node.toString();
         }
@@ -1213,10 +1221,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
                 final Set<WsSession> subscribers = balanceSubscribers.get(accountId);
                 if (subscribers != null && !subscribers.isEmpty())
                 {
-                    final ObjectNode node = Views.MAPPER.createObjectNode();
-                    node.put("type", "balances");
-                    node.setAll(Views.balances(model, accountId));
-                    sendPrivate(subscribers, node, PrivateChannel.BALANCES);
+                    sendPrivate(subscribers, balancesMessage("balances", accountId), PrivateChannel.BALANCES);
                 }
             }
         }

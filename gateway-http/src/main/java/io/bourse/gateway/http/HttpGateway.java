@@ -46,6 +46,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -1510,18 +1511,9 @@ public final class HttpGateway implements AutoCloseable
                 throw ApiException.badRequest("OUT_OF_RANGE", "timeoutMs: expected 0 (to disarm) or " +
                     MIN_CANCEL_ALL_AFTER_MS + " to " + MAX_CANCEL_ALL_AFTER_MS + ", got " + timeoutMs, "timeoutMs");
             }
-            arming = new CancelAllAfterArming(timeoutMs, timeoutMs == 0 ? null :
-                massCancelCommand(accountId, 0, Side.NULL_VAL, (response, error) ->
-                {
-                    if (error != null)
-                    {
-                        metrics.cancelAllAfterFailed.increment();
-                        System.err.println("bourse HTTP gateway: " + (error.code.equals("OUTCOME_UNKNOWN") ||
-                            error.code.equals("GATEWAY_STOPPING") ? "may not have canceled" : "did not cancel") +
-                            " account " + accountId + "'s orders when its cancel-all-after deadline passed: " +
-                            error.code + ": " + error.getMessage());
-                    }
-                }));
+            arming = new CancelAllAfterArming(timeoutMs, timeoutMs == 0 ? null : () -> new UnattendedCancels(accountId,
+                "orders", metrics.cancelAllAfterFailed, "when its cancel-all-after deadline passed")
+                .sendOne(done -> massCancelCommand(accountId, 0, Side.NULL_VAL, done)));
         }
         else
         {
@@ -1532,8 +1524,8 @@ public final class HttpGateway implements AutoCloseable
             final long nowNs = System.nanoTime();
             if (arming != null)
             {
-                a.armCancelAllAfter(accountId, arming.cancel() == null ? null : new GatewayAgent.CancelAllAfter(
-                    nowNs + TimeUnit.MILLISECONDS.toNanos(arming.timeoutMs()), arming.timeoutMs(), arming.cancel()));
+                a.armCancelAllAfter(accountId, arming.fire() == null ? null : new GatewayAgent.CancelAllAfter(
+                    nowNs + TimeUnit.MILLISECONDS.toNanos(arming.timeoutMs()), arming.timeoutMs(), arming.fire()));
             }
             final GatewayAgent.CancelAllAfter armed = a.cancelAllAfter(accountId);
             final long nowMs = System.currentTimeMillis();
@@ -1553,9 +1545,10 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * A {@code POST /api/v1/orders/cancel-all-after} as read: the mass cancel is null when it disarms.
+     * A {@code POST /api/v1/orders/cancel-all-after} as read: {@code fire}, which sends the account's mass cancel on
+     * the gateway thread, is null when it disarms.
      */
-    private record CancelAllAfterArming(long timeoutMs, Command cancel)
+    private record CancelAllAfterArming(long timeoutMs, Runnable fire)
     {
     }
 
@@ -3388,12 +3381,8 @@ public final class HttpGateway implements AutoCloseable
         }
         else if (accountWide)
         {
-            session.cancelOnDisconnect = () ->
-            {
-                final DisconnectCancels cancels = new DisconnectCancels(accountId, "orders");
-                agent.sendCancelRetried(massCancelCommand(accountId, 0, Side.NULL_VAL, cancels.next()));
-                cancels.allSent();
-            };
+            session.cancelOnDisconnect = () -> disconnectCancels(accountId, "orders")
+                .sendOne(done -> massCancelCommand(accountId, 0, Side.NULL_VAL, done));
         }
         else
         {
@@ -3419,7 +3408,7 @@ public final class HttpGateway implements AutoCloseable
         session.cancelsLatePlacements = true;
         final ReadModel model = agent.model();
         final long accountId = session.accountId;
-        final DisconnectCancels cancels = new DisconnectCancels(accountId, "orders");
+        final UnattendedCancels cancels = disconnectCancels(accountId, "orders");
         session.placedOrders.forEachLong(orderId ->
         {
             final OrderView order = model.order(accountId, orderId);
@@ -3472,10 +3461,8 @@ public final class HttpGateway implements AutoCloseable
             }
             if (session.cancelsLatePlacements)
             {
-                final DisconnectCancels cancels = new DisconnectCancels(session.accountId, "order");
-                agent.sendCancelRetried(cancelCommand(session.accountId, orderId, orderId == 0 ? clientOrderId : 0,
-                    cancels.next()));
-                cancels.allSent();
+                disconnectCancels(session.accountId, "order").sendOne(done ->
+                    cancelCommand(session.accountId, orderId, orderId == 0 ? clientOrderId : 0, done));
                 return;
             }
             if (orderId == 0)
@@ -3517,25 +3504,41 @@ public final class HttpGateway implements AutoCloseable
             2 * (session.placedOrders.size() + session.unansweredPlacements.size()));
     }
 
+    private UnattendedCancels disconnectCancels(final long accountId, final String what)
+    {
+        return new UnattendedCancels(accountId, what, metrics.cancelOnDisconnectFailed,
+            "when a WebSocket connection closed");
+    }
+
     /**
-     * The cancels sent for one closed connection: each failure (or unknown outcome) counted, and said once for them
-     * all; an order that had closed meanwhile ({@code UNKNOWN_ORDER}) is no failure. Completions may come while the
-     * cancels are still being sent (a gateway cut off from the exchange answers at once).
+     * Cancels sent with nobody there to hear their answers (for a closed connection, or a dead man's switch): each
+     * failure (or unknown outcome) counted, and said once for them all; an order that had closed meanwhile
+     * ({@code UNKNOWN_ORDER}) is no failure. Completions may come while the cancels are still being sent (a gateway
+     * cut off from the exchange answers at once).
      */
-    private final class DisconnectCancels
+    private final class UnattendedCancels
     {
         private final long accountId;
         private final String what;
+        private final LongAdder failures;
+        private final String when;
         private int sent;
         private int answered;
         private int failed;
         private boolean allSent;
         private ApiException firstFailure;
 
-        DisconnectCancels(final long accountId, final String what)
+        /**
+         * @param what     the orders canceled, as the message says them.
+         * @param failures where each failure is counted.
+         * @param when     why they were canceled, as the message says it.
+         */
+        UnattendedCancels(final long accountId, final String what, final LongAdder failures, final String when)
         {
             this.accountId = accountId;
             this.what = what;
+            this.failures = failures;
+            this.when = when;
         }
 
         BiConsumer<Object, ApiException> next()
@@ -3550,12 +3553,21 @@ public final class HttpGateway implements AutoCloseable
             sayFailures();
         }
 
+        /**
+         * Send the one cancel made with this completion, retried while the exchange pushes back.
+         */
+        void sendOne(final Function<BiConsumer<Object, ApiException>, Command> cancel)
+        {
+            agent.sendCancelRetried(cancel.apply(next()));
+            allSent();
+        }
+
         private void done(final Object response, final ApiException error)
         {
             answered++;
             if (error != null && !error.code.equals("UNKNOWN_ORDER"))
             {
-                metrics.cancelOnDisconnectFailed.increment();
+                failures.increment();
                 failed++;
                 if (firstFailure == null)
                 {
@@ -3573,7 +3585,7 @@ public final class HttpGateway implements AutoCloseable
                     firstFailure.code.equals("GATEWAY_STOPPING");
                 System.err.println("bourse HTTP gateway: " + (unknown ? "may not have canceled " : "did not cancel ") +
                     (sent == 1 ? "the " : failed + " of the " + sent + " ") + what + " of account " + accountId +
-                    " when a WebSocket connection closed: " + firstFailure.code + ": " + firstFailure.getMessage());
+                    " " + when + ": " + firstFailure.code + ": " + firstFailure.getMessage());
                 failed = 0;
             }
         }
