@@ -97,7 +97,7 @@ public class EngineOperationsBenchmark
             .accountId(accountId).clientOrderId(clientOrderId).instrumentId(ExchangeCoreWorkload.INSTRUMENT_ID)
             .side(side).orderType(OrderType.LIMIT).timeInForce(timeInForce).postOnly(BooleanType.FALSE)
             .selfTradePrevention(SelfTradePrevention.ACCOUNT_DEFAULT).price(price).quantity(quantity).quoteAmount(0)
-            .expiryTimeNs(0);
+            .expiryTimeNs(0).stopPrice(0);
         return MessageHeaderEncoder.ENCODED_LENGTH + newOrder.encodedLength();
     }
 

@@ -470,7 +470,7 @@ public final class ExchangeCoreWorkload
                 .accountId(accountId).clientOrderId(nextClientOrderId++).instrumentId(INSTRUMENT_ID)
                 .side(buy ? Side.BUY : Side.SELL).orderType(OrderType.LIMIT).timeInForce(timeInForce)
                 .postOnly(BooleanType.FALSE).selfTradePrevention(SelfTradePrevention.ACCOUNT_DEFAULT)
-                .price(price).quantity(size).quoteAmount(0).expiryTimeNs(0);
+                .price(price).quantity(size).quoteAmount(0).expiryTimeNs(0).stopPrice(0);
             lastBlockLength = newOrder.encodedLength();
         }
 
@@ -485,7 +485,7 @@ public final class ExchangeCoreWorkload
         {
             replaceOrder.wrapAndApplyHeader(workload.buffer, workload.bufferPosition, header)
                 .accountId(accountId).orderId(orderId).origClientOrderId(0).newClientOrderId(0)
-                .price(price).quantity(quantity);
+                .price(price).quantity(quantity).stopPrice(0);
             lastBlockLength = replaceOrder.encodedLength();
         }
 
@@ -598,7 +598,7 @@ public final class ExchangeCoreWorkload
             final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
             final OrderType orderType, final TimeInForce timeInForce, final long price, final long quantity,
             final long quoteAmount, final boolean postOnly, final SelfTradePrevention selfTradePrevention,
-            final long expiryTimeNs, final long timestampNs)
+            final long expiryTimeNs, final long stopPrice, final long timestampNs)
         {
             ensureCapacity(orderId);
             final int id = (int)orderId;
@@ -651,7 +651,7 @@ public final class ExchangeCoreWorkload
         public void onOrderReplaced(
             final long orderId, final long origClientOrderId, final long clientOrderId, final long accountId,
             final int instrumentId, final Side side, final long price, final long quantity, final long filledQuantity,
-            final boolean priorityKept, final long timestampNs)
+            final boolean priorityKept, final long stopPrice, final long timestampNs)
         {
             final int id = (int)orderId;
             orderPrice[id] = price;
@@ -679,8 +679,17 @@ public final class ExchangeCoreWorkload
         public void onOrderStatus(
             final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
             final TimeInForce timeInForce, final OrderStatus status, final long price, final long quantity,
-            final long filledQuantity, final long executedNotional, final long expiryTimeNs, final long timestampNs)
+            final long filledQuantity, final long executedNotional, final long expiryTimeNs, final OrderType orderType,
+            final long stopPrice, final long timestampNs)
         {
+        }
+
+        public void onOrderTriggered(
+            final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
+            final OrderType orderType, final long price, final long quantity, final long stopPrice,
+            final long triggerPrice, final long timestampNs)
+        {
+            // The workload enters no stop orders.
         }
 
         public void onBookLevelChanged(

@@ -107,7 +107,7 @@ public final class OrderFlood implements AutoCloseable
                 {
                     final int length = encoder.newOrder(buffer, 0, accountId, clientOrderId + 1, 1, side,
                         OrderType.LIMIT, timeInForce, false, SelfTradePrevention.ACCOUNT_DEFAULT, price,
-                        quantity, 0, 0);
+                        quantity, 0, 0, 0);
                     final long sequence = client.trySend(buffer, 0, length);
                     if (sequence < 0)
                     {

@@ -40,6 +40,11 @@ public final class CommandAdapter
         lookup(SelfTradePrevention.values(), SelfTradePrevention.NULL_VAL);
     private static final TradingState[] TRADING_STATES = lookup(TradingState.values(), TradingState.NULL_VAL);
 
+    /**
+     * The schema version that added stop orders: NewOrder's and ReplaceOrder's stop price.
+     */
+    private static final int STOP_ORDERS_VERSION = 3;
+
     private final Engine engine;
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final NewOrderDecoder newOrder = new NewOrderDecoder();
@@ -83,9 +88,10 @@ public final class CommandAdapter
         final int blockLength = header.blockLength();
         final int version = header.version();
         final int body = offset + MessageHeaderDecoder.ENCODED_LENGTH;
-        // A block of another length is from another version of the schema: decoding a shorter one would read the
+        // A block of another length than its version's is from another schema: decoding a shorter one would read the
         // bytes after the message, which a replay need not have the same.
-        if (header.schemaId() != MessageHeaderDecoder.SCHEMA_ID || blockLength != blockLength(header.templateId()) ||
+        if (header.schemaId() != MessageHeaderDecoder.SCHEMA_ID ||
+            blockLength != blockLength(header.templateId(), version) ||
             length - MessageHeaderDecoder.ENCODED_LENGTH < blockLength)
         {
             return unknown(nowNs);
@@ -104,7 +110,7 @@ public final class CommandAdapter
                     d.accountId(), d.clientOrderId(), d.instrumentId(), SIDES[d.sideRaw()], ORDER_TYPES[d.orderTypeRaw()],
                     TIMES_IN_FORCE[d.timeInForceRaw()], d.postOnlyRaw() == BooleanType.TRUE.value(),
                     SELF_TRADE_PREVENTIONS[d.selfTradePreventionRaw()], d.price(), d.quantity(),
-                    d.quoteAmount(), d.expiryTimeNs(), nowNs);
+                    d.quoteAmount(), d.expiryTimeNs(), version < STOP_ORDERS_VERSION ? 0 : d.stopPrice(), nowNs);
             }
             case CancelOrderDecoder.TEMPLATE_ID ->
             {
@@ -115,7 +121,8 @@ public final class CommandAdapter
             {
                 final ReplaceOrderDecoder d = replaceOrder.wrap(buffer, body, blockLength, version);
                 engine.replaceOrder(
-                    d.accountId(), d.orderId(), d.origClientOrderId(), d.newClientOrderId(), d.price(), d.quantity(), nowNs);
+                    d.accountId(), d.orderId(), d.origClientOrderId(), d.newClientOrderId(), d.price(), d.quantity(),
+                    version < STOP_ORDERS_VERSION ? 0 : d.stopPrice(), nowNs);
             }
             case MassCancelDecoder.TEMPLATE_ID ->
             {
@@ -198,16 +205,24 @@ public final class CommandAdapter
     }
 
     /**
-     * @return the block length of the command with the template id, or -1 when it is not a command: a message with
-     * another is not applied (it is of another schema version, or would be read past its end).
+     * @return the block length of the command with the template id at the schema version, or -1 when it is not a
+     * command of that version: a message with another is not applied (it is of another schema, or would be read past
+     * its end). Versions before 3 had no stop orders: their NewOrder and ReplaceOrder end before the stop price.
      */
-    public static int blockLength(final int templateId)
+    public static int blockLength(final int templateId, final int version)
     {
+        if (version > NewOrderDecoder.SCHEMA_VERSION)
+        {
+            return -1;
+        }
+        final boolean beforeStops = version < STOP_ORDERS_VERSION;
         return switch (templateId)
         {
-            case NewOrderDecoder.TEMPLATE_ID -> NewOrderDecoder.BLOCK_LENGTH;
+            case NewOrderDecoder.TEMPLATE_ID ->
+                beforeStops ? NewOrderDecoder.stopPriceEncodingOffset() : NewOrderDecoder.BLOCK_LENGTH;
             case CancelOrderDecoder.TEMPLATE_ID -> CancelOrderDecoder.BLOCK_LENGTH;
-            case ReplaceOrderDecoder.TEMPLATE_ID -> ReplaceOrderDecoder.BLOCK_LENGTH;
+            case ReplaceOrderDecoder.TEMPLATE_ID ->
+                beforeStops ? ReplaceOrderDecoder.stopPriceEncodingOffset() : ReplaceOrderDecoder.BLOCK_LENGTH;
             case MassCancelDecoder.TEMPLATE_ID -> MassCancelDecoder.BLOCK_LENGTH;
             case QueryOrderDecoder.TEMPLATE_ID -> QueryOrderDecoder.BLOCK_LENGTH;
             case ExpireOrdersDecoder.TEMPLATE_ID -> ExpireOrdersDecoder.BLOCK_LENGTH;

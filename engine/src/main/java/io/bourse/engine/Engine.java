@@ -136,6 +136,9 @@ public final class Engine
      * @param quantity            base quantity at the instrument's quantity scale; 0 for a market buy by quote amount.
      * @param quoteAmount         market buy only: quote minor units to spend, fees included; otherwise 0.
      * @param expiryTimeNs        GTD only: when the order expires; otherwise 0.
+     * @param stopPrice           a stop order's trigger: the order is held off the book, its balance reserved, until a
+     *                            trade at or above it (a buy) or at or below it (a sell), then enters as a new order
+     *                            would; 0 for any other order.
      * @param nowNs               the command's time.
      */
     public void newOrder(
@@ -151,6 +154,7 @@ public final class Engine
         final long quantity,
         final long quoteAmount,
         final long expiryTimeNs,
+        final long stopPrice,
         final long nowNs)
     {
         lastTimestampNs = nowNs;
@@ -158,7 +162,7 @@ public final class Engine
         final Account account = accounts.get(accountId);
         final RejectReason reason = checkNewOrder(
             account, clientOrderId, instrument, side, orderType, timeInForce, postOnly, selfTradePrevention,
-            price, quantity, quoteAmount, expiryTimeNs, nowNs);
+            price, quantity, quoteAmount, expiryTimeNs, stopPrice, nowNs);
         if (reason != null)
         {
             listener.onCommandRejected(
@@ -178,6 +182,9 @@ public final class Engine
         order.postOnly = postOnly;
         order.price = price;
         order.quantity = quantity;
+        order.quoteAmount = quoteAmount;
+        order.market = market;
+        order.stopPrice = stopPrice;
         order.filledQuantity = 0;
         order.executedNotional = 0;
         order.expiryTimeNs = expiryTimeNs;
@@ -187,17 +194,37 @@ public final class Engine
 
         listener.onOrderAccepted(
             order.orderId, clientOrderId, accountId, instrumentId, side, orderType, timeInForce, price, quantity,
-            quoteAmount, postOnly, order.selfTradePrevention, expiryTimeNs, nowNs);
+            quoteAmount, postOnly, order.selfTradePrevention, expiryTimeNs, stopPrice, nowNs);
 
-        if (market)
-        {
-            marketBudget = side == Side.BUY ?
-                (quoteAmount > 0 ? quoteAmount : account.available[instrument.quoteAsset.index]) : 0;
-            notionalCapRemaining = account.maxOrderNotional > 0 ? account.maxOrderNotional : Long.MAX_VALUE;
-        }
-        else
+        if (stopPrice != 0)
         {
             reserve(order, nowNs);
+            index(order);
+            instrument.stops(side).add(order);
+            return;
+        }
+        if (!market)
+        {
+            reserve(order, nowNs);
+        }
+        execute(order, nowNs);
+        triggerStops(instrument, nowNs);
+    }
+
+    /**
+     * Trade an order that has just entered the market (a new order, or a stop order that triggered), then rest it or
+     * end it as its type and time in force say. A limit order's balance is reserved already; a market order holds none.
+     */
+    private void execute(final Order order, final long nowNs)
+    {
+        final boolean market = order.market;
+        final TimeInForce timeInForce = order.timeInForce;
+        if (market)
+        {
+            final Account account = order.account;
+            marketBudget = order.isBuy() ?
+                (order.quoteAmount > 0 ? order.quoteAmount : account.available[order.instrument.quoteAsset.index]) : 0;
+            notionalCapRemaining = account.maxOrderNotional > 0 ? account.maxOrderNotional : Long.MAX_VALUE;
         }
 
         if (timeInForce == TimeInForce.FOK && !canFillCompletely(order, market, nowNs))
@@ -213,7 +240,7 @@ public final class Engine
         }
         else if (order.quantity != 0 && order.remainingQuantity() == 0)
         {
-            orderPool.release(order);
+            complete(order);
         }
         else if (market)
         {
@@ -231,6 +258,67 @@ public final class Engine
         {
             rest(order, nowNs);
         }
+    }
+
+    /**
+     * Trigger, one at a time, the stop orders the instrument's last trade price has reached, each seeing the price the
+     * trades of those before it left: a cascade ends when no stop is left that the last price reaches. Of a buy and a
+     * sell stop both reached, the one accepted first goes first.
+     */
+    private void triggerStops(final Instrument instrument, final long nowNs)
+    {
+        while (true)
+        {
+            final long lastTradePrice = instrument.lastTradePrice;
+            final Order buy = instrument.buyStops.next();
+            final Order sell = instrument.sellStops.next();
+            final boolean buyReached =
+                buy != null && lastTradePrice > 0 && instrument.buyStops.triggers(buy.stopPrice, lastTradePrice);
+            final boolean sellReached =
+                sell != null && lastTradePrice > 0 && instrument.sellStops.triggers(sell.stopPrice, lastTradePrice);
+            if (!buyReached && !sellReached)
+            {
+                return;
+            }
+            trigger(buyReached && (!sellReached || buy.orderId < sell.orderId) ? buy : sell, lastTradePrice, nowNs);
+        }
+    }
+
+    private void trigger(final Order order, final long lastTradePrice, final long nowNs)
+    {
+        if (order.isDue(nowNs))
+        {
+            expire(order, nowNs);
+            return;
+        }
+        final Instrument instrument = order.instrument;
+        final Account account = order.account;
+        final CancelReason refused = globalKillSwitch || account.killSwitch ? CancelReason.KILL_SWITCH :
+            !order.market && !instrument.insideBand(order.price) ? CancelReason.PRICE_BAND : null;
+        if (refused != null)
+        {
+            cancelResting(order, refused, nowNs);
+            return;
+        }
+
+        instrument.stops(order.side).remove(order);
+        // A market order trades from the available balance: what the stop held goes back to it first.
+        final long marketHeld = order.market ? reservation(order) : 0;
+        final long stopPrice = order.stopPrice;
+        order.stopPrice = 0;
+        order.updatedNs = nowNs;
+        listener.onOrderTriggered(
+            order.orderId, order.clientOrderId, account.accountId, instrument.instrumentId, order.side,
+            order.market ? OrderType.MARKET : OrderType.LIMIT, order.price, order.quantity, stopPrice, lastTradePrice,
+            nowNs);
+        if (marketHeld != 0)
+        {
+            final int assetIndex = reservedAssetIndex(order);
+            account.reserved[assetIndex] -= marketHeld;
+            account.available[assetIndex] += marketHeld;
+            publishBalance(account, assetIndex, BalanceChangeReason.RELEASE, nowNs);
+        }
+        execute(order, nowNs);
     }
 
     /**
@@ -252,8 +340,12 @@ public final class Engine
      * time priority; changing the price or raising the quantity sends it to the back of its (new) level, and a
      * new price that crosses the book trades like a new order.
      *
+     * An untriggered stop order stays off the book: its limit price (0 for a stop market order), quantity and stop
+     * price change, and it keeps its place among the stops unless its stop price changes.
+     *
      * @param newClientOrderId 0 keeps the order's client order id.
      * @param quantity         the new total quantity, filled part included; must exceed the filled quantity.
+     * @param stopPrice        an untriggered stop order's new stop price; 0 keeps it, and must be 0 for other orders.
      */
     public void replaceOrder(
         final long accountId,
@@ -262,12 +354,13 @@ public final class Engine
         final long newClientOrderId,
         final long price,
         final long quantity,
+        final long stopPrice,
         final long nowNs)
     {
         lastTimestampNs = nowNs;
         final Account account = accounts.get(accountId);
         final Order order = account == null ? null : findUnexpiredOrder(account, orderId, origClientOrderId, nowNs);
-        final RejectReason reason = checkReplace(account, order, newClientOrderId, price, quantity, nowNs);
+        final RejectReason reason = checkReplace(account, order, newClientOrderId, price, quantity, stopPrice, nowNs);
         if (reason != null)
         {
             listener.onCommandRejected(
@@ -281,7 +374,6 @@ public final class Engine
         final long oldClientOrderId = order.clientOrderId;
         final long oldPrice = order.price;
         final long clientOrderId = newClientOrderId == 0 ? oldClientOrderId : newClientOrderId;
-        final boolean priorityKept = price == order.price && quantity <= order.quantity;
         final long oldReservation = reservation(order);
 
         if (clientOrderId != oldClientOrderId)
@@ -290,6 +382,31 @@ public final class Engine
             account.openOrdersByClientOrderId.put(clientOrderId, order);
             order.clientOrderId = clientOrderId;
         }
+        if (order.isBuy())
+        {
+            order.feeReservePpm = order.account.maxFeePpm(instrument);
+        }
+        order.updatedNs = nowNs;
+
+        if (order.isUntriggeredStop())
+        {
+            final boolean stopKept = stopPrice == 0 || stopPrice == order.stopPrice;
+            if (!stopKept)
+            {
+                instrument.stops(order.side).remove(order);
+                order.stopPrice = stopPrice;
+                instrument.stops(order.side).add(order);
+            }
+            order.price = price;
+            order.quantity = quantity;
+            listener.onOrderReplaced(
+                order.orderId, oldClientOrderId, clientOrderId, accountId, instrument.instrumentId, order.side, price,
+                quantity, order.filledQuantity, stopKept, order.stopPrice, nowNs);
+            reserveDifference(order, oldReservation, nowNs);
+            return;
+        }
+
+        final boolean priorityKept = price == order.price && quantity <= order.quantity;
 
         final long reduction = order.quantity - quantity;
         if (priorityKept)
@@ -306,24 +423,11 @@ public final class Engine
             order.price = price;
             order.quantity = quantity;
         }
-        if (order.isBuy())
-        {
-            order.feeReservePpm = order.account.maxFeePpm(instrument);
-        }
-        order.updatedNs = nowNs;
 
         listener.onOrderReplaced(
             order.orderId, oldClientOrderId, clientOrderId, accountId, instrument.instrumentId, order.side, price,
-            quantity, order.filledQuantity, priorityKept, nowNs);
-
-        final long delta = reservation(order) - oldReservation;
-        if (delta != 0)
-        {
-            final int assetIndex = reservedAssetIndex(order);
-            account.available[assetIndex] -= delta;
-            account.reserved[assetIndex] += delta;
-            publishBalance(account, assetIndex, delta > 0 ? BalanceChangeReason.RESERVE : BalanceChangeReason.RELEASE, nowNs);
-        }
+            quantity, order.filledQuantity, priorityKept, 0, nowNs);
+        reserveDifference(order, oldReservation, nowNs);
 
         if (priorityKept)
         {
@@ -347,6 +451,23 @@ public final class Engine
         else
         {
             addToBook(order, nowNs);
+        }
+        triggerStops(instrument, nowNs);
+    }
+
+    /**
+     * Reserve, or release, the difference between what a replaced order holds now and what it held before.
+     */
+    private void reserveDifference(final Order order, final long oldReservation, final long nowNs)
+    {
+        final long delta = reservation(order) - oldReservation;
+        if (delta != 0)
+        {
+            final Account account = order.account;
+            final int assetIndex = reservedAssetIndex(order);
+            account.available[assetIndex] -= delta;
+            account.reserved[assetIndex] += delta;
+            publishBalance(account, assetIndex, delta > 0 ? BalanceChangeReason.RESERVE : BalanceChangeReason.RELEASE, nowNs);
         }
     }
 
@@ -402,7 +523,8 @@ public final class Engine
         listener.onOrderStatus(
             order.orderId, order.clientOrderId, accountId, order.instrument.instrumentId, order.side,
             order.timeInForce, order.filledQuantity == 0 ? OrderStatus.NEW : OrderStatus.PARTIALLY_FILLED,
-            order.price, order.quantity, order.filledQuantity, order.executedNotional, order.expiryTimeNs, nowNs);
+            order.price, order.quantity, order.filledQuantity, order.executedNotional, order.expiryTimeNs,
+            order.market ? OrderType.MARKET : OrderType.LIMIT, order.stopPrice, nowNs);
     }
 
     /**
@@ -506,7 +628,7 @@ public final class Engine
             {
                 reason = RejectReason.INVALID_INSTRUMENT_DEFINITION;
             }
-            else if (existing != null && existing.book.orderCount() > 0 &&
+            else if (existing != null && existing.hasOpenOrders() &&
                 (existing.baseAsset != base || existing.quoteAsset != quote || existing.priceScale != priceScale ||
                 existing.tickSize != tickSize || existing.quantityScale != quantityScale || existing.lotSize != lotSize))
             {
@@ -718,7 +840,7 @@ public final class Engine
     }
 
     /**
-     * Number of orders resting in all books.
+     * Number of open orders: resting in the books, and stop orders waiting for their trigger.
      */
     public int openOrderCount()
     {
@@ -809,6 +931,7 @@ public final class Engine
         final long quantity,
         final long quoteAmount,
         final long expiryTimeNs,
+        final long stopPrice,
         final long nowNs)
     {
         if (instrument == null)
@@ -848,9 +971,22 @@ public final class Engine
 
         final boolean market = orderType == OrderType.MARKET;
         final boolean restable = timeInForce == TimeInForce.GTC || timeInForce == TimeInForce.GTD;
+        final boolean stop = stopPrice != 0;
+        if (stop)
+        {
+            if (stopPrice < 0 || postOnly)
+            {
+                return RejectReason.INVALID_STOP_PRICE;
+            }
+            if (stopPrice % instrument.tickSize != 0)
+            {
+                return RejectReason.PRICE_OFF_TICK;
+            }
+        }
         if (market)
         {
-            if (restable || (quoteAmount > 0 && timeInForce == TimeInForce.FOK))
+            // A stop market order may wait GTC or GTD for its trigger; once triggered it trades as any market order.
+            if ((restable && !stop) || (quoteAmount > 0 && timeInForce == TimeInForce.FOK))
             {
                 return RejectReason.INVALID_TIME_IN_FORCE;
             }
@@ -858,7 +994,7 @@ public final class Engine
             {
                 return RejectReason.INVALID_ORDER_TYPE;
             }
-            if (state == TradingState.POST_ONLY)
+            if (state == TradingState.POST_ONLY && !stop)
             {
                 return RejectReason.INSTRUMENT_POST_ONLY;
             }
@@ -889,7 +1025,7 @@ public final class Engine
             {
                 return RejectReason.INVALID_TIME_IN_FORCE;
             }
-            if (state == TradingState.POST_ONLY && !restable)
+            if (state == TradingState.POST_ONLY && !restable && !stop)
             {
                 return RejectReason.INSTRUMENT_POST_ONLY;
             }
@@ -924,7 +1060,8 @@ public final class Engine
         {
             return RejectReason.PRICE_OUTSIDE_BAND;
         }
-        if (restable && account.maxOpenOrders > 0 && account.openOrdersByClientOrderId.size() >= account.maxOpenOrders)
+        if ((restable || stop) && account.maxOpenOrders > 0 &&
+            account.openOrdersByClientOrderId.size() >= account.maxOpenOrders)
         {
             return RejectReason.ACCOUNT_MAX_OPEN_ORDERS;
         }
@@ -951,7 +1088,11 @@ public final class Engine
         {
             return RejectReason.DUPLICATE_CLIENT_ORDER_ID;
         }
-        if ((postOnly || state == TradingState.POST_ONLY) && wouldTake(instrument, side, price, nowNs))
+        if (stop && wouldTrigger(instrument, side, stopPrice))
+        {
+            return RejectReason.STOP_WOULD_TRIGGER;
+        }
+        if ((postOnly || state == TradingState.POST_ONLY) && !stop && wouldTake(instrument, side, price, nowNs))
         {
             return postOnly ? RejectReason.POST_ONLY_WOULD_TAKE : RejectReason.INSTRUMENT_POST_ONLY;
         }
@@ -1032,7 +1173,7 @@ public final class Engine
 
     private RejectReason checkReplace(
         final Account account, final Order order, final long newClientOrderId, final long price, final long quantity,
-        final long nowNs)
+        final long stopPrice, final long nowNs)
     {
         if (account == null)
         {
@@ -1049,15 +1190,36 @@ public final class Engine
             return tradingReason;
         }
         final TradingState state = instrument.tradingState;
+        final boolean stop = order.isUntriggeredStop();
         if (newClientOrderId < 0)
         {
             return RejectReason.INVALID_CLIENT_ORDER_ID;
         }
-        if (price <= 0)
+        if (stopPrice < 0 || (stopPrice != 0 && !stop))
+        {
+            return RejectReason.INVALID_STOP_PRICE;
+        }
+        if (stopPrice % instrument.tickSize != 0)
+        {
+            return RejectReason.PRICE_OFF_TICK;
+        }
+        if (order.market)
+        {
+            // Only an untriggered stop market order is open: it names no price, and one by quote amount no quantity.
+            if (price != 0)
+            {
+                return RejectReason.INVALID_PRICE;
+            }
+            if (order.quoteAmount != 0)
+            {
+                return RejectReason.INVALID_QUOTE_AMOUNT;
+            }
+        }
+        else if (price <= 0)
         {
             return RejectReason.INVALID_PRICE;
         }
-        if (price % instrument.tickSize != 0)
+        else if (price % instrument.tickSize != 0)
         {
             return RejectReason.PRICE_OFF_TICK;
         }
@@ -1071,32 +1233,43 @@ public final class Engine
             return RejectReason.REPLACE_QUANTITY_NOT_ABOVE_FILLED;
         }
         final boolean priceChanged = price != order.price;
-        if (priceChanged && !instrument.insideBand(price))
+        if (!order.market)
         {
-            return RejectReason.PRICE_OUTSIDE_BAND;
-        }
-        final long notional = instrument.notional(price, quantity);
-        if (notional == Amounts.OVERFLOW ||
-            Instrument.buyReservation(notional, account.maxFeePpm(instrument)) == Amounts.OVERFLOW)
-        {
-            return RejectReason.NOTIONAL_OVERFLOW;
-        }
-        if (account.maxOrderNotional > 0 && notional > account.maxOrderNotional)
-        {
-            return RejectReason.ACCOUNT_MAX_ORDER_NOTIONAL;
+            if (priceChanged && !instrument.insideBand(price))
+            {
+                return RejectReason.PRICE_OUTSIDE_BAND;
+            }
+            final long notional = instrument.notional(price, quantity);
+            if (notional == Amounts.OVERFLOW ||
+                Instrument.buyReservation(notional, account.maxFeePpm(instrument)) == Amounts.OVERFLOW)
+            {
+                return RejectReason.NOTIONAL_OVERFLOW;
+            }
+            if (account.maxOrderNotional > 0 && notional > account.maxOrderNotional)
+            {
+                return RejectReason.ACCOUNT_MAX_ORDER_NOTIONAL;
+            }
         }
         if (newClientOrderId != 0 && newClientOrderId != order.clientOrderId &&
             account.openOrdersByClientOrderId.containsKey(newClientOrderId))
         {
             return RejectReason.DUPLICATE_CLIENT_ORDER_ID;
         }
-        if (priceChanged && (order.postOnly || state == TradingState.POST_ONLY) &&
+        if (stop)
+        {
+            if (stopPrice != 0 && wouldTrigger(instrument, order.side, stopPrice))
+            {
+                return RejectReason.STOP_WOULD_TRIGGER;
+            }
+        }
+        else if (priceChanged && (order.postOnly || state == TradingState.POST_ONLY) &&
             wouldTake(instrument, order.side, price, nowNs))
         {
             return order.postOnly ? RejectReason.POST_ONLY_WOULD_TAKE : RejectReason.INSTRUMENT_POST_ONLY;
         }
         final long remaining = quantity - order.filledQuantity;
-        final long newReservation = order.isBuy() ?
+        final long newReservation = order.market ? (order.isBuy() ? 0 : instrument.baseAmount(remaining)) :
+            order.isBuy() ?
             Instrument.buyReservation(instrument.notional(price, remaining), account.maxFeePpm(instrument)) :
             instrument.baseAmount(remaining);
         if (newReservation - reservation(order) > account.available[reservedAssetIndex(order)])
@@ -1138,6 +1311,15 @@ public final class Engine
             return 0;
         }
         return numerator / denominator;
+    }
+
+    /**
+     * @return whether the last trade price has reached the stop price already: such a stop would trigger at once.
+     */
+    private static boolean wouldTrigger(final Instrument instrument, final Side side, final long stopPrice)
+    {
+        final long lastTradePrice = instrument.lastTradePrice;
+        return lastTradePrice > 0 && instrument.stops(side).triggers(stopPrice, lastTradePrice);
     }
 
     private static boolean wouldTake(final Instrument instrument, final Side side, final long price, final long nowNs)
@@ -1345,7 +1527,7 @@ public final class Engine
 
     private void decrementTaker(final Order taker, final long overlap, final long nowNs)
     {
-        final long oldReservation = taker.price == 0 ? 0 : reservation(taker);
+        final long oldReservation = reservation(taker);
         taker.quantity -= overlap;
         taker.updatedNs = nowNs;
         if (taker.remainingQuantity() > 0)
@@ -1354,10 +1536,7 @@ public final class Engine
                 taker.orderId, taker.clientOrderId, taker.account.accountId, taker.instrument.instrumentId, taker.side,
                 taker.price, taker.quantity, taker.filledQuantity, nowNs);
         }
-        if (taker.price != 0)
-        {
-            release(taker, oldReservation - reservation(taker), nowNs);
-        }
+        release(taker, oldReservation - reservation(taker), nowNs);
     }
 
     private void decrementResting(final Order maker, final long overlap, final long nowNs)
@@ -1556,13 +1735,22 @@ public final class Engine
 
     private void rest(final Order order, final long nowNs)
     {
+        index(order);
+        addToBook(order, nowNs);
+    }
+
+    /**
+     * Make the order findable as open (by id, by client order id, by expiry); a stop order that triggers and rests is
+     * indexed already.
+     */
+    private void index(final Order order)
+    {
         order.account.openOrdersByClientOrderId.put(order.clientOrderId, order);
         ordersById.put(order.orderId, order);
-        if (order.timeInForce == TimeInForce.GTD)
+        if (order.timeInForce == TimeInForce.GTD && order.expiryIndex < 0)
         {
             expiryQueue.add(order);
         }
-        addToBook(order, nowNs);
     }
 
     private void addToBook(final Order order, final long nowNs)
@@ -1581,10 +1769,7 @@ public final class Engine
         listener.onOrderCanceled(
             order.orderId, order.clientOrderId, order.account.accountId, order.instrument.instrumentId, order.side,
             order.price, order.quantity, order.filledQuantity, order.executedNotional, reason, nowNs);
-        if (order.price != 0)
-        {
-            release(order, reservation(order), nowNs);
-        }
+        release(order, reservation(order), nowNs);
         complete(order);
     }
 
@@ -1607,10 +1792,18 @@ public final class Engine
     private void retireResting(final Order order, final long nowNs)
     {
         release(order, reservation(order), nowNs);
-        final OrderBook book = order.instrument.book;
-        book.remove(order);
-        listener.onBookLevelChanged(
-            order.instrument.instrumentId, order.side, order.price, book.levelQuantity(), book.levelOrderCount(), nowNs);
+        if (order.isUntriggeredStop())
+        {
+            order.instrument.stops(order.side).remove(order);
+        }
+        else
+        {
+            final OrderBook book = order.instrument.book;
+            book.remove(order);
+            listener.onBookLevelChanged(
+                order.instrument.instrumentId, order.side, order.price, book.levelQuantity(), book.levelOrderCount(),
+                nowNs);
+        }
         complete(order);
     }
 
@@ -1633,13 +1826,18 @@ public final class Engine
     // ------------------------------------------------------------------------------------------------ balances
 
     /**
-     * What an open limit order holds reserved: quote for a buy (notional at its price plus the largest fee), base
-     * for a sell, for its remaining quantity.
+     * What an open order holds reserved: quote for a limit buy (notional at its price plus the largest fee), base for
+     * a sell, for its remaining quantity; an untriggered stop market buy its quote amount (none when it names a
+     * quantity: it spends what is available when it triggers). A market order in the market holds nothing.
      */
-    private static long reservation(final Order order)
+    static long reservation(final Order order)
     {
         final Instrument instrument = order.instrument;
         final long remaining = order.remainingQuantity();
+        if (order.market)
+        {
+            return !order.isUntriggeredStop() ? 0 : order.isBuy() ? order.quoteAmount : instrument.baseAmount(remaining);
+        }
         return order.isBuy() ?
             Instrument.buyReservation(instrument.notional(order.price, remaining), order.feeReservePpm) :
             instrument.baseAmount(remaining);
@@ -1665,6 +1863,10 @@ public final class Engine
     private void reserve(final Order order, final long nowNs)
     {
         final long amount = reservation(order);
+        if (amount == 0)
+        {
+            return;
+        }
         final Account account = order.account;
         final int assetIndex = reservedAssetIndex(order);
         account.available[assetIndex] -= amount;

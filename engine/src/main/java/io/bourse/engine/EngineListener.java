@@ -26,11 +26,22 @@ public interface EngineListener
     /**
      * @param selfTradePrevention the mode the order trades under, never {@code ACCOUNT_DEFAULT}.
      * @param expiryTimeNs        a GTD order's expiry; 0 for any other.
+     * @param stopPrice           a stop order's trigger (the order waits off the book); 0 for any other.
      */
     void onOrderAccepted(
         long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType,
         TimeInForce timeInForce, long price, long quantity, long quoteAmount, boolean postOnly,
-        SelfTradePrevention selfTradePrevention, long expiryTimeNs, long timestampNs);
+        SelfTradePrevention selfTradePrevention, long expiryTimeNs, long stopPrice, long timestampNs);
+
+    /**
+     * A stop order's stop price was reached: the order enters the market now, and the events of its trading follow.
+     *
+     * @param price        a stop limit order's limit price; 0 for a stop market order.
+     * @param triggerPrice the last trade price that reached the stop price.
+     */
+    void onOrderTriggered(
+        long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType, long price,
+        long quantity, long stopPrice, long triggerPrice, long timestampNs);
 
     void onTrade(
         long tradeId, int instrumentId, long price, long quantity, Side takerSide,
@@ -44,9 +55,14 @@ public interface EngineListener
         long orderId, long clientOrderId, long accountId, int instrumentId, Side side, long price, long quantity,
         long filledQuantity, long executedNotional, CancelReason reason, long timestampNs);
 
+    /**
+     * @param priorityKept an untriggered stop order's: whether it keeps its place among the stops (its stop price
+     *                     did not change).
+     * @param stopPrice    an untriggered stop order's stop price after the replace; 0 for any other order.
+     */
     void onOrderReplaced(
         long orderId, long origClientOrderId, long clientOrderId, long accountId, int instrumentId, Side side,
-        long price, long quantity, long filledQuantity, boolean priorityKept, long timestampNs);
+        long price, long quantity, long filledQuantity, boolean priorityKept, long stopPrice, long timestampNs);
 
     void onOrderRestated(
         long orderId, long clientOrderId, long accountId, int instrumentId, Side side, long price, long quantity,
@@ -56,10 +72,14 @@ public interface EngineListener
         long orderId, long clientOrderId, long accountId, int instrumentId, Side side, long price, long quantity,
         long filledQuantity, long executedNotional, long timestampNs);
 
+    /**
+     * @param orderType MARKET only for an untriggered stop market order.
+     * @param stopPrice an untriggered stop order's; 0 for any other order.
+     */
     void onOrderStatus(
         long orderId, long clientOrderId, long accountId, int instrumentId, Side side, TimeInForce timeInForce,
         OrderStatus status, long price, long quantity, long filledQuantity, long executedNotional, long expiryTimeNs,
-        long timestampNs);
+        OrderType orderType, long stopPrice, long timestampNs);
 
     void onBookLevelChanged(int instrumentId, Side side, long price, long quantity, int orderCount, long timestampNs);
 

@@ -94,7 +94,28 @@ final class EngineState
         hash = mix(hash, instrument.tradingState.value());
         hash = mix(hash, instrument.lastTradePrice);
         hash = sideHash(hash, instrument.book, Side.BUY);
-        return sideHash(hash, instrument.book, Side.SELL);
+        hash = sideHash(hash, instrument.book, Side.SELL);
+        // Only an instrument with stop orders mixes them in: the hashes of snapshots from before stop orders verify.
+        if (instrument.buyStops.size() > 0 || instrument.sellStops.size() > 0)
+        {
+            hash = stopsHash(hash, instrument.buyStops);
+            hash = stopsHash(hash, instrument.sellStops);
+        }
+        return hash;
+    }
+
+    private static long stopsHash(final long seed, final StopOrders stops)
+    {
+        long hash = mix(seed, stops.size());
+        for (int i = 0; i < stops.size(); i++)
+        {
+            final Order order = stops.get(i);
+            hash = orderHash(hash, order);
+            hash = mix(hash, order.stopPrice);
+            hash = mix(hash, order.market ? 1 : 0);
+            hash = mix(hash, order.quoteAmount);
+        }
+        return hash;
     }
 
     private static long sideHash(final long seed, final OrderBook book, final Side side)
@@ -102,20 +123,54 @@ final class EngineState
         long hash = mix(seed, side.value());
         for (Order order = book.best(side); order != null; order = book.next(order))
         {
-            hash = mix(hash, order.orderId);
-            hash = mix(hash, order.clientOrderId);
-            hash = mix(hash, order.account.accountId);
-            hash = mix(hash, order.price);
-            hash = mix(hash, order.quantity);
-            hash = mix(hash, order.filledQuantity);
-            hash = mix(hash, order.executedNotional);
-            hash = mix(hash, order.expiryTimeNs);
-            hash = mix(hash, order.timeInForce.value());
-            hash = mix(hash, order.selfTradePrevention.value());
-            hash = mix(hash, order.feeReservePpm);
-            hash = mix(hash, order.postOnly ? 1 : 0);
+            hash = orderHash(hash, order);
         }
         return hash;
+    }
+
+    private static long orderHash(final long seed, final Order order)
+    {
+        long hash = mix(seed, order.orderId);
+        hash = mix(hash, order.clientOrderId);
+        hash = mix(hash, order.account.accountId);
+        hash = mix(hash, order.price);
+        hash = mix(hash, order.quantity);
+        hash = mix(hash, order.filledQuantity);
+        hash = mix(hash, order.executedNotional);
+        hash = mix(hash, order.expiryTimeNs);
+        hash = mix(hash, order.timeInForce.value());
+        hash = mix(hash, order.selfTradePrevention.value());
+        hash = mix(hash, order.feeReservePpm);
+        return mix(hash, order.postOnly ? 1 : 0);
+    }
+
+    /**
+     * Check an open order's indexes and add up its reservation.
+     *
+     * @return 1 when the order is in the expiry queue, else 0.
+     */
+    private static int validateOpen(
+        final Engine engine, final Instrument instrument, final Side side, final Order order,
+        final long[][] expectedReserved, final org.agrona.collections.Long2LongHashMap accountSlot)
+    {
+        if (order.side != side || order.instrument != instrument)
+        {
+            throw new IllegalStateException("order " + order.orderId + " is on the wrong book or side");
+        }
+        if (engine.ordersById.get(order.orderId) != order ||
+            order.account.openOrdersByClientOrderId.get(order.clientOrderId) != order)
+        {
+            throw new IllegalStateException("order " + order.orderId + " missing from an index");
+        }
+        if ((order.timeInForce == TimeInForce.GTD) != (order.expiryIndex >= 0))
+        {
+            throw new IllegalStateException("order " + order.orderId + " expiry queue membership wrong");
+        }
+        final int assetIndex = order.isBuy() ? instrument.quoteAsset.index : instrument.baseAsset.index;
+        final long[] reserved = expectedReserved[(int)accountSlot.get(order.account.accountId)];
+        reserved[assetIndex] = sum(reserved[assetIndex], Engine.reservation(order), "reservations of account",
+            order.account.accountId);
+        return order.expiryIndex >= 0 ? 1 : 0;
     }
 
     /**
@@ -167,32 +222,24 @@ final class EngineState
             {
                 for (Order order = book.best(side); order != null; order = book.next(order))
                 {
+                    if (order.isUntriggeredStop() || order.market)
+                    {
+                        throw new IllegalStateException("order " + order.orderId + " rests but is a stop or market order");
+                    }
+                    expiring += validateOpen(engine, instrument, side, order, expectedReserved, accountSlot);
                     resting++;
-                    if (order.side != side || order.instrument != instrument)
+                }
+                final StopOrders stops = instrument.stops(side);
+                stops.validate();
+                for (int i = 0; i < stops.size(); i++)
+                {
+                    final Order order = stops.get(i);
+                    if (!order.isUntriggeredStop() || order.filledQuantity != 0 || order.level != null)
                     {
-                        throw new IllegalStateException("order " + order.orderId + " is on the wrong book or side");
+                        throw new IllegalStateException("stop order " + order.orderId + " is not an untriggered stop");
                     }
-                    if (engine.ordersById.get(order.orderId) != order ||
-                        order.account.openOrdersByClientOrderId.get(order.clientOrderId) != order)
-                    {
-                        throw new IllegalStateException("order " + order.orderId + " missing from an index");
-                    }
-                    if ((order.timeInForce == TimeInForce.GTD) != (order.expiryIndex >= 0))
-                    {
-                        throw new IllegalStateException("order " + order.orderId + " expiry queue membership wrong");
-                    }
-                    if (order.expiryIndex >= 0)
-                    {
-                        expiring++;
-                    }
-                    final long remaining = order.remainingQuantity();
-                    final long required = order.isBuy() ?
-                        Instrument.buyReservation(instrument.notional(order.price, remaining), order.feeReservePpm) :
-                        instrument.baseAmount(remaining);
-                    final int assetIndex = order.isBuy() ? instrument.quoteAsset.index : instrument.baseAsset.index;
-                    final long[] reserved = expectedReserved[(int)accountSlot.get(order.account.accountId)];
-                    reserved[assetIndex] = sum(reserved[assetIndex], required, "reservations of account",
-                        order.account.accountId);
+                    expiring += validateOpen(engine, instrument, side, order, expectedReserved, accountSlot);
+                    resting++;
                 }
             }
         }

@@ -21,6 +21,7 @@ import io.bourse.protocol.codec.OrderReplacedEncoder;
 import io.bourse.protocol.codec.OrderRestatedEncoder;
 import io.bourse.protocol.codec.OrderStatus;
 import io.bourse.protocol.codec.OrderStatusReportEncoder;
+import io.bourse.protocol.codec.OrderTriggeredEncoder;
 import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.RejectReason;
 import io.bourse.protocol.codec.SelfTradePrevention;
@@ -51,6 +52,7 @@ public final class EventEncoder implements EngineListener
     private final OrderRestatedEncoder orderRestated = new OrderRestatedEncoder();
     private final OrderExpiredEncoder orderExpired = new OrderExpiredEncoder();
     private final OrderStatusReportEncoder orderStatusReport = new OrderStatusReportEncoder();
+    private final OrderTriggeredEncoder orderTriggered = new OrderTriggeredEncoder();
     private final BookLevelChangedEncoder bookLevelChanged = new BookLevelChangedEncoder();
     private final BalanceChangedEncoder balanceChanged = new BalanceChangedEncoder();
     private final TransferProcessedEncoder transferProcessed = new TransferProcessedEncoder();
@@ -102,6 +104,7 @@ public final class EventEncoder implements EngineListener
         final boolean postOnly,
         final SelfTradePrevention selfTradePrevention,
         final long expiryTimeNs,
+        final long stopPrice,
         final long timestampNs)
     {
         orderAccepted.wrapAndApplyHeader(buffer, 0, header)
@@ -118,8 +121,37 @@ public final class EventEncoder implements EngineListener
             .timestampNs(timestampNs)
             .postOnly(postOnly ? BooleanType.TRUE : BooleanType.FALSE)
             .selfTradePrevention(selfTradePrevention)
-            .expiryTimeNs(expiryTimeNs);
+            .expiryTimeNs(expiryTimeNs)
+            .stopPrice(stopPrice);
         sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + orderAccepted.encodedLength());
+    }
+
+    public void onOrderTriggered(
+        final long orderId,
+        final long clientOrderId,
+        final long accountId,
+        final int instrumentId,
+        final Side side,
+        final OrderType orderType,
+        final long price,
+        final long quantity,
+        final long stopPrice,
+        final long triggerPrice,
+        final long timestampNs)
+    {
+        orderTriggered.wrapAndApplyHeader(buffer, 0, header)
+            .orderId(orderId)
+            .clientOrderId(clientOrderId)
+            .accountId(accountId)
+            .instrumentId(instrumentId)
+            .side(side)
+            .orderType(orderType)
+            .price(price)
+            .quantity(quantity)
+            .stopPrice(stopPrice)
+            .triggerPrice(triggerPrice)
+            .timestampNs(timestampNs);
+        sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + orderTriggered.encodedLength());
     }
 
     public void onTrade(
@@ -207,6 +239,7 @@ public final class EventEncoder implements EngineListener
         final long quantity,
         final long filledQuantity,
         final boolean priorityKept,
+        final long stopPrice,
         final long timestampNs)
     {
         orderReplaced.wrapAndApplyHeader(buffer, 0, header)
@@ -220,7 +253,8 @@ public final class EventEncoder implements EngineListener
             .quantity(quantity)
             .filledQuantity(filledQuantity)
             .priorityKept(priorityKept ? BooleanType.TRUE : BooleanType.FALSE)
-            .timestampNs(timestampNs);
+            .timestampNs(timestampNs)
+            .stopPrice(stopPrice);
         sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + orderReplaced.encodedLength());
     }
 
@@ -287,6 +321,8 @@ public final class EventEncoder implements EngineListener
         final long filledQuantity,
         final long executedNotional,
         final long expiryTimeNs,
+        final OrderType orderType,
+        final long stopPrice,
         final long timestampNs)
     {
         orderStatusReport.wrapAndApplyHeader(buffer, 0, header)
@@ -302,7 +338,9 @@ public final class EventEncoder implements EngineListener
             .filledQuantity(filledQuantity)
             .executedNotional(executedNotional)
             .expiryTimeNs(expiryTimeNs)
-            .timestampNs(timestampNs);
+            .timestampNs(timestampNs)
+            .orderType(orderType)
+            .stopPrice(stopPrice);
         sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + orderStatusReport.encodedLength());
     }
 

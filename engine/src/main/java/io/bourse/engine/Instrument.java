@@ -1,5 +1,6 @@
 package io.bourse.engine;
 
+import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.TradingState;
 
 /**
@@ -12,6 +13,8 @@ final class Instrument
 {
     final int instrumentId;
     final OrderBook book;
+    final StopOrders buyStops = new StopOrders(Side.BUY);
+    final StopOrders sellStops = new StopOrders(Side.SELL);
     String symbol;
     Asset baseAsset;
     Asset quoteAsset;
@@ -37,6 +40,19 @@ final class Instrument
     {
         this.instrumentId = instrumentId;
         this.book = book;
+    }
+
+    StopOrders stops(final Side side)
+    {
+        return side == Side.BUY ? buyStops : sellStops;
+    }
+
+    /**
+     * @return whether any order is open on the instrument: resting, or a stop waiting for its trigger.
+     */
+    boolean hasOpenOrders()
+    {
+        return book.orderCount() > 0 || buyStops.size() > 0 || sellStops.size() > 0;
     }
 
     /**

@@ -21,6 +21,10 @@ final class Order
     /** Sum of price × quantity of the fills, in quote minor units. */
     long executedNotional;
     long expiryTimeNs;
+    /** A stop order's trigger until it triggers; 0 for any other order and once triggered. */
+    long stopPrice;
+    /** A market buy's by quote amount: what it may spend, fees included; 0 otherwise. */
+    long quoteAmount;
     /**
      * When the order was accepted and when its terms or fills last changed (cluster time). What a user is shown of
      * it; not part of the state hash, since snapshots before format 3 do not carry them.
@@ -40,6 +44,8 @@ final class Order
     int feeReservePpm;
     int expiryIndex = -1;
     boolean postOnly;
+    /** A market order: held open only as an untriggered stop. */
+    boolean market;
 
     Order prev;
     Order next;
@@ -48,6 +54,11 @@ final class Order
     long remainingQuantity()
     {
         return quantity - filledQuantity;
+    }
+
+    boolean isUntriggeredStop()
+    {
+        return stopPrice != 0;
     }
 
     boolean isBuy()

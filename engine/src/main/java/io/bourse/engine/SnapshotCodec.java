@@ -11,6 +11,7 @@ import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.MessageHeaderEncoder;
 import io.bourse.protocol.codec.OrderRecordDecoder;
 import io.bourse.protocol.codec.OrderRecordEncoder;
+import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.SnapshotBeginDecoder;
 import io.bourse.protocol.codec.SnapshotBeginEncoder;
@@ -35,7 +36,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class SnapshotCodec
 {
-    static final int FORMAT_VERSION = 3;
+    static final int FORMAT_VERSION = 4;
+    /**
+     * Format 3 held no stop orders (OrderRecords of schema version 1 or 2); such snapshots still load.
+     */
+    private static final int FORMAT_VERSION_WITHOUT_STOPS = 3;
     /**
      * Format 1 recorded transaction ids one by one (TransactionIdsRecord); such snapshots still load.
      */
@@ -63,7 +68,7 @@ final class SnapshotCodec
      */
     static int maxOrders(final int snapshotLength)
     {
-        return snapshotLength / (MessageHeaderEncoder.ENCODED_LENGTH + OrderRecordEncoder.BLOCK_LENGTH - 2 * Long.BYTES);
+        return snapshotLength / (MessageHeaderEncoder.ENCODED_LENGTH + OrderRecordEncoder.createdTimeNsEncodingOffset());
     }
 
     int write(final Engine engine, final MutableDirectBuffer buffer, final int offset)
@@ -149,29 +154,22 @@ final class SnapshotCodec
         final OrderRecordEncoder orderEncoder = new OrderRecordEncoder();
         for (final int instrumentId : instrumentIds)
         {
-            final OrderBook book = engine.instruments.get(instrumentId).book;
+            final Instrument instrument = engine.instruments.get(instrumentId);
+            final OrderBook book = instrument.book;
             for (final Side side : new Side[]{ Side.BUY, Side.SELL })
             {
                 for (Order order = book.best(side); order != null; order = book.next(order))
                 {
-                    orderEncoder.wrapAndApplyHeader(buffer, position, headerEncoder)
-                        .orderId(order.orderId)
-                        .clientOrderId(order.clientOrderId)
-                        .accountId(order.account.accountId)
-                        .instrumentId(instrumentId)
-                        .side(side)
-                        .timeInForce(order.timeInForce)
-                        .selfTradePrevention(order.selfTradePrevention)
-                        .postOnly(order.postOnly ? BooleanType.TRUE : BooleanType.FALSE)
-                        .price(order.price)
-                        .quantity(order.quantity)
-                        .filledQuantity(order.filledQuantity)
-                        .executedNotional(order.executedNotional)
-                        .expiryTimeNs(order.expiryTimeNs)
-                        .feeReservePpm(order.feeReservePpm)
-                        .createdTimeNs(order.createdNs)
-                        .updatedTimeNs(order.updatedNs);
-                    position += MessageHeaderEncoder.ENCODED_LENGTH + orderEncoder.encodedLength();
+                    position += writeOrder(orderEncoder, buffer, position, order);
+                    records++;
+                }
+            }
+            for (final Side side : new Side[]{ Side.BUY, Side.SELL })
+            {
+                final StopOrders stops = instrument.stops(side);
+                for (int i = 0; i < stops.size(); i++)
+                {
+                    position += writeOrder(orderEncoder, buffer, position, stops.get(i));
                     records++;
                 }
             }
@@ -202,6 +200,32 @@ final class SnapshotCodec
         position += MessageHeaderEncoder.ENCODED_LENGTH + end.encodedLength();
         headerEncoder.wrap(RELEASED, 0);
         return position - offset;
+    }
+
+    private int writeOrder(
+        final OrderRecordEncoder orderEncoder, final MutableDirectBuffer buffer, final int position, final Order order)
+    {
+        orderEncoder.wrapAndApplyHeader(buffer, position, headerEncoder)
+            .orderId(order.orderId)
+            .clientOrderId(order.clientOrderId)
+            .accountId(order.account.accountId)
+            .instrumentId(order.instrument.instrumentId)
+            .side(order.side)
+            .timeInForce(order.timeInForce)
+            .selfTradePrevention(order.selfTradePrevention)
+            .postOnly(order.postOnly ? BooleanType.TRUE : BooleanType.FALSE)
+            .price(order.price)
+            .quantity(order.quantity)
+            .filledQuantity(order.filledQuantity)
+            .executedNotional(order.executedNotional)
+            .expiryTimeNs(order.expiryTimeNs)
+            .feeReservePpm(order.feeReservePpm)
+            .createdTimeNs(order.createdNs)
+            .updatedTimeNs(order.updatedNs)
+            .stopPrice(order.stopPrice)
+            .orderType(order.market ? OrderType.MARKET : OrderType.LIMIT)
+            .quoteAmount(order.quoteAmount);
+        return MessageHeaderEncoder.ENCODED_LENGTH + orderEncoder.encodedLength();
     }
 
     void load(final Engine engine, final DirectBuffer buffer, final int offset, final int length)
@@ -267,8 +291,8 @@ final class SnapshotCodec
                 {
                     final SnapshotBeginDecoder decoder = new SnapshotBeginDecoder().wrap(buffer, body, blockLength, version);
                     format = decoder.formatVersion();
-                    if (format != FORMAT_VERSION && format != FORMAT_VERSION_WITHOUT_ORDER_TIMES &&
-                        format != FORMAT_VERSION_IDS_ONE_BY_ONE)
+                    if (format != FORMAT_VERSION && format != FORMAT_VERSION_WITHOUT_STOPS &&
+                        format != FORMAT_VERSION_WITHOUT_ORDER_TIMES && format != FORMAT_VERSION_IDS_ONE_BY_ONE)
                     {
                         throw new IllegalStateException("unsupported snapshot format " + format);
                     }
@@ -450,13 +474,34 @@ final class SnapshotCodec
         order.feeReservePpm = decoder.feeReservePpm();
         order.createdNs = orderTime(decoder.createdTimeNs());
         order.updatedNs = orderTime(decoder.updatedTimeNs());
+        // Records from before stop orders hold none of these: a resting limit order.
+        final long stopPrice = decoder.stopPrice();
+        order.stopPrice = stopPrice == OrderRecordDecoder.stopPriceNullValue() ? 0 : stopPrice;
+        order.market = decoder.orderType() == OrderType.MARKET;
+        final long quoteAmount = decoder.quoteAmount();
+        order.quoteAmount = quoteAmount == OrderRecordDecoder.quoteAmountNullValue() ? 0 : quoteAmount;
+        if (order.stopPrice < 0 || (order.market && (order.stopPrice == 0 || order.price != 0)) ||
+            order.quoteAmount < 0 || (order.quoteAmount != 0 && (!order.market || !order.isBuy())) ||
+            order.stopPrice % instrument.tickSize != 0)
+        {
+            throw new IllegalStateException("snapshot order " + order.orderId + " has inconsistent stop terms: stop price " +
+                order.stopPrice + ", market " + order.market + ", price " + order.price + ", quote amount " +
+                order.quoteAmount);
+        }
         engine.ordersById.put(order.orderId, order);
         account.openOrdersByClientOrderId.put(order.clientOrderId, order);
         if (order.timeInForce == TimeInForce.GTD)
         {
             engine.expiryQueue.add(order);
         }
-        instrument.book.add(order);
+        if (order.isUntriggeredStop())
+        {
+            instrument.stops(order.side).add(order);
+        }
+        else
+        {
+            instrument.book.add(order);
+        }
         return body + decoder.encodedLength();
     }
 

@@ -94,7 +94,7 @@ class AccountFeesTest
         assertEquals(100_000 + 50, reserved(f, 1, USD));
 
         f.engine.setAccountFees(1, 0, 4_000, f.tick());
-        f.engine.replaceOrder(1, 0, 1, 0, 10_000, 8, f.tick());
+        f.engine.replaceOrder(1, 0, 1, 0, 10_000, 8, 0, f.tick());
         f.events.only(EventRecorder.OrderReplaced.class);
         assertEquals(80_000 + 320, reserved(f, 1, USD), "the smaller order at the account's new, higher rate");
         assertEquals(10_000_000 - 80_320, available(f, 1, USD));
@@ -250,10 +250,10 @@ class AccountFeesTest
 
         restored.newOrder(2, 1, EngineFixture.BTC_USD, Side.SELL, OrderType.LIMIT,
             TimeInForce.GTC, false, SelfTradePrevention.ACCOUNT_DEFAULT,
-            10_000, 10, 0, 0, f.tick());
+            10_000, 10, 0, 0, 0, f.tick());
         restored.newOrder(1, 1, EngineFixture.BTC_USD, Side.BUY, OrderType.LIMIT,
             TimeInForce.GTC, false, SelfTradePrevention.ACCOUNT_DEFAULT,
-            10_000, 10, 0, 0, f.tick());
+            10_000, 10, 0, 0, 0, f.tick());
         final EventRecorder.Trade trade = events.last(EventRecorder.Trade.class);
         assertEquals(250, trade.makerFee());
         assertEquals(50, trade.takerFee());

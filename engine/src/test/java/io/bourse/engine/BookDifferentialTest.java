@@ -309,7 +309,7 @@ class BookDifferentialTest
         final long q = quantity;
         final long expiry = expiryTimeNs;
         both(e -> e.newOrder(accountId, clientOrderId, model.instrumentId(), side, OrderType.LIMIT, timeInForce, postOnly,
-            stp, p, q, 0, expiry, nowNs),
+            stp, p, q, 0, expiry, 0, nowNs),
             "limit " + accountId + "/" + clientOrderId + " " + side + " " + q + "@" + p + " " + timeInForce +
             (postOnly ? " postOnly " : " ") + stp + " on " + model.instrumentId());
     }
@@ -329,7 +329,7 @@ class BookDifferentialTest
         final long quoteAmount = byQuoteAmount ?
             1 + random.nextLong(model.mid()[0] / model.tickSize() * quotePerTickLot(model) * 20) : 0;
         both(e -> e.newOrder(accountId, clientOrderId, model.instrumentId(), side, OrderType.MARKET, timeInForce, false,
-            stp, 0, quantity, quoteAmount, 0, nowNs),
+            stp, 0, quantity, quoteAmount, 0, 0, nowNs),
             "market " + accountId + "/" + clientOrderId + " " + side + " qty " + quantity + " quote " + quoteAmount +
             " " + timeInForce + " " + stp + " on " + model.instrumentId());
     }
@@ -411,7 +411,7 @@ class BookDifferentialTest
         final long q = quantity;
         final long newId = newClientOrderId;
         both(e -> e.replaceOrder(order.accountId, byClientOrderId ? 0 : order.orderId,
-            byClientOrderId ? order.clientOrderId : 0, newId, p, q, nowNs),
+            byClientOrderId ? order.clientOrderId : 0, newId, p, q, 0, nowNs),
             "replace " + order.orderId + " (" + order.quantity + "@" + order.price + ", filled " + order.filledQuantity +
             ") to " + q + "@" + p + " clientOrderId " + newId);
     }

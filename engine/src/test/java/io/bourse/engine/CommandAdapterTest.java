@@ -74,56 +74,56 @@ class CommandAdapterTest
             (b, o) -> encoding.setAccountLimits(b, o, 2, 1_000, 0, 10, SelfTradePrevention.CANCEL_RESTING));
         step(covered, "fees", (e, t) -> e.setAccountFees(1, 0, 1_500, t), (b, o) -> encoding.setAccountFees(b, o, 1, 0, 1_500));
         step(covered, "rest sell", (e, t) -> e.newOrder(2, 1, 3, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 10_000, 10, 0, 0, t),
+                SelfTradePrevention.ACCOUNT_DEFAULT, 10_000, 10, 0, 0, 0, t),
             (b, o) -> encoding.newOrder(b, o, 2, 1, 3, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 10_000, 10, 0, 0));
+                SelfTradePrevention.ACCOUNT_DEFAULT, 10_000, 10, 0, 0, 0));
         step(covered, "partial fill", (e, t) -> e.newOrder(1, 1, 3, Side.BUY, OrderType.LIMIT, TimeInForce.IOC, false,
-                SelfTradePrevention.CANCEL_BOTH, 10_000, 4, 0, 0, t),
+                SelfTradePrevention.CANCEL_BOTH, 10_000, 4, 0, 0, 0, t),
             (b, o) -> encoding.newOrder(b, o, 1, 1, 3, Side.BUY, OrderType.LIMIT, TimeInForce.IOC, false,
-                SelfTradePrevention.CANCEL_BOTH, 10_000, 4, 0, 0));
+                SelfTradePrevention.CANCEL_BOTH, 10_000, 4, 0, 0, 0));
         step(covered, "query", (e, t) -> e.queryOrder(2, 0, 1, t), (b, o) -> encoding.queryOrder(b, o, 2, 0, 1));
         step(covered, "query unknown", (e, t) -> e.queryOrder(2, 77, 0, t), (b, o) -> encoding.queryOrder(b, o, 2, 77, 0));
-        step(covered, "replace", (e, t) -> e.replaceOrder(2, 0, 1, 11, 10_010, 8, t),
-            (b, o) -> encoding.replaceOrder(b, o, 2, 0, 1, 11, 10_010, 8));
+        step(covered, "replace", (e, t) -> e.replaceOrder(2, 0, 1, 11, 10_010, 8, 0, t),
+            (b, o) -> encoding.replaceOrder(b, o, 2, 0, 1, 11, 10_010, 8, 0));
         step(covered, "rest gtd", (e, t) -> e.newOrder(2, 2, 3, Side.SELL, OrderType.LIMIT, TimeInForce.GTD, true,
-                SelfTradePrevention.DECREMENT, 10_020, 5, 0, gtdExpiry, t),
+                SelfTradePrevention.DECREMENT, 10_020, 5, 0, gtdExpiry, 0, t),
             (b, o) -> encoding.newOrder(b, o, 2, 2, 3, Side.SELL, OrderType.LIMIT, TimeInForce.GTD, true,
-                SelfTradePrevention.DECREMENT, 10_020, 5, 0, gtdExpiry));
+                SelfTradePrevention.DECREMENT, 10_020, 5, 0, gtdExpiry, 0));
         nowNs += 10_000;
         step(covered, "expire", (e, t) -> e.expireOrders(t), encoding::expireOrders);
         step(covered, "halt", (e, t) -> e.setTradingState(3, TradingState.HALTED, t),
             (b, o) -> encoding.setTradingState(b, o, 3, TradingState.HALTED));
         step(covered, "order while halted", (e, t) -> e.newOrder(1, 2, 3, Side.BUY, OrderType.LIMIT, TimeInForce.GTC,
-                false, SelfTradePrevention.ACCOUNT_DEFAULT, 9_000, 1, 0, 0, t),
+                false, SelfTradePrevention.ACCOUNT_DEFAULT, 9_000, 1, 0, 0, 0, t),
             (b, o) -> encoding.limit(b, o, 1, 2, 3, Side.BUY, 9_000, 1));
         step(covered, "open", (e, t) -> e.setTradingState(3, TradingState.OPEN, t),
             (b, o) -> encoding.setTradingState(b, o, 3, TradingState.OPEN));
         step(covered, "kill switch", (e, t) -> e.setKillSwitch(1, true, t), (b, o) -> encoding.setKillSwitch(b, o, 1, true));
         step(covered, "order while killed", (e, t) -> e.newOrder(1, 3, 3, Side.BUY, OrderType.LIMIT, TimeInForce.GTC,
-                false, SelfTradePrevention.ACCOUNT_DEFAULT, 9_000, 1, 0, 0, t),
+                false, SelfTradePrevention.ACCOUNT_DEFAULT, 9_000, 1, 0, 0, 0, t),
             (b, o) -> encoding.limit(b, o, 1, 3, 3, Side.BUY, 9_000, 1));
         step(covered, "kill switch off", (e, t) -> e.setKillSwitch(1, false, t),
             (b, o) -> encoding.setKillSwitch(b, o, 1, false));
         step(covered, "market buy by quote", (e, t) -> e.newOrder(1, 4, 3, Side.BUY, OrderType.MARKET, TimeInForce.IOC,
-                false, SelfTradePrevention.ACCOUNT_DEFAULT, 0, 0, 30_000, 0, t),
+                false, SelfTradePrevention.ACCOUNT_DEFAULT, 0, 0, 30_000, 0, 0, t),
             (b, o) -> encoding.newOrder(b, o, 1, 4, 3, Side.BUY, OrderType.MARKET, TimeInForce.IOC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 0, 0, 30_000, 0));
+                SelfTradePrevention.ACCOUNT_DEFAULT, 0, 0, 30_000, 0, 0));
         step(covered, "rest buy", (e, t) -> e.newOrder(1, 5, 3, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 9_900, 3, 0, 0, t),
+                SelfTradePrevention.ACCOUNT_DEFAULT, 9_900, 3, 0, 0, 0, t),
             (b, o) -> encoding.limit(b, o, 1, 5, 3, Side.BUY, 9_900, 3));
         step(covered, "cancel", (e, t) -> e.cancelOrder(1, 0, 5, t), (b, o) -> encoding.cancelOrder(b, o, 1, 0, 5));
         step(covered, "cancel unknown", (e, t) -> e.cancelOrder(1, 0, 5, t), (b, o) -> encoding.cancelOrder(b, o, 1, 0, 5));
         step(covered, "rest sells", (e, t) -> e.newOrder(2, 6, 3, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 10_100, 3, 0, 0, t),
+                SelfTradePrevention.ACCOUNT_DEFAULT, 10_100, 3, 0, 0, 0, t),
             (b, o) -> encoding.limit(b, o, 2, 6, 3, Side.SELL, 10_100, 3));
         step(covered, "mass cancel side", (e, t) -> e.massCancel(2, 3, Side.SELL, t),
             (b, o) -> encoding.massCancel(b, o, 2, 3, Side.SELL));
         step(covered, "mass cancel all", (e, t) -> e.massCancel(2, 0, Side.NULL_VAL, t),
             (b, o) -> encoding.massCancel(b, o, 2, 0, Side.NULL_VAL));
         step(covered, "invalid side", (e, t) -> e.newOrder(1, 7, 3, Side.NULL_VAL, OrderType.LIMIT, TimeInForce.GTC,
-                false, SelfTradePrevention.ACCOUNT_DEFAULT, 9_900, 3, 0, 0, t),
+                false, SelfTradePrevention.ACCOUNT_DEFAULT, 9_900, 3, 0, 0, 0, t),
             (b, o) -> encoding.newOrder(b, o, 1, 7, 3, Side.NULL_VAL, OrderType.LIMIT, TimeInForce.GTC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 9_900, 3, 0, 0));
+                SelfTradePrevention.ACCOUNT_DEFAULT, 9_900, 3, 0, 0, 0));
 
         assertEquals(direct.engine.stateHash(), decoded.engine.stateHash());
         decoded.engine.validateInternalState();

@@ -90,7 +90,7 @@ public final class EngineFixture
         final long expiryTimeNs)
     {
         engine.newOrder(accountId, clientOrderId, instrumentId, side, orderType, timeInForce, postOnly,
-            selfTradePrevention, price, quantity, quoteAmount, expiryTimeNs, tick());
+            selfTradePrevention, price, quantity, quoteAmount, expiryTimeNs, 0, tick());
     }
 
     /**

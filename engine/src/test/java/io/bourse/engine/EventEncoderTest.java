@@ -15,6 +15,7 @@ import io.bourse.protocol.codec.OrderExpiredDecoder;
 import io.bourse.protocol.codec.OrderReplacedDecoder;
 import io.bourse.protocol.codec.OrderRestatedDecoder;
 import io.bourse.protocol.codec.OrderStatusReportDecoder;
+import io.bourse.protocol.codec.OrderTriggeredDecoder;
 import io.bourse.protocol.codec.TradeDecoder;
 import io.bourse.protocol.codec.TradingStateChangedDecoder;
 import io.bourse.protocol.codec.TransferProcessedDecoder;
@@ -78,8 +79,8 @@ class EventEncoderTest
         limit(1, 2, Side.SELL, 10_010, 10, TimeInForce.GTD, nowNs + 50_000);
         limit(2, 1, Side.BUY, 10_005, 4, TimeInForce.GTC, 0);
         limit(2, 2, Side.BUY, 10_020, 12, TimeInForce.IOC, 0);
-        engine.replaceOrder(1, 0, 2, 3, 10_010, 8, ++nowNs);
-        engine.replaceOrder(1, 0, 3, 0, 10_030, 9, ++nowNs);
+        engine.replaceOrder(1, 0, 2, 3, 10_010, 8, 0, ++nowNs);
+        engine.replaceOrder(1, 0, 3, 0, 10_030, 9, 0, ++nowNs);
         limit(3, 1, Side.BUY, 9_990, 8, TimeInForce.GTC, 0);
         limit(3, 2, Side.SELL, 9_990, 3, TimeInForce.GTC, 0);
         engine.queryOrder(3, 0, 1, ++nowNs);
@@ -93,13 +94,21 @@ class EventEncoderTest
         limit(2, 4, Side.BUY, 9_600, 2, TimeInForce.GTC, 0);
         engine.massCancel(2, BTC_USD, Side.NULL_VAL, ++nowNs);
         engine.newOrder(2, 5, BTC_USD, Side.BUY, OrderType.MARKET, TimeInForce.IOC, false,
-            SelfTradePrevention.ACCOUNT_DEFAULT, 0, 0, 20_000, 0, ++nowNs);
+            SelfTradePrevention.ACCOUNT_DEFAULT, 0, 0, 20_000, 0, 0, ++nowNs);
         engine.setTradingState(BTC_USD, TradingState.HALTED, ++nowNs);
         limit(2, 6, Side.BUY, 9_600, 2, TimeInForce.GTC, 0);
         engine.setTradingState(BTC_USD, TradingState.OPEN, ++nowNs);
         engine.setKillSwitch(0, true, ++nowNs);
         limit(2, 7, Side.BUY, 9_600, 2, TimeInForce.GTC, 0);
         engine.setKillSwitch(0, false, ++nowNs);
+        limit(1, 5, Side.SELL, 9_900, 1, TimeInForce.GTC, 0);
+        limit(2, 9, Side.BUY, 9_900, 1, TimeInForce.GTC, 0);
+        engine.newOrder(2, 10, BTC_USD, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, false,
+            SelfTradePrevention.ACCOUNT_DEFAULT, 10_100, 2, 0, 0, 9_950, ++nowNs);
+        engine.queryOrder(2, 0, 10, ++nowNs);
+        engine.replaceOrder(2, 0, 10, 0, 10_100, 3, 9_960, ++nowNs);
+        limit(1, 6, Side.SELL, 9_960, 1, TimeInForce.GTC, 0);
+        limit(3, 4, Side.BUY, 9_960, 1, TimeInForce.GTC, 0);
         limit(2, 8, Side.BUY, 123, -1, TimeInForce.GTC, 0);
 
         assertEquals(recorder.events(), decodedEvents);
@@ -113,7 +122,7 @@ class EventEncoderTest
         final TimeInForce timeInForce, final long expiryTimeNs)
     {
         engine.newOrder(accountId, clientOrderId, BTC_USD, side, OrderType.LIMIT, timeInForce, false,
-            SelfTradePrevention.ACCOUNT_DEFAULT, price, quantity, 0, expiryTimeNs, ++nowNs);
+            SelfTradePrevention.ACCOUNT_DEFAULT, price, quantity, 0, expiryTimeNs, 0, ++nowNs);
     }
 
     private static EngineListener tee(final EngineListener first, final EngineListener second)
@@ -148,6 +157,7 @@ class EventEncoderTest
     private final OrderRestatedDecoder orderRestated = new OrderRestatedDecoder();
     private final OrderExpiredDecoder orderExpired = new OrderExpiredDecoder();
     private final OrderStatusReportDecoder orderStatusReport = new OrderStatusReportDecoder();
+    private final OrderTriggeredDecoder orderTriggered = new OrderTriggeredDecoder();
     private final BookLevelChangedDecoder bookLevelChanged = new BookLevelChangedDecoder();
     private final BalanceChangedDecoder balanceChanged = new BalanceChangedDecoder();
     private final TransferProcessedDecoder transferProcessed = new TransferProcessedDecoder();
@@ -196,6 +206,7 @@ class EventEncoderTest
                     orderAccepted.postOnly() == BooleanType.TRUE,
                     orderAccepted.selfTradePrevention(),
                     orderAccepted.expiryTimeNs(),
+                    orderAccepted.stopPrice(),
                     orderAccepted.timestampNs());
             }
             case TradeDecoder.TEMPLATE_ID ->
@@ -253,6 +264,7 @@ class EventEncoderTest
                     orderReplaced.quantity(),
                     orderReplaced.filledQuantity(),
                     orderReplaced.priorityKept() == BooleanType.TRUE,
+                    orderReplaced.stopPrice(),
                     orderReplaced.timestampNs());
             }
             case OrderRestatedDecoder.TEMPLATE_ID ->
@@ -300,7 +312,25 @@ class EventEncoderTest
                     orderStatusReport.filledQuantity(),
                     orderStatusReport.executedNotional(),
                     orderStatusReport.expiryTimeNs(),
+                    orderStatusReport.orderType(),
+                    orderStatusReport.stopPrice(),
                     orderStatusReport.timestampNs());
+            }
+            case OrderTriggeredDecoder.TEMPLATE_ID ->
+            {
+                orderTriggered.wrap(buffer, body, blockLength, version);
+                yield new EventRecorder.OrderTriggered(
+                    orderTriggered.orderId(),
+                    orderTriggered.clientOrderId(),
+                    orderTriggered.accountId(),
+                    orderTriggered.instrumentId(),
+                    orderTriggered.side(),
+                    orderTriggered.orderType(),
+                    orderTriggered.price(),
+                    orderTriggered.quantity(),
+                    orderTriggered.stopPrice(),
+                    orderTriggered.triggerPrice(),
+                    orderTriggered.timestampNs());
             }
             case BookLevelChangedDecoder.TEMPLATE_ID ->
             {

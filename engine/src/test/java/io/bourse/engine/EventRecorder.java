@@ -32,7 +32,11 @@ public final class EventRecorder implements EngineListener
     {
     }
 
-    record OrderAccepted(long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType, TimeInForce timeInForce, long price, long quantity, long quoteAmount, boolean postOnly, SelfTradePrevention selfTradePrevention, long expiryTimeNs, long timestampNs) implements Event
+    record OrderAccepted(long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType, TimeInForce timeInForce, long price, long quantity, long quoteAmount, boolean postOnly, SelfTradePrevention selfTradePrevention, long expiryTimeNs, long stopPrice, long timestampNs) implements Event
+    {
+    }
+
+    record OrderTriggered(long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType, long price, long quantity, long stopPrice, long triggerPrice, long timestampNs) implements Event
     {
     }
 
@@ -44,7 +48,7 @@ public final class EventRecorder implements EngineListener
     {
     }
 
-    record OrderReplaced(long orderId, long origClientOrderId, long clientOrderId, long accountId, int instrumentId, Side side, long price, long quantity, long filledQuantity, boolean priorityKept, long timestampNs) implements Event
+    record OrderReplaced(long orderId, long origClientOrderId, long clientOrderId, long accountId, int instrumentId, Side side, long price, long quantity, long filledQuantity, boolean priorityKept, long stopPrice, long timestampNs) implements Event
     {
     }
 
@@ -56,7 +60,7 @@ public final class EventRecorder implements EngineListener
     {
     }
 
-    record OrderStatusReport(long orderId, long clientOrderId, long accountId, int instrumentId, Side side, TimeInForce timeInForce, OrderStatus status, long price, long quantity, long filledQuantity, long executedNotional, long expiryTimeNs, long timestampNs) implements Event
+    record OrderStatusReport(long orderId, long clientOrderId, long accountId, int instrumentId, Side side, TimeInForce timeInForce, OrderStatus status, long price, long quantity, long filledQuantity, long executedNotional, long expiryTimeNs, OrderType orderType, long stopPrice, long timestampNs) implements Event
     {
     }
 
@@ -153,9 +157,14 @@ public final class EventRecorder implements EngineListener
         events.add(new CommandRejected(commandType, reason, accountId, orderId, clientOrderId, instrumentId, timestampNs));
     }
 
-    public void onOrderAccepted(final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final OrderType orderType, final TimeInForce timeInForce, final long price, final long quantity, final long quoteAmount, final boolean postOnly, final SelfTradePrevention selfTradePrevention, final long expiryTimeNs, final long timestampNs)
+    public void onOrderAccepted(final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final OrderType orderType, final TimeInForce timeInForce, final long price, final long quantity, final long quoteAmount, final boolean postOnly, final SelfTradePrevention selfTradePrevention, final long expiryTimeNs, final long stopPrice, final long timestampNs)
     {
-        events.add(new OrderAccepted(orderId, clientOrderId, accountId, instrumentId, side, orderType, timeInForce, price, quantity, quoteAmount, postOnly, selfTradePrevention, expiryTimeNs, timestampNs));
+        events.add(new OrderAccepted(orderId, clientOrderId, accountId, instrumentId, side, orderType, timeInForce, price, quantity, quoteAmount, postOnly, selfTradePrevention, expiryTimeNs, stopPrice, timestampNs));
+    }
+
+    public void onOrderTriggered(final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final OrderType orderType, final long price, final long quantity, final long stopPrice, final long triggerPrice, final long timestampNs)
+    {
+        events.add(new OrderTriggered(orderId, clientOrderId, accountId, instrumentId, side, orderType, price, quantity, stopPrice, triggerPrice, timestampNs));
     }
 
     public void onTrade(final long tradeId, final int instrumentId, final long price, final long quantity, final Side takerSide, final long makerOrderId, final long makerClientOrderId, final long makerAccountId, final long makerFilledQuantity, final long makerRemainingQuantity, final long makerExecutedNotional, final long makerFee, final long takerOrderId, final long takerClientOrderId, final long takerAccountId, final long takerFilledQuantity, final long takerRemainingQuantity, final long takerExecutedNotional, final long takerFee, final long timestampNs)
@@ -168,9 +177,9 @@ public final class EventRecorder implements EngineListener
         events.add(new OrderCanceled(orderId, clientOrderId, accountId, instrumentId, side, price, quantity, filledQuantity, executedNotional, reason, timestampNs));
     }
 
-    public void onOrderReplaced(final long orderId, final long origClientOrderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final long price, final long quantity, final long filledQuantity, final boolean priorityKept, final long timestampNs)
+    public void onOrderReplaced(final long orderId, final long origClientOrderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final long price, final long quantity, final long filledQuantity, final boolean priorityKept, final long stopPrice, final long timestampNs)
     {
-        events.add(new OrderReplaced(orderId, origClientOrderId, clientOrderId, accountId, instrumentId, side, price, quantity, filledQuantity, priorityKept, timestampNs));
+        events.add(new OrderReplaced(orderId, origClientOrderId, clientOrderId, accountId, instrumentId, side, price, quantity, filledQuantity, priorityKept, stopPrice, timestampNs));
     }
 
     public void onOrderRestated(final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final long price, final long quantity, final long filledQuantity, final long timestampNs)
@@ -183,9 +192,9 @@ public final class EventRecorder implements EngineListener
         events.add(new OrderExpired(orderId, clientOrderId, accountId, instrumentId, side, price, quantity, filledQuantity, executedNotional, timestampNs));
     }
 
-    public void onOrderStatus(final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final TimeInForce timeInForce, final OrderStatus status, final long price, final long quantity, final long filledQuantity, final long executedNotional, final long expiryTimeNs, final long timestampNs)
+    public void onOrderStatus(final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side, final TimeInForce timeInForce, final OrderStatus status, final long price, final long quantity, final long filledQuantity, final long executedNotional, final long expiryTimeNs, final OrderType orderType, final long stopPrice, final long timestampNs)
     {
-        events.add(new OrderStatusReport(orderId, clientOrderId, accountId, instrumentId, side, timeInForce, status, price, quantity, filledQuantity, executedNotional, expiryTimeNs, timestampNs));
+        events.add(new OrderStatusReport(orderId, clientOrderId, accountId, instrumentId, side, timeInForce, status, price, quantity, filledQuantity, executedNotional, expiryTimeNs, orderType, stopPrice, timestampNs));
     }
 
     public void onBookLevelChanged(final int instrumentId, final Side side, final long price, final long quantity, final int orderCount, final long timestampNs)

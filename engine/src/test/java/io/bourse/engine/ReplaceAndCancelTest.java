@@ -45,7 +45,7 @@ class ReplaceAndCancelTest
 
     private void replace(final long accountId, final long orderId, final long newClientOrderId, final long price, final long quantity)
     {
-        f.engine.replaceOrder(accountId, orderId, 0, newClientOrderId, price, quantity, f.tick());
+        f.engine.replaceOrder(accountId, orderId, 0, newClientOrderId, price, quantity, 0, f.tick());
     }
 
     /**
@@ -203,7 +203,7 @@ class ReplaceAndCancelTest
     {
         f.limit(1, 5, Side.BUY, 10_000, 5);
 
-        f.engine.replaceOrder(1, 0, 5, 0, 10_000, 3, f.tick());
+        f.engine.replaceOrder(1, 0, 5, 0, 10_000, 3, 0, f.tick());
 
         assertEquals(3, f.events.only(EventRecorder.OrderReplaced.class).quantity());
         f.engine.validateInternalState();
@@ -261,7 +261,7 @@ class ReplaceAndCancelTest
         final long orderId = g.lastOrderId();
 
         assertRejected(g, RejectReason.INSUFFICIENT_BALANCE,
-            () -> g.engine.replaceOrder(1, orderId, 0, 0, 10_000, 6, g.tick()));
+            () -> g.engine.replaceOrder(1, orderId, 0, 0, 10_000, 6, 0, g.tick()));
     }
 
     @Test
@@ -484,7 +484,7 @@ class ReplaceAndCancelTest
 
         final EventRecorder.OrderStatusReport report = f.events.only(EventRecorder.OrderStatusReport.class);
         assertEquals(new EventRecorder.OrderStatusReport(orderId, 4, 1, BTC_USD, Side.BUY, TimeInForce.GTC,
-            OrderStatus.NEW, 10_000, 5, 0, 0, 0, f.nowNs), report);
+            OrderStatus.NEW, 10_000, 5, 0, 0, 0, OrderType.LIMIT, 0, f.nowNs), report);
     }
 
     @Test

@@ -325,7 +325,7 @@ class RiskAndBalancesTest
         final long orderId = f.lastOrderId();
 
         assertRejected(f, RejectReason.PRICE_OUTSIDE_BAND,
-            () -> f.engine.replaceOrder(1, orderId, 0, 0, 11_100, 1, f.tick()));
+            () -> f.engine.replaceOrder(1, orderId, 0, 0, 11_100, 1, 0, f.tick()));
     }
 
     // ------------------------------------------------------------------------------------------------ account limits
@@ -399,9 +399,9 @@ class RiskAndBalancesTest
         final long orderId = f.lastOrderId();
 
         assertRejected(f, RejectReason.ACCOUNT_MAX_ORDER_QUANTITY,
-            () -> f.engine.replaceOrder(1, orderId, 0, 0, 10_000, 101, f.tick()));
+            () -> f.engine.replaceOrder(1, orderId, 0, 0, 10_000, 101, 0, f.tick()));
         assertRejected(f, RejectReason.ACCOUNT_MAX_ORDER_NOTIONAL,
-            () -> f.engine.replaceOrder(1, orderId, 0, 0, 20_000, 100, f.tick()));
+            () -> f.engine.replaceOrder(1, orderId, 0, 0, 20_000, 100, 0, f.tick()));
     }
 
     @Test
@@ -472,18 +472,18 @@ class RiskAndBalancesTest
         // Notional plus 0.1 % fits in a long; plus 0.2 % does not, which no budget (not even a long's largest) covers.
         final long price = 9_210_000_000_000_000_000L;
         engine.newOrder(10, 1, 1, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
-            SelfTradePrevention.ACCOUNT_DEFAULT, price, 1, 0, 0, nowNs++);
+            SelfTradePrevention.ACCOUNT_DEFAULT, price, 1, 0, 0, 0, nowNs++);
         engine.defineInstrument(1, "B-Q", 1, 2, 0, 1, 0, 1, 1, 0, 0, 0, 1_000, 2_000, TradingState.OPEN, nowNs++);
         events.clear();
 
         engine.newOrder(20, 1, 1, Side.BUY, OrderType.MARKET, TimeInForce.IOC, false,
-            SelfTradePrevention.ACCOUNT_DEFAULT, 0, 1, 0, 0, nowNs++);
+            SelfTradePrevention.ACCOUNT_DEFAULT, 0, 1, 0, 0, 0, nowNs++);
         assertTrue(events.all(EventRecorder.Trade.class).isEmpty(), events.events().toString());
         assertEquals(CancelReason.INSUFFICIENT_BALANCE, events.only(EventRecorder.OrderCanceled.class).reason());
 
         events.clear();
         engine.newOrder(20, 2, 1, Side.BUY, OrderType.MARKET, TimeInForce.FOK, false,
-            SelfTradePrevention.ACCOUNT_DEFAULT, 0, 1, 0, 0, nowNs++);
+            SelfTradePrevention.ACCOUNT_DEFAULT, 0, 1, 0, 0, 0, nowNs++);
         assertTrue(events.all(EventRecorder.Trade.class).isEmpty(), events.events().toString());
         assertEquals(CancelReason.FILL_OR_KILL, events.only(EventRecorder.OrderCanceled.class).reason());
         assertEquals(buyersQuote, engine.availableBalance(20, 2));

@@ -284,7 +284,7 @@ class SelfTradePreventionTest
         final long buyId = f.lastOrderId();
         f.events.clear();
 
-        f.engine.replaceOrder(1, buyId, 0, 0, 10_000, 3, f.tick());
+        f.engine.replaceOrder(1, buyId, 0, 0, 10_000, 3, 0, f.tick());
 
         final EventRecorder.OrderCanceled canceled = f.events.only(EventRecorder.OrderCanceled.class);
         assertEquals(buyId, canceled.orderId());

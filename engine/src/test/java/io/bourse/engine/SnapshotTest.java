@@ -98,6 +98,7 @@ class SnapshotTest
         assertTrue(tally.getOrDefault(EventRecorder.Trade.class, 0) > 100, "seed " + seed + ": " + tally);
         assertTrue(tally.getOrDefault(EventRecorder.OrderExpired.class, 0) > 0, "seed " + seed + ": " + tally);
         assertTrue(tally.getOrDefault(EventRecorder.OrderReplaced.class, 0) > 0, "seed " + seed + ": " + tally);
+        assertTrue(tally.getOrDefault(EventRecorder.OrderTriggered.class, 0) > 0, "seed " + seed + ": " + tally);
         final int rejected = tally.entrySet().stream()
             .filter(entry -> entry.getKey() instanceof RejectReason).mapToInt(Map.Entry::getValue).sum();
         assertTrue(rejected < COMMANDS_AFTER / 2,
@@ -227,9 +228,17 @@ class SnapshotTest
     {
         final Engine one = busyEngine(13);
         final Engine two = busyEngine(13);
+        for (final Engine engine : new Engine[]{ one, two })
+        {
+            // Whatever the workload left switched off, an order is accepted now.
+            engine.setKillSwitch(0, false, engine.lastTimestampNs());
+            engine.setKillSwitch(1, false, engine.lastTimestampNs());
+            engine.setTradingState(BTC_USD, TradingState.OPEN, engine.lastTimestampNs());
+        }
         assertEquals(one.stateHash(), two.stateHash());
         two.newOrder(1, 999_999, BTC_USD, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, false,
-            SelfTradePrevention.ACCOUNT_DEFAULT, 1, 1, 0, 0, two.lastTimestampNs() + 1);
+            SelfTradePrevention.ACCOUNT_DEFAULT, 9_900, 1, 0, 0, 0, two.lastTimestampNs() + 1);
+        assertEquals(one.openOrderCount() + 1, two.openOrderCount(), "the order rests");
         assertNotEquals(one.stateHash(), two.stateHash());
     }
 
@@ -251,7 +260,7 @@ class SnapshotTest
         f.limit(2, 4, Side.BUY, 80_00, 5);
         final long replacedId = f.lastOrderId();
         final long replacedCreated = f.nowNs;
-        f.engine.replaceOrder(2, replacedId, 0, 0, 81_00, 5, f.tick());
+        f.engine.replaceOrder(2, replacedId, 0, 0, 81_00, 5, 0, f.tick());
         final long replaced = f.nowNs;
 
         final byte[] snapshot = snapshot(f.engine);
@@ -268,11 +277,12 @@ class SnapshotTest
     void aFormatTwoSnapshotLoadsWithItsOrdersTimesUnknown()
     {
         final Engine engine = busyEngine(14);
-        // Accounts had no rates of their own then.
+        // Accounts had no rates of their own then, nor stop orders.
         for (long account = 1; account <= Workload.ACCOUNTS + 2; account++)
         {
             engine.setAccountFees(account, -1, -1, engine.lastTimestampNs());
         }
+        cancelStops(engine);
         final byte[] formatTwo = asFormatTwo(snapshot(engine));
         final Engine restored = new Engine(new EventRecorder());
         restored.loadSnapshot(new UnsafeBuffer(formatTwo), 0, formatTwo.length);
@@ -299,34 +309,82 @@ class SnapshotTest
         assertTrue(orders > 10, "orders " + orders);
     }
 
+    @Test
+    void aFormatThreeSnapshotWithoutStopsLoads()
+    {
+        final Engine engine = busyEngine(15);
+        cancelStops(engine);
+        final byte[] formatThree = asFormatThree(snapshot(engine));
+        final Engine restored = new Engine(new EventRecorder());
+        restored.loadSnapshot(new UnsafeBuffer(formatThree), 0, formatThree.length);
+        assertEquals(engine.stateHash(), restored.stateHash(), "its recorded hash verifies, and the states agree");
+        restored.validateInternalState();
+        assertArrayEquals(snapshot(engine), snapshot(restored));
+    }
+
+    /**
+     * Cancel every untriggered stop order, which snapshots before format 4 could not hold.
+     */
+    private static void cancelStops(final Engine engine)
+    {
+        for (final Instrument instrument : engine.instruments.values())
+        {
+            for (final Side side : new Side[]{ Side.BUY, Side.SELL })
+            {
+                Order stop;
+                while ((stop = instrument.stops(side).next()) != null)
+                {
+                    engine.cancelOrder(stop.account.accountId, stop.orderId, 0, engine.lastTimestampNs());
+                }
+            }
+        }
+    }
+
+    /**
+     * The same snapshot as format 3 wrote it: every record of schema version 2, order records without the stop
+     * terms, the last fields of their block.
+     */
+    static byte[] asFormatThree(final byte[] snapshot)
+    {
+        return asEarlierFormat(snapshot, 3, 2,
+            OrderRecordDecoder.BLOCK_LENGTH - OrderRecordDecoder.stopPriceEncodingOffset(), 0);
+    }
+
     /**
      * The same snapshot as format 2 wrote it: the version in SnapshotBegin, every record of schema version 0, order
-     * records without the times and account records without the fee rates (the last fields of each one's block).
+     * records without the times and stop terms and account records without the fee rates (the last fields of each
+     * one's block).
      */
     static byte[] asFormatTwo(final byte[] snapshot)
+    {
+        return asEarlierFormat(snapshot, 2, 0,
+            OrderRecordDecoder.BLOCK_LENGTH - OrderRecordDecoder.createdTimeNsEncodingOffset(),
+            AccountRecordDecoder.BLOCK_LENGTH - AccountRecordDecoder.makerFeePpmEncodingOffset());
+    }
+
+    private static byte[] asEarlierFormat(
+        final byte[] snapshot, final int format, final int schemaVersion, final int orderCut, final int accountCut)
     {
         final UnsafeBuffer in = new UnsafeBuffer(snapshot);
         final ExpandableArrayBuffer out = new ExpandableArrayBuffer();
         final MessageHeaderDecoder header = new MessageHeaderDecoder();
-        final int timesLength = 2 * Long.BYTES;
-        final int feesLength = 2 * Integer.BYTES;
         int written = 0;
         for (int position = 0; position < snapshot.length;)
         {
             header.wrap(in, position);
             final int length = MessageHeaderDecoder.ENCODED_LENGTH + bodyLength(in, position, header);
-            final int cut = header.templateId() == OrderRecordDecoder.TEMPLATE_ID ? timesLength :
-                header.templateId() == AccountRecordDecoder.TEMPLATE_ID ? feesLength : 0;
+            final int cut = header.templateId() == OrderRecordDecoder.TEMPLATE_ID ? orderCut :
+                header.templateId() == AccountRecordDecoder.TEMPLATE_ID ? accountCut : 0;
             final int blockEnd = MessageHeaderDecoder.ENCODED_LENGTH + header.blockLength();
             out.putBytes(written, in, position, blockEnd - cut);
             out.putBytes(written + blockEnd - cut, in, position + blockEnd, length - blockEnd);
             final int copied = length - cut;
             final MessageHeaderEncoder outHeader = new MessageHeaderEncoder().wrap(out, written);
-            outHeader.version(0);
+            outHeader.version(schemaVersion);
             outHeader.blockLength(header.blockLength() - cut);
             if (header.templateId() == SnapshotBeginDecoder.TEMPLATE_ID)
             {
-                new SnapshotBeginEncoder().wrap(out, written + MessageHeaderEncoder.ENCODED_LENGTH).formatVersion(2);
+                new SnapshotBeginEncoder().wrap(out, written + MessageHeaderEncoder.ENCODED_LENGTH).formatVersion(format);
             }
             written += copied;
             position += length;
@@ -439,6 +497,7 @@ class SnapshotTest
         int ownFees = 0;
         int notOpen = 0;
         int transactionIds = 0;
+        int stops = 0;
         int position = 0;
         while (position < snapshot.length)
         {
@@ -452,6 +511,7 @@ class SnapshotTest
                         new OrderRecordDecoder().wrap(buffer, body, header.blockLength(), header.version());
                     gtdOrders += order.timeInForce() == TimeInForce.GTD ? 1 : 0;
                     partiallyFilled += order.filledQuantity() > 0 ? 1 : 0;
+                    stops += order.stopPrice() > 0 ? 1 : 0;
                 }
                 case AccountRecordDecoder.TEMPLATE_ID ->
                 {
@@ -484,9 +544,9 @@ class SnapshotTest
         }
         final String counts = "seed " + seed + ": gtd " + gtdOrders + ", partially filled " + partiallyFilled +
             ", kill switches " + killSwitches + ", limited " + limited + ", own fees " + ownFees + ", not open " + notOpen +
-            ", transaction ids " + transactionIds;
+            ", transaction ids " + transactionIds + ", stops " + stops;
         assertTrue(gtdOrders > 0 && partiallyFilled > 0 && killSwitches > 0 && limited > 0 && ownFees > 0 && notOpen > 0 &&
-            transactionIds > 0, counts);
+            transactionIds > 0 && stops >= 3, counts);
     }
 
     /**
@@ -575,11 +635,18 @@ class SnapshotTest
             commands.add(command("limits", (e, t) -> e.setAccountLimits(a, 1_000, 0, 50, SelfTradePrevention.DECREMENT, t)));
             commands.add(command("fees", (e, t) -> e.setAccountFees(a, 0, 500, t)));
             commands.add(order(a, nextClientOrderId++, instrumentId, Side.SELL, OrderType.LIMIT, TimeInForce.GTD, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 30_000, 10, 0, nowNs + 1_000_000_000_000L));
+                SelfTradePrevention.ACCOUNT_DEFAULT, 30_000, 10, 0, nowNs + 1_000_000_000_000L, 0));
             commands.add(order(a, nextClientOrderId++, instrumentId, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 29_000, 10, 0, 0));
+                SelfTradePrevention.ACCOUNT_DEFAULT, 29_000, 10, 0, 0, 0));
             commands.add(order(b, nextClientOrderId++, instrumentId, Side.BUY, OrderType.LIMIT, TimeInForce.IOC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 29_000, 4, 0, 0));
+                SelfTradePrevention.ACCOUNT_DEFAULT, 29_000, 4, 0, 0, 0));
+            // Untriggered stops of both kinds on both sides, on the book the random orders never reach.
+            commands.add(order(b, nextClientOrderId++, instrumentId, Side.BUY, OrderType.LIMIT, TimeInForce.GTD, false,
+                SelfTradePrevention.ACCOUNT_DEFAULT, 31_000, 2, 0, nowNs + 1_000_000_000_000L, 30_500));
+            commands.add(order(b, nextClientOrderId++, instrumentId, Side.BUY, OrderType.MARKET, TimeInForce.GTC, false,
+                SelfTradePrevention.ACCOUNT_DEFAULT, 0, 0, 50_000, 0, 30_000));
+            commands.add(order(a, nextClientOrderId++, instrumentId, Side.SELL, OrderType.MARKET, TimeInForce.IOC, false,
+                SelfTradePrevention.ACCOUNT_DEFAULT, 0, 3, 0, 0, 28_000));
             commands.add(command("kill switch", (e, t) -> e.setKillSwitch(b, true, t)));
             commands.add(command("post only", (e, t) -> e.setTradingState(ETH_USD, TradingState.POST_ONLY, t)));
             for (final Command command : commands)
@@ -614,9 +681,11 @@ class SnapshotTest
                 }
                 final long price = 9_985 + random.nextInt(31);
                 final long quantity = 1 + random.nextInt(30);
+                // A stop price now and then: refused unless the order is an untriggered stop.
+                final long stopPrice = random.nextInt(4) == 0 ? 9_985 + random.nextInt(31) : 0;
                 return command("replace " + account + "/" + clientOrderId + " as " + newClientOrderId + " " +
-                    quantity + "@" + price,
-                    (e, t) -> e.replaceOrder(account, 0, clientOrderId, newClientOrderId, price, quantity, t));
+                    quantity + "@" + price + " stop " + stopPrice,
+                    (e, t) -> e.replaceOrder(account, 0, clientOrderId, newClientOrderId, price, quantity, stopPrice, t));
             }
             if (roll < 72)
             {
@@ -700,12 +769,27 @@ class SnapshotTest
             final Side side = randomSide();
             final SelfTradePrevention stp = random.nextInt(3) == 0 ? randomStp() : SelfTradePrevention.ACCOUNT_DEFAULT;
             final long clientOrderId = newClientOrderId(account);
+            if (random.nextInt(10) == 0)
+            {
+                // A stop near where the price trades, so that stops are refused as already reached, wait, and trigger.
+                remember(account, clientOrderId);
+                final long stopPrice = 9_985 + random.nextInt(31);
+                final boolean market = random.nextInt(3) == 0;
+                final boolean byQuote = market && side == Side.BUY && random.nextBoolean();
+                final TimeInForce tif = new TimeInForce[]{ TimeInForce.GTC, TimeInForce.GTD, TimeInForce.IOC,
+                    TimeInForce.FOK }[random.nextInt(byQuote ? 3 : 4)];
+                final long expiry = tif == TimeInForce.GTD ? nowNs + 1_000L * (2 + random.nextInt(400)) : 0;
+                final long price = market ? 0 : side == Side.BUY ? stopPrice + random.nextInt(10) : stopPrice - random.nextInt(10);
+                return order(account, clientOrderId, instrumentId, side, market ? OrderType.MARKET : OrderType.LIMIT, tif,
+                    false, stp, price, byQuote ? 0 : 1 + random.nextInt(30), byQuote ? 1_000 + random.nextInt(400_000) : 0,
+                    expiry, stopPrice);
+            }
             if (random.nextInt(7) == 0)
             {
                 final TimeInForce tif = random.nextInt(3) == 0 ? TimeInForce.FOK : TimeInForce.IOC;
                 final boolean byQuote = side == Side.BUY && random.nextBoolean();
                 return order(account, clientOrderId, instrumentId, side, OrderType.MARKET, tif, false, stp, 0,
-                    byQuote ? 0 : 1 + random.nextInt(40), byQuote ? 1_000 + random.nextInt(400_000) : 0, 0);
+                    byQuote ? 0 : 1 + random.nextInt(40), byQuote ? 1_000 + random.nextInt(400_000) : 0, 0, 0);
             }
             final int tifRoll = random.nextInt(100);
             final TimeInForce tif = tifRoll < 55 ? TimeInForce.GTC : tifRoll < 75 ? TimeInForce.GTD :
@@ -719,21 +803,21 @@ class SnapshotTest
             // Buys mostly below 10 000 and sells mostly above, overlapping a little: some cross, most rest.
             final long price = side == Side.BUY ? 10_005 - random.nextInt(30) : 9_995 + random.nextInt(30);
             return order(account, clientOrderId, instrumentId, side, OrderType.LIMIT, tif, postOnly, stp,
-                price, 1 + random.nextInt(30), 0, expiry);
+                price, 1 + random.nextInt(30), 0, expiry, 0);
         }
 
         private Command order(
             final long accountId, final long clientOrderId, final int instrumentId, final Side side,
             final OrderType orderType, final TimeInForce timeInForce, final boolean postOnly,
             final SelfTradePrevention stp, final long price, final long quantity, final long quoteAmount,
-            final long expiryTimeNs)
+            final long expiryTimeNs, final long stopPrice)
         {
             return command(
                 "order " + accountId + "/" + clientOrderId + " " + instrumentId + " " + side + " " + orderType + " " +
                     timeInForce + (postOnly ? " post-only " : " ") + stp + " " + quantity + "@" + price + " q" +
-                    quoteAmount + " x" + expiryTimeNs,
+                    quoteAmount + " x" + expiryTimeNs + " stop " + stopPrice,
                 (e, t) -> e.newOrder(accountId, clientOrderId, instrumentId, side, orderType, timeInForce, postOnly, stp,
-                    price, quantity, quoteAmount, expiryTimeNs, t));
+                    price, quantity, quoteAmount, expiryTimeNs, stopPrice, t));
         }
 
         private long newClientOrderId(final long account)

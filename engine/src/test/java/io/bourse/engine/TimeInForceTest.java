@@ -251,7 +251,7 @@ class TimeInForceTest
         f.nowNs = expiryNs;
         f.events.clear();
 
-        f.engine.replaceOrder(1, replacedId, 0, 0, 10_000, 5, f.tick());
+        f.engine.replaceOrder(1, replacedId, 0, 0, 10_000, 5, 0, f.tick());
 
         assertEquals(replacedId, f.events.only(EventRecorder.OrderExpired.class).orderId());
         assertEquals(RejectReason.UNKNOWN_ORDER, f.events.only(EventRecorder.CommandRejected.class).reason());

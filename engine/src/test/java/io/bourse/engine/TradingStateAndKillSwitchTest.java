@@ -46,7 +46,7 @@ class TradingStateAndKillSwitchTest
 
     private void replaceRestingBuy(final long price, final long quantity)
     {
-        f.engine.replaceOrder(1, restingBuyId, 0, 0, price, quantity, f.tick());
+        f.engine.replaceOrder(1, restingBuyId, 0, 0, price, quantity, 0, f.tick());
     }
 
     private void assertCancelAccepted()

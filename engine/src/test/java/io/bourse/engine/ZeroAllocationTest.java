@@ -38,7 +38,7 @@ class ZeroAllocationTest
     private static final int MAKER = 1;
     private static final int TAKER = 2;
     private static final int STANDING = 3;
-    private static final int COMMANDS_PER_CYCLE = 11;
+    private static final int COMMANDS_PER_CYCLE = 13;
     private static final int WARMUP_CYCLES = 20_000;
     private static final int MEASURED_CYCLES = 10_000;
     private static final int MEASURED_WINDOWS = 3;
@@ -85,7 +85,7 @@ class ZeroAllocationTest
             assertEquals(0, sink.rejected, "the workload must be valid");
             assertEquals(4L * MEASURED_CYCLES, sink.trades - tradesBefore);
             assertEquals(3L * MEASURED_CYCLES, sink.replaces - replacesBefore);
-            assertEquals(MEASURED_CYCLES, sink.cancels - cancelsBefore);
+            assertEquals(2L * MEASURED_CYCLES, sink.cancels - cancelsBefore);
             assertEquals(STANDING_LEVELS * 2, engine.openOrderCount());
             engine.validateInternalState();
             if (allocatedByWindow.getLast() == 0)
@@ -124,17 +124,18 @@ class ZeroAllocationTest
         {
             engine.newOrder(STANDING, 1 + i, EngineFixture.BTC_USD, Side.BUY,
                 OrderType.LIMIT, TimeInForce.GTC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 1_000 + i, 10, 0, 0, ++nowNs);
+                SelfTradePrevention.ACCOUNT_DEFAULT, 1_000 + i, 10, 0, 0, 0, ++nowNs);
             engine.newOrder(STANDING, 1_000 + i, EngineFixture.BTC_USD, Side.SELL,
                 OrderType.LIMIT, TimeInForce.GTC, false,
-                SelfTradePrevention.ACCOUNT_DEFAULT, 50_000 + i, 10, 0, 0, ++nowNs);
+                SelfTradePrevention.ACCOUNT_DEFAULT, 50_000 + i, 10, 0, 0, 0, ++nowNs);
         }
         assertEquals(0, sink.rejected);
     }
 
     /**
      * Each cycle leaves the book as it found it: resting orders, a quantity-down replace, a price-move replace,
-     * a partial and a full fill, a fill across two makers, a cancel, and a replace that crosses and trades.
+     * a partial and a full fill, a fill across two makers, a cancel, a replace that crosses and trades, and a stop order
+     * entered off the book and canceled.
      */
     private void encodeCycles()
     {
@@ -146,15 +147,19 @@ class ZeroAllocationTest
             final long id = 10_000 + cycle * 8L;
             command = put(command, encoding.limit(commands, offset(command), MAKER, id, instrument, Side.SELL, price, 10));
             command = put(command, encoding.limit(commands, offset(command), MAKER, id + 1, instrument, Side.SELL, price + 1, 10));
-            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id, 0, price, 8));
-            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id + 1, 0, price + 2, 10));
+            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id, 0, price, 8, 0));
+            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id + 1, 0, price + 2, 10, 0));
             command = put(command, encoding.limit(commands, offset(command), TAKER, id + 2, instrument, Side.BUY, price, 5));
             command = put(command, encoding.limit(commands, offset(command), TAKER, id + 3, instrument, Side.BUY, price + 2, 13));
             command = put(command, encoding.limit(commands, offset(command), MAKER, id + 4, instrument, Side.BUY, price - 100, 10));
             command = put(command, encoding.cancelOrder(commands, offset(command), MAKER, 0, id + 4));
             command = put(command, encoding.limit(commands, offset(command), MAKER, id + 5, instrument, Side.SELL, price + 5, 2));
             command = put(command, encoding.limit(commands, offset(command), TAKER, id + 6, instrument, Side.BUY, price, 2));
-            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id + 5, 0, price, 2));
+            command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id + 5, 0, price, 2, 0));
+            command = put(command, encoding.newOrder(commands, offset(command), MAKER, id + 7, instrument, Side.SELL,
+                OrderType.LIMIT, TimeInForce.GTC, false, SelfTradePrevention.ACCOUNT_DEFAULT, price - 600, 3, 0, 0,
+                price - 500));
+            command = put(command, encoding.cancelOrder(commands, offset(command), MAKER, 0, id + 7));
         }
         assertEquals(totalCommands, command);
     }

@@ -52,7 +52,7 @@ public final class CommandEncoder
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long clientOrderId,
         final int instrumentId, final Side side, final OrderType orderType, final TimeInForce timeInForce,
         final boolean postOnly, final SelfTradePrevention selfTradePrevention, final long price, final long quantity,
-        final long quoteAmount, final long expiryTimeNs)
+        final long quoteAmount, final long expiryTimeNs, final long stopPrice)
     {
         newOrder.wrapAndApplyHeader(buffer, offset, header)
             .accountId(accountId)
@@ -66,7 +66,8 @@ public final class CommandEncoder
             .price(price)
             .quantity(quantity)
             .quoteAmount(quoteAmount)
-            .expiryTimeNs(expiryTimeNs);
+            .expiryTimeNs(expiryTimeNs)
+            .stopPrice(stopPrice);
         return HEADER + newOrder.encodedLength();
     }
 
@@ -78,7 +79,7 @@ public final class CommandEncoder
         final int instrumentId, final Side side, final long price, final long quantity)
     {
         return newOrder(buffer, offset, accountId, clientOrderId, instrumentId, side, OrderType.LIMIT, TimeInForce.GTC,
-            false, SelfTradePrevention.ACCOUNT_DEFAULT, price, quantity, 0, 0);
+            false, SelfTradePrevention.ACCOUNT_DEFAULT, price, quantity, 0, 0, 0);
     }
 
     public int cancelOrder(
@@ -94,7 +95,8 @@ public final class CommandEncoder
 
     public int replaceOrder(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long orderId,
-        final long origClientOrderId, final long newClientOrderId, final long price, final long quantity)
+        final long origClientOrderId, final long newClientOrderId, final long price, final long quantity,
+        final long stopPrice)
     {
         replaceOrder.wrapAndApplyHeader(buffer, offset, header)
             .accountId(accountId)
@@ -102,7 +104,8 @@ public final class CommandEncoder
             .origClientOrderId(origClientOrderId)
             .newClientOrderId(newClientOrderId)
             .price(price)
-            .quantity(quantity);
+            .quantity(quantity)
+            .stopPrice(stopPrice);
         return HEADER + replaceOrder.encodedLength();
     }
 

@@ -49,7 +49,30 @@ final class BatchCommitter implements AutoCloseable
         "order_type, time_in_force, price, quantity, filled_quantity, remaining_quantity, executed_notional, status, " +
         "created_ns, updated_ns, log_position, accepted_event_id, accepted_client_order_id, accepted_price, " +
         "accepted_quantity, created_log_position, reserve_entry_id, reserve_asset_id, reserve_amount, " +
-        "reserve_available, reserve_reserved, quote_amount, post_only, self_trade_prevention, expire_ns";
+        "reserve_available, reserve_reserved, quote_amount, post_only, self_trade_prevention, expire_ns, stop_price, " +
+        "triggered_ns";
+
+    /**
+     * A stop order's terms as a terms update sets them from the two values given: 0 (an update that is not about them)
+     * keeps the stored ones.
+     */
+    private static String stopTerms(final String newStopPrice, final String newTriggeredNs)
+    {
+        return "stop_price = COALESCE(NULLIF(" + newStopPrice + ", 0), stop_price), " +
+            "triggered_ns = COALESCE(NULLIF(" + newTriggeredNs + ", 0), triggered_ns)";
+    }
+
+    private static void columnOrNull(final RowBuffer rows, final long value)
+    {
+        if (value != 0)
+        {
+            rows.column(value);
+        }
+        else
+        {
+            rows.nullColumn();
+        }
+    }
 
     private long tradesWritten;
     private long rowsWritten;
@@ -75,9 +98,10 @@ final class BatchCommitter implements AutoCloseable
             updateOrderTerms = connection.prepareStatement("UPDATE orders AS o SET client_order_id = u.client_order_id, " +
                 "price = u.price, quantity = u.quantity, filled_quantity = u.filled_quantity, " +
                 "remaining_quantity = u.remaining_quantity, status = u.status, updated_ns = u.updated_ns, " +
-                "log_position = u.log_position FROM unnest(?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], " +
-                "?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::varchar[]) AS u(order_id, client_order_id, " +
-                "price, quantity, filled_quantity, remaining_quantity, updated_ns, log_position, status) " +
+                "log_position = u.log_position, " + stopTerms("u.new_stop_price", "u.new_triggered_ns") + " FROM unnest(?::bigint[], ?::bigint[], " +
+                "?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[], " +
+                "?::bigint[], ?::varchar[]) AS u(order_id, client_order_id, price, quantity, filled_quantity, " +
+                "remaining_quantity, updated_ns, log_position, new_stop_price, new_triggered_ns, status) " +
                 "WHERE o.order_id = u.order_id");
             upsertBalance = connection.prepareStatement("INSERT INTO balances (account_id, asset_id, available, " +
                 "reserved, updated_ns) SELECT account_id, asset_id, available, reserved, updated_ns FROM " +
@@ -85,7 +109,7 @@ final class BatchCommitter implements AutoCloseable
                 "available, reserved, updated_ns) ON CONFLICT (account_id, asset_id) DO UPDATE SET " +
                 "available = excluded.available, reserved = excluded.reserved, updated_ns = excluded.updated_ns");
             orderFillRows = new ArrayRows(6, true);
-            orderTermsRows = new ArrayRows(8, true);
+            orderTermsRows = new ArrayRows(10, true);
             balanceRows = new ArrayRows(5, false);
             sqlitePragma = null;
         }
@@ -96,7 +120,7 @@ final class BatchCommitter implements AutoCloseable
                 "WHERE order_id = ?");
             updateOrderTerms = connection.prepareStatement("UPDATE orders SET client_order_id = ?, price = ?, " +
                 "quantity = ?, filled_quantity = ?, remaining_quantity = ?, status = ?, updated_ns = ?, " +
-                "log_position = ? WHERE order_id = ?");
+                "log_position = ?, " + stopTerms("?", "?") + " WHERE order_id = ?");
             upsertBalance = connection.prepareStatement("INSERT INTO balances (account_id, asset_id, available, " +
                 "reserved, updated_ns) VALUES (?, ?, ?, ?, ?) ON CONFLICT (account_id, asset_id) DO UPDATE SET " +
                 "available = excluded.available, reserved = excluded.reserved, updated_ns = excluded.updated_ns");
@@ -259,14 +283,9 @@ final class BatchCommitter implements AutoCloseable
                     newOrderRows.nullColumn().nullColumn().nullColumn().nullColumn().nullColumn();
                 }
                 newOrderRows.column(row.quoteAmount).column(row.postOnly).column(row.selfTradePrevention);
-                if (row.expiryNs != 0)
-                {
-                    newOrderRows.column(row.expiryNs);
-                }
-                else
-                {
-                    newOrderRows.nullColumn();
-                }
+                columnOrNull(newOrderRows, row.expiryNs);
+                columnOrNull(newOrderRows, row.stopPrice);
+                columnOrNull(newOrderRows, row.triggeredNs);
                 newOrderRows.endRow();
             }
             else
@@ -275,7 +294,7 @@ final class BatchCommitter implements AutoCloseable
                 {
                     orderTermsRows.add(row.orderId).add(row.clientOrderId).add(row.price).add(row.quantity)
                         .add(row.filledQuantity).add(row.remainingQuantity).add(row.updatedNs).add(row.logPosition)
-                        .endRow(row.status);
+                        .add(row.stopPrice).add(row.triggeredNs).endRow(row.status);
                 }
                 else if (row.termsChanged)
                 {
@@ -288,6 +307,8 @@ final class BatchCommitter implements AutoCloseable
                     updateOrderTerms.setString(i++, row.status);
                     updateOrderTerms.setLong(i++, row.updatedNs);
                     updateOrderTerms.setLong(i++, row.logPosition);
+                    updateOrderTerms.setLong(i++, row.stopPrice);
+                    updateOrderTerms.setLong(i++, row.triggeredNs);
                     updateOrderTerms.setLong(i, row.orderId);
                     updateOrderTerms.addBatch();
                 }

@@ -120,6 +120,14 @@ final class HistoryBatch
          * 0 for an order without an expiry.
          */
         long expiryNs;
+        /**
+         * A stop order's stop price, or 0: for a row of an order already written, 0 leaves the stored one.
+         */
+        long stopPrice;
+        /**
+         * When a stop order triggered, or 0: for a row of an order already written, 0 leaves the stored one.
+         */
+        long triggeredNs;
         long filledQuantity;
         long remainingQuantity;
         long executedNotional;
@@ -148,6 +156,8 @@ final class HistoryBatch
             termsChanged = false;
             fillChanged = false;
             reserveEntryId = 0;
+            stopPrice = 0;
+            triggeredNs = 0;
         }
     }
 }

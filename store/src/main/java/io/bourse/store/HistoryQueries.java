@@ -48,12 +48,14 @@ public final class HistoryQueries implements AutoCloseable
      *                            the store kept its terms (schema version 5), whose quoteAmount reads 0.
      * @param selfTradePrevention the mode it traded under (the engine's SelfTradePrevention).
      * @param expiryNs            a GTD order's expiry, else 0.
+     * @param stopPrice           a stop order's stop price, else 0.
+     * @param triggeredNs         when a stop order's stop price was reached; 0 while it waits, and for other orders.
      */
     public record Order(
         long orderId, long accountId, long clientOrderId, int instrumentId, String side, String orderType,
         String timeInForce, long price, long quantity, long filledQuantity, long remainingQuantity,
         long executedNotional, String status, long createdNs, long updatedNs, String cancelReason, long quoteAmount,
-        Boolean postOnly, String selfTradePrevention, long expiryNs)
+        Boolean postOnly, String selfTradePrevention, long expiryNs, long stopPrice, long triggeredNs)
     {
     }
 
@@ -91,7 +93,7 @@ public final class HistoryQueries implements AutoCloseable
         "created_ns, updated_ns, " +
         // How a canceled order ended, from its one CANCELED change (the order_changes index is by order).
         "(SELECT c.reason FROM order_changes c WHERE c.order_id = orders.order_id AND c.kind = 'CANCELED' LIMIT 1), " +
-        "quote_amount, post_only, self_trade_prevention, expire_ns";
+        "quote_amount, post_only, self_trade_prevention, expire_ns, stop_price, triggered_ns";
 
     private final String jdbcUrl;
     private final File sqliteFile;
@@ -564,7 +566,7 @@ public final class HistoryQueries implements AutoCloseable
         return new Order(rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getInt(4), rows.getString(5),
             rows.getString(6), rows.getString(7), rows.getLong(8), rows.getLong(9), rows.getLong(10), rows.getLong(11),
             rows.getLong(12), rows.getString(13), rows.getLong(14), rows.getLong(15), rows.getString(16),
-            rows.getLong(17), keptPostOnly, rows.getString(19), rows.getLong(20));
+            rows.getLong(17), keptPostOnly, rows.getString(19), rows.getLong(20), rows.getLong(21), rows.getLong(22));
     }
 
     /**

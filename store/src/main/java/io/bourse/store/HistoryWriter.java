@@ -195,7 +195,7 @@ final class HistoryWriter implements EngineListener
         final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
         final OrderType orderType, final TimeInForce timeInForce, final long price, final long quantity,
         final long quoteAmount, final boolean postOnly, final SelfTradePrevention selfTradePrevention,
-        final long expiryTimeNs, final long timestampNs)
+        final long expiryTimeNs, final long stopPrice, final long timestampNs)
     {
         if (!writing)
         {
@@ -215,6 +215,8 @@ final class HistoryWriter implements EngineListener
         row.postOnly = postOnly;
         row.selfTradePrevention = selfTradePrevention.name();
         row.expiryNs = expiryTimeNs;
+        row.stopPrice = stopPrice;
+        row.triggeredNs = 0;
         // Rows are pooled: every column of a new order is set here, none is left from the row's previous order.
         row.filledQuantity = 0;
         row.remainingQuantity = quantity;
@@ -228,8 +230,23 @@ final class HistoryWriter implements EngineListener
         row.acceptedPrice = price;
         row.acceptedQuantity = quantity;
         row.createdLogPosition = logPosition;
-        // The engine reserves for a limit order straight after accepting it: that entry goes into this row.
+        // The engine reserves for a limit order (and a stop order) straight after accepting it: that entry goes into
+        // this row.
         acceptedRow = row;
+    }
+
+    public void onOrderTriggered(
+        final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
+        final OrderType orderType, final long price, final long quantity, final long stopPrice, final long triggerPrice,
+        final long timestampNs)
+    {
+        if (!writing)
+        {
+            return;
+        }
+        terms(orderId, clientOrderId, price, quantity, 0, timestampNs);
+        batch.order(orderId).triggeredNs = timestampNs;
+        orderEvent(orderId, accountId, "TRIGGERED", clientOrderId, price, quantity, 0, null, timestampNs);
     }
 
     public void onTrade(
@@ -316,13 +333,17 @@ final class HistoryWriter implements EngineListener
     public void onOrderReplaced(
         final long orderId, final long origClientOrderId, final long clientOrderId, final long accountId,
         final int instrumentId, final Side side, final long price, final long quantity, final long filledQuantity,
-        final boolean priorityKept, final long timestampNs)
+        final boolean priorityKept, final long stopPrice, final long timestampNs)
     {
         if (!writing)
         {
             return;
         }
         terms(orderId, clientOrderId, price, quantity, filledQuantity, timestampNs);
+        if (stopPrice != 0)
+        {
+            batch.order(orderId).stopPrice = stopPrice;
+        }
         orderEvent(orderId, accountId, "REPLACED", clientOrderId, price, quantity, filledQuantity,
             priorityKept ? "PRIORITY_KEPT" : "PRIORITY_LOST", timestampNs);
     }
@@ -358,7 +379,8 @@ final class HistoryWriter implements EngineListener
     public void onOrderStatus(
         final long orderId, final long clientOrderId, final long accountId, final int instrumentId, final Side side,
         final TimeInForce timeInForce, final OrderStatus status, final long price, final long quantity,
-        final long filledQuantity, final long executedNotional, final long expiryTimeNs, final long timestampNs)
+        final long filledQuantity, final long executedNotional, final long expiryTimeNs, final OrderType orderType,
+        final long stopPrice, final long timestampNs)
     {
         // A query answer, not a change.
     }

@@ -47,7 +47,7 @@ public final class StoreDatabase implements AutoCloseable
      */
     static final List<String> MIGRATIONS = List.of("V1__history.sql", "V2__ledger_index_off_write_path.sql",
         "V3__settlements_in_their_rows.sql", "V4__history_pages_by_time.sql", "V5__order_terms.sql",
-        "V6__orders_by_client_order_id.sql", "V7__hourly_candles.sql");
+        "V6__orders_by_client_order_id.sql", "V7__hourly_candles.sql", "V8__stop_orders.sql");
 
     /**
      * The store's position and snapshot as last committed.

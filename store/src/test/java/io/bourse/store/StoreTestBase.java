@@ -370,11 +370,11 @@ abstract class StoreTestBase
                 writer.writing(true);
                 writer.logPosition(140);
                 writer.onOrderAccepted(3, 31, 1, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, 100, 50, 0, false,
-                    SelfTradePrevention.CANCEL_RESTING, 0, 5);
+                    SelfTradePrevention.CANCEL_RESTING, 0, 0, 5);
                 writer.onBalanceChanged(1, 2, 985000, 5000, BalanceChangeReason.RESERVE, 5);
                 writer.logPosition(150);
                 writer.onOrderAccepted(4, 41, 2, 1, Side.SELL, OrderType.LIMIT, TimeInForce.IOC, 100, 50, 0, false,
-                    SelfTradePrevention.CANCEL_RESTING, 0, 6);
+                    SelfTradePrevention.CANCEL_RESTING, 0, 0, 6);
                 writer.onBalanceChanged(2, 1, 350, 50, BalanceChangeReason.RESERVE, 6);
                 writer.onTrade(2, 1, 100, 50, Side.SELL, 3, 31, 1, 50, 0, 5000, 0, 4, 41, 2, 50, 0, 5000, 0, 6);
                 writer.onBalanceChanged(1, 1, 150, 0, BalanceChangeReason.TRADE, 6);
@@ -440,11 +440,11 @@ abstract class StoreTestBase
                 writer.writing(true);
                 writer.logPosition(10);
                 writer.onOrderAccepted(1, 11, 1, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTD, 100, 50, 0, true,
-                    SelfTradePrevention.DECREMENT, 9_000_000_000L, 5);
+                    SelfTradePrevention.DECREMENT, 9_000_000_000L, 0, 5);
                 writer.onBalanceChanged(1, 2, 995000, 5000, BalanceChangeReason.RESERVE, 5);
                 writer.logPosition(20);
                 writer.onOrderAccepted(2, 21, 1, 1, Side.BUY, OrderType.MARKET, TimeInForce.IOC, 0, 0, 2500, false,
-                    SelfTradePrevention.CANCEL_BOTH, 0, 6);
+                    SelfTradePrevention.CANCEL_BOTH, 0, 0, 6);
                 committer.commit(writer.seal(20, 6, 0, null, null));
             }
         }
@@ -462,6 +462,73 @@ abstract class StoreTestBase
             assertEquals(0, byQuote.expiryNs(), "no expiry: " + byQuote);
             assertEquals(List.of(byQuote, resting), queries.orders(1, 0, Long.MAX_VALUE, null, 10).rows(),
                 "a page reads the same terms");
+        }
+    }
+
+    @Test
+    void aStopOrderKeepsItsStopPriceAndWhenItTriggered() throws Exception
+    {
+        final Store.Context context = database(node.storeContext());
+        try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null);
+            BatchCommitter committer = new BatchCommitter(database);
+            HistoryQueries queries = HistoryQueries.open(context.jdbcUrl(), context.sqliteFile(), null, null))
+        {
+            final HistoryWriter writer = new HistoryWriter(database, new HistoryBatch());
+            writer.writing(true);
+            writer.logPosition(10);
+            writer.onOrderAccepted(1, 11, 1, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, 110, 50, 0, false,
+                SelfTradePrevention.CANCEL_RESTING, 0, 105, 5);
+            writer.onBalanceChanged(1, 2, 994500, 5500, BalanceChangeReason.RESERVE, 5);
+            // Order 2 is accepted, triggers and ends in one batch: its row is written once, triggered.
+            writer.logPosition(20);
+            writer.onOrderAccepted(2, 21, 1, 1, Side.SELL, OrderType.MARKET, TimeInForce.GTC, 0, 10, 0, false,
+                SelfTradePrevention.CANCEL_RESTING, 0, 90, 6);
+            writer.onBalanceChanged(1, 1, 990, 10, BalanceChangeReason.RESERVE, 6);
+            writer.logPosition(30);
+            writer.onOrderTriggered(2, 21, 1, 1, Side.SELL, OrderType.MARKET, 0, 10, 90, 89, 7);
+            writer.onBalanceChanged(1, 1, 1000, 0, BalanceChangeReason.RELEASE, 7);
+            writer.onOrderCanceled(2, 21, 1, 1, Side.SELL, 0, 10, 0, 0, CancelReason.NO_LIQUIDITY, 7);
+            committer.commit(writer.seal(30, 7, 0, null, null));
+
+            final HistoryQueries.Order waiting = queries.order(1, 1);
+            assertEquals(105, waiting.stopPrice(), waiting.toString());
+            assertEquals(0, waiting.triggeredNs(), "still waiting: " + waiting);
+            assertEquals("NEW", waiting.status());
+            final HistoryQueries.Order ended = queries.order(1, 2);
+            assertEquals(90, ended.stopPrice(), ended.toString());
+            assertEquals(7, ended.triggeredNs(), ended.toString());
+            assertEquals("CANCELED", ended.status());
+
+            writer.startBatch(new HistoryBatch());
+            writer.logPosition(40);
+            writer.onOrderReplaced(1, 11, 11, 1, 1, Side.BUY, 111, 50, 0, false, 106, 8);
+            committer.commit(writer.seal(40, 8, 0, null, null));
+            assertEquals(106, queries.order(1, 1).stopPrice(), "a replace moves the stop price");
+
+            writer.startBatch(new HistoryBatch());
+            writer.logPosition(50);
+            writer.onOrderTriggered(1, 11, 1, 1, Side.BUY, OrderType.LIMIT, 111, 50, 106, 107, 9);
+            writer.logPosition(60);
+            // Once triggered the order is a limit order like any other: the engine reports no stop price for it.
+            writer.onOrderReplaced(1, 11, 11, 1, 1, Side.BUY, 112, 40, 0, false, 0, 10);
+            committer.commit(writer.seal(60, 10, 0, null, null));
+            final HistoryQueries.Order triggered = queries.order(1, 1);
+            assertEquals(106, triggered.stopPrice(), "the stop price it had is kept: " + triggered);
+            assertEquals(9, triggered.triggeredNs(), triggered.toString());
+            assertEquals(112, triggered.price());
+
+            final List<String> kinds = new java.util.ArrayList<>();
+            try (java.sql.Statement statement = database.connection().createStatement();
+                java.sql.ResultSet rows = statement.executeQuery(
+                    "SELECT kind FROM order_events WHERE order_id = 1 ORDER BY event_id"))
+            {
+                while (rows.next())
+                {
+                    kinds.add(rows.getString(1));
+                }
+            }
+            database.connection().commit();
+            assertEquals(List.of("ACCEPTED", "REPLACED", "TRIGGERED", "REPLACED"), kinds);
         }
     }
 
@@ -499,7 +566,7 @@ abstract class StoreTestBase
             assertEquals(4, queries.orderByClientOrderId(1, 7).orderId(), "the newest of two closed ones");
             writer.startBatch(new HistoryBatch());
             writer.logPosition(70);
-            writer.onOrderReplaced(2, 8, 7, 1, 1, Side.BUY, 101, 50, 0, false, 7);
+            writer.onOrderReplaced(2, 8, 7, 1, 1, Side.BUY, 101, 50, 0, false, 0, 7);
             committer.commit(writer.seal(70, 7, 0, null, null));
             assertEquals(2, queries.orderByClientOrderId(1, 7).orderId(), "the open one, given the id by a replace");
             assertNull(queries.orderByClientOrderId(1, 8), "an id a replace took away");
@@ -604,6 +671,6 @@ abstract class StoreTestBase
     {
         writer.logPosition(logPosition);
         writer.onOrderAccepted(orderId, clientOrderId, accountId, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, 100, 50,
-            0, false, SelfTradePrevention.CANCEL_RESTING, 0, orderId);
+            0, false, SelfTradePrevention.CANCEL_RESTING, 0, 0, orderId);
     }
 }

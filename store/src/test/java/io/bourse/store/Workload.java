@@ -93,7 +93,7 @@ final class Workload implements ExchangeClientListener, AutoCloseable
             {
                 final long replacement = nextClientOrderId++;
                 send(encoder.replaceOrder(buffer, 0, account, 0, latestClientOrderIdByAccount[(int)account],
-                    replacement, 10_000 + random.nextInt(40) - 20, 1 + random.nextInt(50)));
+                    replacement, 10_000 + random.nextInt(40) - 20, 1 + random.nextInt(50), 0));
                 latestClientOrderIdByAccount[(int)account] = replacement;
             }
             else if (kind < 18)
@@ -105,7 +105,7 @@ final class Workload implements ExchangeClientListener, AutoCloseable
                 final long expiryNs = TimeUnit.MILLISECONDS.toNanos(expiryMs);
                 send(encoder.newOrder(buffer, 0, account, nextClientOrderId++, BTC_USD, side, OrderType.LIMIT,
                     TimeInForce.GTD, false, SelfTradePrevention.ACCOUNT_DEFAULT,
-                    10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(40) + 5), 1 + random.nextInt(20), 0, expiryNs));
+                    10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(40) + 5), 1 + random.nextInt(20), 0, expiryNs, 0));
             }
             else if (kind < 19)
             {

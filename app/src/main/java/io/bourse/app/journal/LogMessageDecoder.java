@@ -256,7 +256,7 @@ final class LogMessageDecoder
         final int blockLength = commandHeader.blockLength();
         final int version = commandHeader.version();
         // As the engine decides (CommandAdapter), so that the dump shows no fields read past a message's end.
-        final int commandBlockLength = CommandAdapter.blockLength(commandHeader.templateId());
+        final int commandBlockLength = CommandAdapter.blockLength(commandHeader.templateId(), version);
         if (commandHeader.schemaId() != io.bourse.protocol.codec.MessageHeaderDecoder.SCHEMA_ID ||
             length - io.bourse.protocol.codec.MessageHeaderDecoder.ENCODED_LENGTH < blockLength ||
             (commandBlockLength >= 0 && blockLength != commandBlockLength))

@@ -1453,7 +1453,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.receivedNs = receivedNs;
         final int length = commandEncoder.newOrder(commandBuffer, 0, order.accountId, order.engineClientOrderId,
             instrument.instrumentId(), side, orderType, timeInForce, postOnly, SelfTradePrevention.ACCOUNT_DEFAULT,
-            price, quantity, 0, 0);
+            price, quantity, 0, 0, 0);
         // Recorded before it is sent: a gateway that stops before the answer comes still knows, after a restart, the
         // ClOrdID and session of the order the answer is about (else an order live at the exchange is one its client
         // never hears of).
@@ -1571,7 +1571,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
         final long newEngineClientOrderId = engineClientOrderId(state, sequenceIndex, msgSeqNum);
         final int length = commandEncoder.replaceOrder(commandBuffer, 0, order.accountId, order.orderId,
-            order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity);
+            order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity, 0);
         // Recorded before it is sent, as a new order is: a gateway that stops before the answer still reports it.
         store.writeReplacing(order, newEngineClientOrderId, price, quantity, in.clOrdID(), in.clOrdIDLength());
         final long requestSequence = client.trySend(commandBuffer, 0, length);

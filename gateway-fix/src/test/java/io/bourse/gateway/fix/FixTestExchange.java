@@ -209,7 +209,7 @@ final class FixTestExchange implements AutoCloseable
         final long price, final long quantity)
     {
         sendCommands(node.clientContext(), (encoder, buffer, send) -> send.applyAsLong(
-            encoder.replaceOrder(buffer, 0, accountId, orderId, clientOrderId, newClientOrderId, price, quantity)));
+            encoder.replaceOrder(buffer, 0, accountId, orderId, clientOrderId, newClientOrderId, price, quantity, 0)));
     }
 
     /**

@@ -1720,7 +1720,7 @@ public final class HttpGateway implements AutoCloseable
                 }
                 final InstrumentView instrument = agent.model().instrument(order.instrumentId);
                 return encoder.replaceOrder(buffer, 0, accountId, orderId, 0, terms.clientOrderId(),
-                    price(instrument, terms.price(), "price"), quantity(instrument, terms.quantity(), "quantity"));
+                    price(instrument, terms.price(), "price"), quantity(instrument, terms.quantity(), "quantity"), 0);
             }
         };
     }
@@ -1742,7 +1742,7 @@ public final class HttpGateway implements AutoCloseable
             final long accountId)
         {
             return encoder.newOrder(buffer, 0, accountId, clientOrderId, instrumentId, side, type, timeInForce,
-                postOnly, selfTradePrevention, price, quantity, quoteAmount, expireTimeNs);
+                postOnly, selfTradePrevention, price, quantity, quoteAmount, expireTimeNs, 0);
         }
     }
 
