@@ -261,30 +261,36 @@ public final class Engine
     }
 
     /**
-     * Trigger, one at a time, the stop orders the instrument's last trade price has reached, each seeing the price the
-     * trades of those before it left: a cascade ends when no stop is left that the last price reaches. Of a buy and a
-     * sell stop both reached, the one accepted first goes first.
+     * Trigger, one at a time, the stop orders that the command's trades have reached: a buy stop at or below the
+     * highest of them, a sell stop at or above the lowest (a sweep through several prices may have passed a stop on
+     * the way to its last one). Each triggered order's own trades widen that range for the next: a cascade ends when no
+     * stop is left that it reaches. Of a buy and a sell stop both reached, the one accepted first goes first.
      */
     private void triggerStops(final Instrument instrument, final long nowNs)
     {
         while (true)
         {
-            final long lastTradePrice = instrument.lastTradePrice;
+            final long high = instrument.commandTradeHigh;
+            final long low = instrument.commandTradeLow;
             final Order buy = instrument.buyStops.next();
             final Order sell = instrument.sellStops.next();
-            final boolean buyReached =
-                buy != null && lastTradePrice > 0 && instrument.buyStops.triggers(buy.stopPrice, lastTradePrice);
-            final boolean sellReached =
-                sell != null && lastTradePrice > 0 && instrument.sellStops.triggers(sell.stopPrice, lastTradePrice);
+            final boolean buyReached = buy != null && high > 0 && instrument.buyStops.triggers(buy.stopPrice, high);
+            final boolean sellReached = sell != null && low > 0 && instrument.sellStops.triggers(sell.stopPrice, low);
             if (!buyReached && !sellReached)
             {
+                instrument.commandTradeHigh = 0;
+                instrument.commandTradeLow = 0;
                 return;
             }
-            trigger(buyReached && (!sellReached || buy.orderId < sell.orderId) ? buy : sell, lastTradePrice, nowNs);
+            final boolean buyFirst = buyReached && (!sellReached || buy.orderId < sell.orderId);
+            trigger(buyFirst ? buy : sell, buyFirst ? high : low, nowNs);
         }
     }
 
-    private void trigger(final Order order, final long lastTradePrice, final long nowNs)
+    /**
+     * @param triggerPrice the trade price that reached the stop price.
+     */
+    private void trigger(final Order order, final long triggerPrice, final long nowNs)
     {
         if (order.isDue(nowNs))
         {
@@ -309,7 +315,7 @@ public final class Engine
         order.updatedNs = nowNs;
         listener.onOrderTriggered(
             order.orderId, order.clientOrderId, account.accountId, instrument.instrumentId, order.side,
-            order.market ? OrderType.MARKET : OrderType.LIMIT, order.price, order.quantity, stopPrice, lastTradePrice,
+            order.market ? OrderType.MARKET : OrderType.LIMIT, order.price, order.quantity, stopPrice, triggerPrice,
             nowNs);
         if (marketHeld != 0)
         {
@@ -1666,6 +1672,14 @@ public final class Engine
             }
         }
         instrument.quoteAsset.feesCollected += makerFee + takerFee;
+        if (instrument.commandTradeHigh < price)
+        {
+            instrument.commandTradeHigh = price;
+        }
+        if (instrument.commandTradeLow == 0 || instrument.commandTradeLow > price)
+        {
+            instrument.commandTradeLow = price;
+        }
         if (instrument.lastTradePrice != price)
         {
             instrument.lastTradePrice = price;

@@ -37,7 +37,8 @@ public interface EngineListener
      * A stop order's stop price was reached: the order enters the market now, and the events of its trading follow.
      *
      * @param price        a stop limit order's limit price; 0 for a stop market order.
-     * @param triggerPrice the last trade price that reached the stop price.
+     * @param triggerPrice the trade price that reached the stop price: the command's highest trade price for a buy
+     *                     stop, its lowest for a sell stop.
      */
     void onOrderTriggered(
         long orderId, long clientOrderId, long accountId, int instrumentId, Side side, OrderType orderType, long price,

@@ -218,6 +218,10 @@ final class EngineState
         {
             final OrderBook book = instrument.book;
             book.validate();
+            if (instrument.commandTradeHigh != 0 || instrument.commandTradeLow != 0)
+            {
+                throw new IllegalStateException("instrument " + instrument.instrumentId + " keeps a command's trade range");
+            }
             for (final Side side : new Side[]{ Side.BUY, Side.SELL })
             {
                 for (Order order = book.best(side); order != null; order = book.next(order))
@@ -234,9 +238,16 @@ final class EngineState
                 for (int i = 0; i < stops.size(); i++)
                 {
                     final Order order = stops.get(i);
-                    if (!order.isUntriggeredStop() || order.filledQuantity != 0 || order.level != null)
+                    if (!order.isUntriggeredStop() || order.filledQuantity != 0 || order.level != null ||
+                        (order.market ? order.price != 0 : order.price <= 0) ||
+                        (order.quoteAmount != 0 && (!order.market || !order.isBuy())))
                     {
                         throw new IllegalStateException("stop order " + order.orderId + " is not an untriggered stop");
+                    }
+                    if (instrument.lastTradePrice > 0 && stops.triggers(order.stopPrice, instrument.lastTradePrice))
+                    {
+                        throw new IllegalStateException("stop order " + order.orderId + " waits though the last trade at " +
+                            instrument.lastTradePrice + " has reached its stop price " + order.stopPrice);
                     }
                     expiring += validateOpen(engine, instrument, side, order, expectedReserved, accountSlot);
                     resting++;

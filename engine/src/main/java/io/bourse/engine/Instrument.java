@@ -30,6 +30,12 @@ final class Instrument
     int takerFeePpm;
     TradingState tradingState;
     long lastTradePrice;
+    /**
+     * The highest and lowest trade price of the command being applied, for the stops they reach; 0 when it has made no
+     * trade. Not state: every command that trades clears them before it ends.
+     */
+    long commandTradeHigh;
+    long commandTradeLow;
 
     long quotePerTickLot;
     long basePerLot;

@@ -166,8 +166,9 @@ final class SnapshotCodec
             }
             for (final Side side : new Side[]{ Side.BUY, Side.SELL })
             {
+                // The last to trigger first: loading then appends each to its list rather than moving every one before.
                 final StopOrders stops = instrument.stops(side);
-                for (int i = 0; i < stops.size(); i++)
+                for (int i = stops.size() - 1; i >= 0; i--)
                 {
                     position += writeOrder(orderEncoder, buffer, position, stops.get(i));
                     records++;

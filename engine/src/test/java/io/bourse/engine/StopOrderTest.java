@@ -7,6 +7,7 @@ import io.bourse.protocol.codec.MessageHeaderEncoder;
 import io.bourse.protocol.codec.NewOrderEncoder;
 import io.bourse.protocol.codec.OrderStatus;
 import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.ReplaceOrderEncoder;
 import io.bourse.protocol.codec.RejectReason;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
@@ -261,6 +262,94 @@ class StopOrderTest
 
         assertEquals(List.of(lower, later, last), f.events.all(EventRecorder.OrderTriggered.class).stream()
             .map(EventRecorder.OrderTriggered::orderId).toList(), "the lowest buy stop first, then by time");
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void aStopPassedOnTheWayThroughSeveralPricesTriggers()
+    {
+        trade(10_050, 1);
+        stop(3, 1, Side.SELL, OrderType.MARKET, TimeInForce.GTC, 0, 1, 0, 0, 10_000);
+        f.limit(1, 10, Side.SELL, 9_990, 1);
+        f.limit(1, 11, Side.SELL, 10_100, 1);
+        f.events.clear();
+
+        f.limit(2, 10, Side.BUY, 10_100, 2);
+
+        final EventRecorder.OrderTriggered triggered = f.events.only(EventRecorder.OrderTriggered.class);
+        assertEquals(9_990, triggered.triggerPrice(), "the buy's first fill passed the stop, its last did not");
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void aStopWhoseExpiryHasComeExpiresRatherThanTriggers()
+    {
+        trade(10_000, 1);
+        stop(3, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTD, 10_200, 1, 0, f.nowNs + 5_000, 10_100);
+        f.nowNs += 10_000;
+        f.events.clear();
+
+        trade(10_100, 2);
+
+        assertTrue(f.events.all(EventRecorder.OrderTriggered.class).isEmpty());
+        f.events.only(EventRecorder.OrderExpired.class);
+        assertEquals(0, f.engine.openOrderCount());
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void aTriggeredGtdStopRestsAndExpiresLikeAnyGtdOrder()
+    {
+        trade(10_000, 1);
+        stop(3, 1, Side.BUY, OrderType.LIMIT, TimeInForce.GTD, 9_000, 1, 0, f.nowNs + 100_000, 10_100);
+        trade(10_100, 2);
+        f.events.only(EventRecorder.OrderTriggered.class);
+        assertEquals(List.of(9_000L), bids(), "it rests at its limit");
+        f.engine.validateInternalState();
+
+        f.nowNs += 200_000;
+        f.events.clear();
+        f.engine.expireOrders(f.tick());
+        f.events.only(EventRecorder.OrderExpired.class);
+        assertEquals(List.of(), bids());
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void aReplaceThatTradesTriggersTheStopsItReaches()
+    {
+        trade(10_000, 1);
+        f.limit(4, 1, Side.BUY, 9_000, 1);
+        f.limit(1, 10, Side.SELL, 10_100, 1);
+        stopLimit(3, 1, Side.BUY, 10_300, 1, 10_100);
+        f.events.clear();
+
+        f.engine.replaceOrder(4, 0, 1, 0, 10_100, 1, 0, f.tick());
+
+        f.events.only(EventRecorder.OrderReplaced.class);
+        assertEquals(10_100, f.events.only(EventRecorder.OrderTriggered.class).triggerPrice());
+        f.events.clear();
+
+        f.engine.replaceOrder(3, 0, 1, 0, 10_300, 1, 10_500, f.tick());
+        assertRejected(RejectReason.INVALID_STOP_PRICE);
+        f.engine.validateInternalState();
+    }
+
+    @Test
+    void aReplaceOfSchemaVersionTwoStillApplies()
+    {
+        f.limit(3, 1, Side.BUY, 9_000, 2);
+        final long orderId = f.lastOrderId();
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer();
+        final int length = new CommandEncoder().replaceOrder(buffer, 0, 3, orderId, 0, 0, 9_000, 1, 0);
+        new MessageHeaderEncoder().wrap(buffer, 0).version(2).blockLength(ReplaceOrderEncoder.stopPriceEncodingOffset());
+        buffer.putLong(MessageHeaderEncoder.ENCODED_LENGTH + ReplaceOrderEncoder.stopPriceEncodingOffset(), 9_500);
+        f.events.clear();
+
+        assertTrue(new CommandAdapter(f.engine).onCommand(buffer, 0, length - Long.BYTES, f.tick()));
+        final EventRecorder.OrderReplaced replaced = f.events.only(EventRecorder.OrderReplaced.class);
+        assertEquals(1, replaced.quantity());
+        assertEquals(0, replaced.stopPrice());
     }
 
     @Test
