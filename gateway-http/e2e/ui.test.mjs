@@ -83,6 +83,19 @@ try {
   check(Math.abs(btcBefore - (await balance(alice, 'BTC')) - 2) < 1e-9, 'the 2 BTC of the sell left available');
   await shot(alice, 'trade-in-tape');
 
+  // A stop order waits off the book: among the open orders, not in the ladder, until a trade reaches 100.
+  await alice.getByTestId('price').fill('99.5');
+  await alice.getByTestId('stop-price').fill('100');
+  await alice.getByTestId('quantity').fill('1');
+  await alice.getByTestId('client-order-id').fill('ui-stop-1');
+  await alice.getByTestId('submit').click();
+  await alice.locator('[data-testid="open-orders"] tr[data-client-order-id="ui-stop-1"]', { hasText: '100.00 waiting' }).waitFor();
+  check(await alice.locator('[data-testid="asks"] tr[data-price="99.50"]').count() === 0, 'the stop order is not in the book');
+  await shot(alice, 'stop-waiting');
+  await alice.getByTestId('cancel-ui-stop-1').click();
+  await alice.locator('[data-testid="open-orders"] tr[data-client-order-id="ui-stop-1"]').waitFor({ state: 'detached' });
+  await alice.getByTestId('stop-price').fill('');
+
   await alice.getByTestId('cancel-ui-sell-1').click();
   await alice.locator('[data-testid="open-orders"] tr[data-client-order-id="ui-sell-1"]').waitFor({ state: 'detached' });
   await alice.locator('[data-testid="asks"] tr[data-price="101.25"]').waitFor({ state: 'detached' });

@@ -111,7 +111,7 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
         return new Order(o.orderId(), o.clientOrderId(), o.instrumentId(), o.side(), o.orderType(), o.timeInForce(),
             o.price(), o.quantity(), o.filledQuantity(), o.executedNotional(), o.status(),
             o.createdNs(), o.updatedNs(), o.cancelReason(), o.quoteAmount(), o.postOnly(), o.selfTradePrevention(),
-            o.expiryNs());
+            o.expiryNs(), o.stopPrice(), o.triggeredNs());
     }
 
     private static HistoryQueries.Cursor cursor(final Cursor cursor)

@@ -43,7 +43,7 @@ public interface HistorySource
     record Order(long orderId, long clientOrderId, int instrumentId, String side, String type, String timeInForce,
         long price, long quantity, long filledQuantity, long executedNotional, String status,
         long createdNs, long updatedNs, String cancelReason, long quoteAmount, Boolean postOnly,
-        String selfTradePrevention, long expiryNs)
+        String selfTradePrevention, long expiryNs, long stopPrice, long triggeredNs)
     {
     }
 

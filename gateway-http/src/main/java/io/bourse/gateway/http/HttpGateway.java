@@ -367,8 +367,8 @@ public final class HttpGateway implements AutoCloseable
         "html", "text/html; charset=utf-8", "js", "text/javascript; charset=utf-8", "css", "text/css; charset=utf-8",
         "json", "application/json", "svg", "image/svg+xml");
     private static final Set<String> ORDER_FIELDS = Set.of("symbol", "side", "type", "timeInForce", "price", "quantity",
-        "quoteAmount", "postOnly", "selfTradePrevention", "clientOrderId", "expireTime");
-    private static final Set<String> REPLACE_FIELDS = Set.of("price", "quantity", "clientOrderId");
+        "quoteAmount", "postOnly", "selfTradePrevention", "clientOrderId", "expireTime", "stopPrice");
+    private static final Set<String> REPLACE_FIELDS = Set.of("price", "quantity", "clientOrderId", "stopPrice");
     private static final Set<String> CANCEL_ALL_AFTER_FIELDS = Set.of("timeoutMs");
     /**
      * Shortest and longest timeout of a dead man's switch: a second is about the least a client can keep up with
@@ -1391,6 +1391,8 @@ public final class HttpGateway implements AutoCloseable
         view.postOnly = order.postOnly();
         view.selfTradePrevention = order.selfTradePrevention();
         view.expiryNs = order.expiryNs();
+        view.stopPrice = order.stopPrice();
+        view.triggeredNs = order.triggeredNs();
         view.filledQuantity = order.filledQuantity();
         view.executedNotional = order.executedNotional();
         view.status = order.status();
@@ -1690,17 +1692,21 @@ public final class HttpGateway implements AutoCloseable
     }
 
     /**
-     * A replace's new terms as read from its JSON object: the price and quantity are checked against the order's
+     * A replace's new terms as read from its JSON object: the prices and quantity are checked against the order's
      * instrument once it is known, on the gateway thread.
+     *
+     * @param price     null only for a stop market order, which names none.
+     * @param stopPrice null to keep an untriggered stop order's.
      */
-    private record ReplaceTerms(String price, String quantity, long clientOrderId)
+    private record ReplaceTerms(String price, String quantity, long clientOrderId, String stopPrice)
     {
     }
 
     private ReplaceTerms replaceTerms(final ObjectNode body)
     {
-        return new ReplaceTerms(Requests.string(body, "price", true), Requests.string(body, "quantity", true),
-            clientOrderId(Requests.string(body, "clientOrderId", false), false));
+        return new ReplaceTerms(Requests.string(body, "price", false), Requests.string(body, "quantity", true),
+            clientOrderId(Requests.string(body, "clientOrderId", false), false),
+            Requests.string(body, "stopPrice", false));
     }
 
     private OrderCommand replaceCommand(
@@ -1719,8 +1725,17 @@ public final class HttpGateway implements AutoCloseable
                         "no open order " + orderId + " of this account", "orderId");
                 }
                 final InstrumentView instrument = agent.model().instrument(order.instrumentId);
+                final boolean market = order.type.equals("MARKET");
+                if (market != (terms.price() == null))
+                {
+                    throw market ?
+                        ApiException.badRequest(RejectReason.INVALID_PRICE.name(),
+                            "price: a stop market order has none", "price") :
+                        ApiException.badRequest("MISSING_FIELD", "price is required", "price");
+                }
                 return encoder.replaceOrder(buffer, 0, accountId, orderId, 0, terms.clientOrderId(),
-                    price(instrument, terms.price(), "price"), quantity(instrument, terms.quantity(), "quantity"), 0);
+                    market ? 0 : price(instrument, terms.price(), "price"), quantity(instrument, terms.quantity(), "quantity"),
+                    terms.stopPrice() == null ? 0 : stopPrice(instrument, terms.stopPrice()));
             }
         };
     }
@@ -1736,13 +1751,13 @@ public final class HttpGateway implements AutoCloseable
      */
     private record NewOrderTerms(int instrumentId, Side side, OrderType type, TimeInForce timeInForce,
         boolean postOnly, SelfTradePrevention selfTradePrevention, long price, long quantity, long quoteAmount,
-        long expireTimeNs, long clientOrderId)
+        long expireTimeNs, long clientOrderId, long stopPrice)
     {
         int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer,
             final long accountId)
         {
             return encoder.newOrder(buffer, 0, accountId, clientOrderId, instrumentId, side, type, timeInForce,
-                postOnly, selfTradePrevention, price, quantity, quoteAmount, expireTimeNs, 0);
+                postOnly, selfTradePrevention, price, quantity, quoteAmount, expireTimeNs, stopPrice);
         }
     }
 
@@ -1781,8 +1796,10 @@ public final class HttpGateway implements AutoCloseable
                 "expireTime");
         }
         final long clientOrderId = clientOrderId(Requests.string(body, "clientOrderId", false), true);
+        final String stopPriceText = Requests.string(body, "stopPrice", false);
+        final long stopPrice = stopPriceText == null ? 0 : stopPrice(instrument, stopPriceText);
         return new NewOrderTerms(instrument.id(), side, type, timeInForce, postOnly, stp, price, quantity, quoteAmount,
-            expireTimeMs * 1_000_000, clientOrderId);
+            expireTimeMs * 1_000_000, clientOrderId, stopPrice);
     }
 
     /**
@@ -2622,6 +2639,16 @@ public final class HttpGateway implements AutoCloseable
         return price;
     }
 
+    private static long stopPrice(final InstrumentView instrument, final String text)
+    {
+        if (Decimals.parse(text, instrument.priceScale(), "stopPrice", RejectReason.PRICE_OFF_TICK.name()) <= 0)
+        {
+            throw ApiException.badRequest(RejectReason.INVALID_STOP_PRICE.name(), "stopPrice must be positive",
+                "stopPrice");
+        }
+        return price(instrument, text, "stopPrice");
+    }
+
     private static long quantity(final InstrumentView instrument, final String text, final String field)
     {
         final long quantity = Decimals.parse(text, instrument.quantityScale(), field,
@@ -2862,7 +2889,7 @@ public final class HttpGateway implements AutoCloseable
                 INVALID_EXPIRY, INVALID_QUOTE_AMOUNT, NOTIONAL_OVERFLOW, REPLACE_QUANTITY_NOT_ABOVE_FILLED,
                 INVALID_STP_MODE, INVALID_INSTRUMENT_DEFINITION, INVALID_AMOUNT, INVALID_TRADING_STATE, INVALID_LIMIT,
                 INVALID_ACCOUNT, INVALID_CLIENT_ORDER_ID, INVALID_ASSET_DEFINITION, UNKNOWN_COMMAND,
-                INVALID_TRANSACTION_ID, INVALID_INSTRUMENT, ASSET_REDEFINITION, INVALID_FEE_RATE -> 400;
+                INVALID_TRANSACTION_ID, INVALID_INSTRUMENT, ASSET_REDEFINITION, INVALID_FEE_RATE, INVALID_STOP_PRICE -> 400;
             default -> 422;
         };
         return new ApiException(status, reason.name(), "the exchange rejected the command: " +

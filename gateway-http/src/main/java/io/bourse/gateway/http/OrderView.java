@@ -24,6 +24,12 @@ final class OrderView
      * A GTD order's expiry; 0 for any other.
      */
     long expiryNs;
+    /**
+     * A stop order's stop price (kept once it has triggered), 0 for any other order; {@link #triggeredNs} says when it
+     * triggered, 0 while it waits off the book.
+     */
+    long stopPrice;
+    long triggeredNs;
     long filledQuantity;
     long executedNotional;
     String status;

@@ -18,6 +18,8 @@ import io.bourse.protocol.codec.OrderCanceledDecoder;
 import io.bourse.protocol.codec.OrderExpiredDecoder;
 import io.bourse.protocol.codec.OrderRecordDecoder;
 import io.bourse.protocol.codec.OrderReplacedDecoder;
+import io.bourse.protocol.codec.OrderTriggeredDecoder;
+import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.OrderRestatedDecoder;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
@@ -187,6 +189,7 @@ final class ReadModel
     private final TradeDecoder trade = new TradeDecoder();
     private final OrderCanceledDecoder canceled = new OrderCanceledDecoder();
     private final OrderReplacedDecoder replaced = new OrderReplacedDecoder();
+    private final OrderTriggeredDecoder triggered = new OrderTriggeredDecoder();
     private final OrderExpiredDecoder expired = new OrderExpiredDecoder();
     private final OrderRestatedDecoder restated = new OrderRestatedDecoder();
     private final BookLevelChangedDecoder level = new BookLevelChangedDecoder();
@@ -564,10 +567,13 @@ final class ReadModel
                     order.accountId = r.accountId();
                     order.instrumentId = r.instrumentId();
                     order.side = r.side().name();
-                    order.type = "LIMIT";
+                    // Records from before stop orders hold only resting limit orders.
+                    order.type = r.orderType() == OrderType.MARKET ? "MARKET" : "LIMIT";
                     order.timeInForce = r.timeInForce().name();
                     order.price = r.price();
                     order.quantity = r.quantity();
+                    order.quoteAmount = orZero(r.quoteAmount(), OrderRecordDecoder.quoteAmountNullValue());
+                    order.stopPrice = orZero(r.stopPrice(), OrderRecordDecoder.stopPriceNullValue());
                     order.filledQuantity = r.filledQuantity();
                     order.executedNotional = r.executedNotional();
                     order.postOnly = r.postOnly() == BooleanType.TRUE;
@@ -577,11 +583,14 @@ final class ReadModel
                     order.updatedNs = time(r.updatedTimeNs());
                     order.status = order.filledQuantity > 0 ? "PARTIALLY_FILLED" : "NEW";
                     account(order.accountId).openOrders.put(order.orderId, order);
-                    final Market market = market(order.instrumentId);
-                    final Level resting = (r.side() == Side.BUY ? market.bids : market.asks)
-                        .computeIfAbsent(order.price, ignored -> new Level());
-                    resting.quantity += order.quantity - order.filledQuantity;
-                    resting.orderCount++;
+                    if (order.stopPrice == 0)
+                    {
+                        final Market market = market(order.instrumentId);
+                        final Level resting = (r.side() == Side.BUY ? market.bids : market.asks)
+                            .computeIfAbsent(order.price, ignored -> new Level());
+                        resting.quantity += order.quantity - order.filledQuantity;
+                        resting.orderCount++;
+                    }
                     position = bodyOffset + blockLength;
                 }
                 case TransactionIdsRecordDecoder.TEMPLATE_ID ->
@@ -657,6 +666,23 @@ final class ReadModel
                         order.price = e.price();
                         order.quantity = e.quantity();
                         order.filledQuantity = e.filledQuantity();
+                        order.updatedNs = e.timestampNs();
+                        // 0 for an order that is not (or no longer) waiting for its stop price: the one it had stays.
+                        final long stopPrice = orZero(e.stopPrice(), OrderReplacedDecoder.stopPriceNullValue());
+                        if (stopPrice != 0)
+                        {
+                            order.stopPrice = stopPrice;
+                        }
+                        changes.orders.add(order);
+                    }
+                }
+                case OrderTriggeredDecoder.TEMPLATE_ID ->
+                {
+                    final OrderTriggeredDecoder e = triggered.wrap(buffer, bodyOffset, blockLength, version);
+                    final OrderView order = order(e.accountId(), e.orderId());
+                    if (order != null)
+                    {
+                        order.triggeredNs = e.timestampNs();
                         order.updatedNs = e.timestampNs();
                         changes.orders.add(order);
                     }
@@ -777,6 +803,7 @@ final class ReadModel
         order.postOnly = e.postOnly() == BooleanType.NULL_VAL ? null : e.postOnly() == BooleanType.TRUE;
         order.selfTradePrevention = tradingMode(e.selfTradePrevention());
         order.expiryNs = time(e.expiryTimeNs());
+        order.stopPrice = orZero(e.stopPrice(), OrderAcceptedDecoder.stopPriceNullValue());
         order.status = "NEW";
         order.createdNs = e.timestampNs();
         order.updatedNs = e.timestampNs();
@@ -791,6 +818,14 @@ final class ReadModel
     private static long time(final long value)
     {
         return value == OrderRecordDecoder.createdTimeNsNullValue() ? 0 : value;
+    }
+
+    /**
+     * @return the value, or 0 for SBE's null value: a field a message of an earlier schema version does not hold.
+     */
+    private static long orZero(final long value, final long nullValue)
+    {
+        return value == nullValue ? 0 : value;
     }
 
     private static String tradingMode(final SelfTradePrevention mode)

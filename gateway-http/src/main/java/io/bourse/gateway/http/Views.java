@@ -73,6 +73,15 @@ final class Views
             node.put("selfTradePrevention", o.selfTradePrevention);
         }
         node.put("price", i.price(o.price));
+        if (o.stopPrice != 0)
+        {
+            node.put("stopPrice", i.price(o.stopPrice));
+            node.put("triggered", o.triggeredNs != 0);
+            if (o.triggeredNs != 0)
+            {
+                node.put("triggeredTime", o.triggeredNs / 1_000_000);
+            }
+        }
         node.put("quantity", i.quantity(o.quantity));
         if (o.quoteAmount != 0)
         {

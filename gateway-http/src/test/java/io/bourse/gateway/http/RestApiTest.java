@@ -165,6 +165,55 @@ class RestApiTest
     }
 
     @Test
+    void aStopOrderWaitsOffTheBookUntilATradeReachesItsStopPrice()
+    {
+        expect(200, harness.placeLimit(ALICE, "SELL", "300.00", "1", null));
+        expect(200, harness.placeLimit(BOB, "BUY", "300.00", "1", null));
+        final String stop = "{\"symbol\":\"BTC-USD\",\"side\":\"SELL\",\"price\":\"289.00\",\"quantity\":\"1\"," +
+            "\"clientOrderId\":\"stop-1\",\"stopPrice\":";
+
+        expectProblem(422, "STOP_WOULD_TRIGGER", null, harness.call(ALICE, "POST", "/api/v1/orders", stop + "\"300.00\"}"));
+        expectProblem(400, "INVALID_STOP_PRICE", "stopPrice", harness.call(ALICE, "POST", "/api/v1/orders", stop + "\"-1\"}"));
+        expectProblem(400, "PRICE_OFF_TICK", "stopPrice",
+            harness.call(ALICE, "POST", "/api/v1/orders", stop + "\"290.001\"}"));
+        expectProblem(400, "INVALID_STOP_PRICE", null,
+            harness.call(ALICE, "POST", "/api/v1/orders", stop + "\"290.00\",\"postOnly\":true}"));
+
+        final GatewayHarness.Response placed = expect(200, harness.call(ALICE, "POST", "/api/v1/orders",
+            stop + "\"290.00\"}"));
+        assertEquals("NEW", placed.str("status"));
+        assertEquals("290.00", placed.str("stopPrice"));
+        assertFalse(placed.get("triggered").asBoolean());
+        final String orderId = placed.str("orderId");
+        assertEquals(0, expect(200, harness.get("/api/v1/book/BTC-USD")).get("asks").size(), "not in the book");
+        assertEquals(1, expect(200, harness.call(ALICE, "GET", "/api/v1/orders", null)).json().size(), "but open");
+
+        final GatewayHarness.Response replaced = expect(200, harness.call(ALICE, "PUT", "/api/v1/orders/" + orderId,
+            "{\"price\":\"288.00\",\"quantity\":\"1\",\"stopPrice\":\"295.00\"}"));
+        assertEquals("295.00", replaced.str("stopPrice"));
+        assertFalse(replaced.get("priorityKept").asBoolean(), "a new stop price takes a new place among the stops");
+
+        expect(200, harness.placeLimit(BOB, "BUY", "295.00", "1", null));
+        expect(200, harness.placeLimit(CAROL, "SELL", "295.00", "1", null));
+        final JsonNode triggered = expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + orderId, null)).json();
+        assertTrue(triggered.get("triggered").asBoolean(), triggered.toString());
+        assertTrue(triggered.get("triggeredTime").asLong() > 0, triggered.toString());
+        assertEquals("NEW", triggered.get("status").asText());
+        assertEquals("288.00", expect(200, harness.get("/api/v1/book/BTC-USD")).get("asks").get(0).get("price").asText(),
+            "triggered, it rests at its limit");
+
+        final String market = expect(200, harness.call(ALICE, "POST", "/api/v1/orders",
+            "{\"symbol\":\"BTC-USD\",\"side\":\"SELL\",\"type\":\"MARKET\",\"timeInForce\":\"GTC\"," +
+                "\"quantity\":\"0.5\",\"stopPrice\":\"280.00\"}")).str("orderId");
+        expectProblem(400, "INVALID_PRICE", "price", harness.call(ALICE, "PUT", "/api/v1/orders/" + market,
+            "{\"price\":\"279.00\",\"quantity\":\"0.5\"}"));
+        assertEquals("281.00", expect(200, harness.call(ALICE, "PUT", "/api/v1/orders/" + market,
+            "{\"quantity\":\"0.4\",\"stopPrice\":\"281.00\"}")).str("stopPrice"));
+        expectProblem(400, "MISSING_FIELD", "price", harness.call(ALICE, "PUT", "/api/v1/orders/" + orderId,
+            "{\"quantity\":\"0.5\"}"));
+    }
+
+    @Test
     void massCancelCancelsOnlyTheChosenSide()
     {
         expect(200, harness.placeLimit(CAROL, "BUY", "80.00", "1", null));

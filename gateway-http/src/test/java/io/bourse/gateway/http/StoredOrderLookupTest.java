@@ -103,7 +103,7 @@ class StoredOrderLookupTest
     {
         return new HistorySource.Order(orderId, clientOrderId, 1, "BUY", "LIMIT", "GTC", 8_000, 10_000,
             status.equals("FILLED") ? 10_000 : 0, status.equals("FILLED") ? 80_000_000 : 0, status, 1_000, 2_000,
-            status.equals("CANCELED") ? "CLIENT_REQUEST" : null, 0, false, "CANCEL_RESTING", 0);
+            status.equals("CANCELED") ? "CLIENT_REQUEST" : null, 0, false, "CANCEL_RESTING", 0, 0, 0);
     }
 
     private final class MapHistory extends EmptyHistory

@@ -221,7 +221,9 @@ async function refreshPrivate() {
       cancel.textContent = 'Cancel';
       cancel.dataset.testid = 'cancel-' + o.clientOrderId;
       cancel.addEventListener('click', () => act(() => signed(state.credentials, 'DELETE', '/api/v1/orders/' + o.orderId)));
-      return row([o.orderId, o.clientOrderId, o.side, o.price, o.quantity, o.filledQuantity, o.status, cancel],
+      // A stop order waits off the book until a trade reaches its stop price.
+      const stop = o.stopPrice ? (o.triggered ? o.stopPrice : `${o.stopPrice} waiting`) : '';
+      return row([o.orderId, o.clientOrderId, o.side, o.price, stop, o.quantity, o.filledQuantity, o.status, cancel],
         { 'data-client-order-id': o.clientOrderId, class: o.side === 'BUY' ? 'bid' : 'ask' });
     }));
     $('balances').replaceChildren(...balances.balances.map((b) => row([b.asset, b.available, b.reserved], { 'data-asset': b.asset })));
@@ -264,15 +266,20 @@ function showAccount() {
 function validate() {
   const instrument = state.instruments.get(state.symbol);
   const market = $('type').value === 'MARKET';
+  const stop = $('stopPrice').value.trim() !== '';
   $('price').disabled = market;
-  $('tif').querySelector('option[value="GTC"], option:first-child').disabled = market;
+  // A stop market order may wait GTC for its stop price; a market order that trades now may not.
+  $('tif').querySelector('option[value="GTC"], option:first-child').disabled = market && !stop;
   const problems = [];
-  if (!market) {
-    const price = toUnits($('price').value.trim(), instrument.priceScale);
+  const checkPrice = (id, name) => {
+    const text = $(id).value.trim();
+    const price = toUnits(text, instrument.priceScale);
     const tick = toUnits(instrument.tickSize, instrument.priceScale);
-    if (!/^[0-9]+(\.[0-9]+)?$/.test($('price').value.trim()) || price === 0n) problems.push('price: a positive decimal number');
-    else if (price === null || price % tick !== 0n) problems.push(`price: not on the tick ${instrument.tickSize}`);
-  }
+    if (!/^[0-9]+(\.[0-9]+)?$/.test(text) || price === 0n) problems.push(`${name}: a positive decimal number`);
+    else if (price === null || price % tick !== 0n) problems.push(`${name}: not on the tick ${instrument.tickSize}`);
+  };
+  if (!market) checkPrice('price', 'price');
+  if (stop) checkPrice('stopPrice', 'stop price');
   const quantity = toUnits($('quantity').value.trim(), instrument.quantityScale);
   const lot = toUnits(instrument.lotSize, instrument.quantityScale);
   if (!/^[0-9]+(\.[0-9]+)?$/.test($('quantity').value.trim()) || quantity === 0n) problems.push('quantity: a positive decimal number');
@@ -287,14 +294,16 @@ function placeOrder(event) {
   event.preventDefault();
   if (!validate()) return;
   const market = $('type').value === 'MARKET';
+  const stopPrice = $('stopPrice').value.trim();
   const order = {
     symbol: state.symbol,
     side: document.querySelector('input[name="side"]:checked').value,
     type: $('type').value,
     quantity: $('quantity').value.trim(),
-    timeInForce: market && $('tif').value === 'GTC' ? 'IOC' : $('tif').value,
+    timeInForce: market && !stopPrice && $('tif').value === 'GTC' ? 'IOC' : $('tif').value,
   };
   if (!market) order.price = $('price').value.trim();
+  if (stopPrice) order.stopPrice = stopPrice;
   if ($('postOnly').checked) order.postOnly = true;
   const clientOrderId = $('clientOrderId').value.trim();
   if (clientOrderId) order.clientOrderId = clientOrderId;
@@ -330,7 +339,7 @@ async function start() {
   $('interval').addEventListener('change', () => { state.candles = new Map(); renderChart(); reloadCandles(); });
   // Loaded again each minute: the recent trades alone would not cover a busy hour.
   setInterval(() => { if (state.symbol) reloadCandles(); }, 60000);
-  for (const id of ['price', 'quantity', 'type', 'clientOrderId']) $(id).addEventListener('input', validate);
+  for (const id of ['price', 'stopPrice', 'quantity', 'type', 'clientOrderId']) $(id).addEventListener('input', validate);
   $('order').addEventListener('submit', placeOrder);
   $('cancelAll').addEventListener('click', () => state.credentials &&
     act(() => signed(state.credentials, 'DELETE', '/api/v1/orders?symbol=' + encodeURIComponent(state.symbol))));
