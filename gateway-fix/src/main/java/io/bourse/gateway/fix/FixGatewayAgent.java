@@ -133,6 +133,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private static final long CANCEL_ON_DISCONNECT_RETRY_NS = TimeUnit.MILLISECONDS.toNanos(1);
 
+    private static final char ORD_TYPE_STOP = '3';
+    private static final char ORD_TYPE_STOP_LIMIT = '4';
     private static final char EXEC_NEW = '0';
     private static final char EXEC_CANCELED = '4';
     private static final char EXEC_REPLACED = '5';
@@ -1373,26 +1375,28 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED, "Side must be 1 (Buy) or 2 (Sell)");
             return;
         }
-        final OrderType orderType;
-        if (in.ordType() == '2')
-        {
-            orderType = OrderType.LIMIT;
-        }
-        else if (in.ordType() == '1')
-        {
-            orderType = OrderType.MARKET;
-        }
-        else
+        final char ordType = in.ordType();
+        final OrderType orderType = ordType == '2' || ordType == ORD_TYPE_STOP_LIMIT ? OrderType.LIMIT :
+            ordType == '1' || ordType == ORD_TYPE_STOP ? OrderType.MARKET : null;
+        if (orderType == null)
         {
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED,
-                "OrdType must be 1 (Market) or 2 (Limit)");
+                "OrdType must be 1 (Market), 2 (Limit), 3 (Stop) or 4 (Stop limit)");
             return;
         }
-        final TimeInForce timeInForce = timeInForce(in.hasTimeInForce() ? in.timeInForce() : 0, orderType);
+        final boolean stop = ordType == ORD_TYPE_STOP || ordType == ORD_TYPE_STOP_LIMIT;
+        final TimeInForce timeInForce = timeInForce(in.hasTimeInForce() ? in.timeInForce() : 0, orderType, stop);
         if (timeInForce == null)
         {
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED,
                 "TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK); market orders IOC or FOK");
+            return;
+        }
+        final long stopPx = stop && in.hasStopPx() ? FixDecimals.toScaled(in.stopPx(), instrument.priceScale()) : 0;
+        final String stopProblem = stopProblem(ordType, in.hasStopPx(), stopPx);
+        if (stopProblem != null)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, stopProblem);
             return;
         }
         if (!in.hasOrderQty())
@@ -1449,11 +1453,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.timeInForce = fixTimeInForce(timeInForce);
         order.postOnly = postOnly;
         order.price = price;
+        order.stopPx = stopPx;
         order.quantity = quantity;
         order.receivedNs = receivedNs;
         final int length = commandEncoder.newOrder(commandBuffer, 0, order.accountId, order.engineClientOrderId,
             instrument.instrumentId(), side, orderType, timeInForce, postOnly, SelfTradePrevention.ACCOUNT_DEFAULT,
-            price, quantity, 0, 0, 0);
+            price, quantity, 0, 0, stopPx);
         // Recorded before it is sent: a gateway that stops before the answer comes still knows, after a restart, the
         // ClOrdID and session of the order the answer is about (else an order live at the exchange is one its client
         // never hears of).
@@ -1567,11 +1572,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 '2', FixRejects.CXL_REJ_DUPLICATE_CLORDID, "Duplicate ClOrdID");
             return;
         }
-        final long price = FixDecimals.toScaled(in.price(), order.instrument.priceScale());
+        // A stop market order (OrdType 3) names no price.
+        final long price = order.ordType == ORD_TYPE_STOP ? 0 :
+            FixDecimals.toScaled(in.price(), order.instrument.priceScale());
         final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
         final long newEngineClientOrderId = engineClientOrderId(state, sequenceIndex, msgSeqNum);
         final int length = commandEncoder.replaceOrder(commandBuffer, 0, order.accountId, order.orderId,
-            order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity, 0);
+            order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity,
+            replaceStopPx(order, in));
         // Recorded before it is sent, as a new order is: a gateway that stops before the answer still reports it.
         store.writeReplacing(order, newEngineClientOrderId, price, quantity, in.clOrdID(), in.clOrdIDLength());
         final long requestSequence = client.trySend(commandBuffer, 0, length);
@@ -1623,9 +1631,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             return "Side or Symbol does not match the order";
         }
-        if (in.ordType() != order.ordType || order.ordType != '2')
+        final char ordType = order.ordType;
+        if (in.ordType() != ordType || ordType == '1')
         {
-            return "Only limit orders can be replaced, and OrdType cannot change";
+            return "Only limit and stop orders can be replaced, and OrdType cannot change";
         }
         final boolean hasExecInst = in.hasExecInst();
         final String unsupported = unsupportedInstruction(hasExecInst ? in.execInst() : null,
@@ -1634,21 +1643,61 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             return unsupported;
         }
-        if (!in.hasPrice() || !in.hasOrderQty())
+        final boolean priced = ordType != ORD_TYPE_STOP;
+        if (!in.hasOrderQty() || (priced && !in.hasPrice()))
         {
-            return "Price (44) and OrderQty (38) required";
+            return priced ? "Price (44) and OrderQty (38) required" : "OrderQty (38) required";
         }
-        final long price = FixDecimals.toScaled(in.price(), order.instrument.priceScale());
-        final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
-        if (price == FixDecimals.INVALID || price <= 0)
+        if (!priced && in.hasPrice())
+        {
+            return "Price not allowed on a stop order (OrdType 3)";
+        }
+        final long price = priced ? FixDecimals.toScaled(in.price(), order.instrument.priceScale()) : 0;
+        if (priced && (price == FixDecimals.INVALID || price <= 0))
         {
             return "Price must be positive with at most the instrument's price decimals";
         }
+        final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
         if (quantity == FixDecimals.INVALID || quantity <= 0)
         {
             return "OrderQty must be positive with at most the instrument's quantity decimals";
         }
-        return null;
+        // A stop order that has triggered is a limit order now: a StopPx on its replace is refused by the exchange.
+        return ordType == '2' && in.hasStopPx() ? "StopPx not allowed on a limit order" :
+            in.hasStopPx() ? stopProblem(ordType, true, replaceStopPx(order, in)) : null;
+    }
+
+    /**
+     * @return why a stop price is wrong for the OrdType, or null: a stop order (3 or 4) needs a positive StopPx (99) on
+     * the instrument's price decimals (or, on a replace, none to keep its own), and no other order may have one.
+     */
+    private static String stopProblem(final char ordType, final boolean hasStopPx, final long stopPx)
+    {
+        final boolean stop = ordType == ORD_TYPE_STOP || ordType == ORD_TYPE_STOP_LIMIT;
+        if (!stop)
+        {
+            return hasStopPx ? "StopPx (99) only on a stop order (OrdType 3 or 4)" : null;
+        }
+        if (!hasStopPx)
+        {
+            return "StopPx (99) required on a stop order";
+        }
+        return stopPx == FixDecimals.INVALID || stopPx <= 0 ?
+            "StopPx must be positive with at most the instrument's price decimals" : null;
+    }
+
+    /**
+     * @return the stop price an event gives an order, or the one the gateway knew when it gives none (an order that
+     * is not, or no longer, waiting for its stop price keeps the StopPx it was entered with on its reports).
+     */
+    private static long stopPx(final long eventStopPrice, final long known)
+    {
+        return eventStopPrice == 0 || eventStopPrice == OrderReplacedDecoder.stopPriceNullValue() ? known : eventStopPrice;
+    }
+
+    private static long replaceStopPx(final FixOrder order, final OrderCancelReplaceRequestDecoder in)
+    {
+        return in.hasStopPx() ? FixDecimals.toScaled(in.stopPx(), order.instrument.priceScale()) : 0;
     }
 
     private void onStatusRequest(final FixSessionState state)
@@ -2380,6 +2429,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         // Reported as it was accepted, though its record may count fills (or a restatement) made
                         // after: the replay makes those again next, and each brings the order up to date.
                         order.quantity = orderAccepted.quantity();
+                        order.stopPx = stopPx(orderAccepted.stopPrice(), order.stopPx);
                         order.filledQuantity = 0;
                         order.executedNotional = 0;
                         sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
@@ -2469,6 +2519,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     }
                     else
                     {
+                        order.stopPx = stopPx(orderReplaced.stopPrice(), order.stopPx);
                         replaced(order, replace, orderReplaced.clientOrderId(), orderReplaced.price(),
                             orderReplaced.quantity(), orderReplaced.filledQuantity(), true);
                         sendReport(order, EXEC_REPLACED, ordStatus(order), 0, 0, 0, text, null, 0);
@@ -2849,9 +2900,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             .orderQty(order.quantity, instrument.quantityScale())
             .leavesQty(leaves, instrument.quantityScale())
             .cumQty(order.filledQuantity, instrument.quantityScale());
-        if (order.ordType == '2')
+        if (order.ordType == '2' || order.ordType == ORD_TYPE_STOP_LIMIT)
         {
             report.price(order.price, instrument.priceScale());
+        }
+        if (order.stopPx != 0)
+        {
+            report.stopPx(order.stopPx, instrument.priceScale());
         }
         if (order.timeInForce != 0)
         {
@@ -3225,6 +3280,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         view.timeInForce = order.timeInForce;
         view.postOnly = order.postOnly;
         view.price = orderReplaced.price();
+        view.stopPx = stopPx(orderReplaced.stopPrice(), order.stopPx);
         view.quantity = orderReplaced.quantity();
         view.filledQuantity = orderReplaced.filledQuantity();
         // The event does not carry the notional then: the average price the order has now stands for it.
@@ -3727,9 +3783,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         return side == '1' ? Side.BUY : side == '2' ? Side.SELL : null;
     }
 
-    private static TimeInForce timeInForce(final char timeInForce, final OrderType orderType)
+    /**
+     * @param stop whether it is a stop order: a stop market order waits GTC (the default) for its stop price.
+     */
+    private static TimeInForce timeInForce(final char timeInForce, final OrderType orderType, final boolean stop)
     {
-        final boolean market = orderType == OrderType.MARKET;
+        final boolean market = orderType == OrderType.MARKET && !stop;
         return switch (timeInForce)
         {
             case 0 -> market ? TimeInForce.IOC : TimeInForce.GTC;

@@ -31,6 +31,11 @@ final class FixOrder
      */
     boolean postOnly;
     long price;
+    /**
+     * A stop order's StopPx (99), echoed on its reports; 0 for any other order, and for one recorded by a gateway that
+     * did not keep it (the order store does not, see the README), until the exchange reports it again.
+     */
+    long stopPx;
     long quantity;
     long filledQuantity;
     long executedNotional;

@@ -36,6 +36,7 @@ import quickfix.field.OrigClOrdID;
 import quickfix.field.Price;
 import quickfix.field.RefMsgType;
 import quickfix.field.Side;
+import quickfix.field.StopPx;
 import quickfix.field.Symbol;
 import quickfix.field.Text;
 import quickfix.field.TimeInForce;
@@ -309,6 +310,89 @@ class FixGatewayTest
 
         alice.send(cancel(id("X"), secondBack, Side.SELL));
         report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+    }
+
+    @Test
+    void aStopOrderWaitsForItsStopPriceAndEchoesIt() throws Exception
+    {
+        // A trade at 130.00 is the last price the stops are entered against.
+        alice.send(limit(id("S"), Side.SELL, "0.1", "130.00"));
+        report(alice, ExecType.NEW, OrdStatus.NEW);
+        bob.send(limit(id("B"), Side.BUY, "0.1", "130.00"));
+        report(bob, ExecType.NEW, OrdStatus.NEW);
+        report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        report(alice, ExecType.TRADE, OrdStatus.FILLED);
+
+        final NewOrderSingle withoutStopPx = stop(id("T"), Side.SELL, "0.2", "124.00", null);
+        bob.send(withoutStopPx);
+        assertTrue(report(bob, ExecType.REJECTED, OrdStatus.REJECTED).getString(Text.FIELD).contains("StopPx (99) required"));
+        final NewOrderSingle limitWithStopPx = limit(id("T"), Side.SELL, "0.2", "124.00");
+        limitWithStopPx.set(new StopPx(125.0));
+        bob.send(limitWithStopPx);
+        assertTrue(report(bob, ExecType.REJECTED, OrdStatus.REJECTED).getString(Text.FIELD).contains("only on a stop order"));
+        bob.send(stop(id("T"), Side.SELL, "0.2", "124.00", "130.00"));
+        assertTrue(report(bob, ExecType.REJECTED, OrdStatus.REJECTED).getString(Text.FIELD).contains("STOP_WOULD_TRIGGER"),
+            "a sell stop at the last price would trigger at once");
+
+        final String stop = id("T");
+        bob.send(stop(stop, Side.SELL, "0.2", "124.00", "125.00"));
+        final Message waiting = report(bob, ExecType.NEW, OrdStatus.NEW);
+        assertEquals(OrdType.STOP_LIMIT, waiting.getChar(OrdType.FIELD));
+        assertEquals(new BigDecimal("125.00"), waiting.getDecimal(StopPx.FIELD).setScale(2));
+        assertEquals(new BigDecimal("124.00"), waiting.getDecimal(Price.FIELD).setScale(2));
+
+        final String moved = id("R");
+        final OrderCancelReplaceRequest move = replace(moved, stop, Side.SELL, "0.2", "124.00");
+        move.set(new OrdType(OrdType.STOP_LIMIT));
+        move.set(new StopPx(126.0));
+        bob.send(move);
+        final Message replaced = report(bob, ExecType.REPLACED, OrdStatus.NEW);
+        assertEquals(new BigDecimal("126.00"), replaced.getDecimal(StopPx.FIELD).setScale(2));
+        final OrderCancelReplaceRequest asLimit = replace(id("R"), moved, Side.SELL, "0.2", "124.00");
+        bob.send(asLimit);
+        assertTrue(bob.next("9").getString(Text.FIELD).contains("OrdType cannot change"));
+
+        // A trade at 126.00 triggers it: it sells at 124.00 or better, and rests there when nothing bids.
+        alice.send(limit(id("S"), Side.SELL, "0.1", "126.00"));
+        report(alice, ExecType.NEW, OrdStatus.NEW);
+        bob.send(limit(id("B"), Side.BUY, "0.1", "126.00"));
+        report(bob, ExecType.NEW, OrdStatus.NEW);
+        report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        report(alice, ExecType.TRADE, OrdStatus.FILLED);
+        alice.send(limit(id("B"), Side.BUY, "0.2", "124.00"));
+        report(alice, ExecType.NEW, OrdStatus.NEW);
+        report(alice, ExecType.TRADE, OrdStatus.FILLED);
+        final Message filled = report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        assertEquals(moved, filled.getString(ClOrdID.FIELD));
+        assertEquals(new BigDecimal("126.00"), filled.getDecimal(StopPx.FIELD).setScale(2), "the StopPx it had");
+
+        // A stop market order names no price, on entry or replace.
+        final String market = id("T");
+        bob.send(stop(market, Side.SELL, "0.1", null, "110.00"));
+        assertEquals(OrdType.STOP, report(bob, ExecType.NEW, OrdStatus.NEW).getChar(OrdType.FIELD));
+        final OrderCancelReplaceRequest priced = replace(id("R"), market, Side.SELL, "0.1", "109.00");
+        priced.set(new OrdType(OrdType.STOP));
+        bob.send(priced);
+        assertTrue(bob.next("9").getString(Text.FIELD).contains("Price not allowed"));
+    }
+
+    /**
+     * A stop limit order (OrdType 4) at the price, or a stop market order (OrdType 3) when the price is null, GTC.
+     */
+    private static NewOrderSingle stop(
+        final String clOrdId, final char side, final String quantity, final String price, final String stopPx)
+    {
+        final NewOrderSingle order = limit(clOrdId, side, quantity, price == null ? "1" : price);
+        order.set(new OrdType(price == null ? OrdType.STOP : OrdType.STOP_LIMIT));
+        if (price == null)
+        {
+            order.removeField(Price.FIELD);
+        }
+        if (stopPx != null)
+        {
+            order.set(new StopPx(Double.parseDouble(stopPx)));
+        }
+        return order;
     }
 
     @Test
