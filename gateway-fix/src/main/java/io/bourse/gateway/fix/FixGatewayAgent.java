@@ -29,6 +29,7 @@ import io.bourse.protocol.codec.OrderCanceledDecoder;
 import io.bourse.protocol.codec.OrderExpiredDecoder;
 import io.bourse.protocol.codec.OrderReplacedDecoder;
 import io.bourse.protocol.codec.OrderRestatedDecoder;
+import io.bourse.protocol.codec.OrderTriggeredDecoder;
 import io.bourse.protocol.codec.OrderStatusReportDecoder;
 import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.RejectReason;
@@ -340,6 +341,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final OrderReplacedDecoder orderReplaced = new OrderReplacedDecoder();
     private final OrderExpiredDecoder orderExpired = new OrderExpiredDecoder();
     private final OrderRestatedDecoder orderRestated = new OrderRestatedDecoder();
+    private final OrderTriggeredDecoder orderTriggered = new OrderTriggeredDecoder();
     private final OrderStatusReportDecoder orderStatus = new OrderStatusReportDecoder();
     private final MassCancelCompletedDecoder massCancelCompleted = new MassCancelCompletedDecoder();
     private final CommandEncoder commandEncoder = new CommandEncoder();
@@ -1429,7 +1431,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         else if (in.hasPrice())
         {
-            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, "Price not allowed on a market order");
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER,
+                "Price not allowed on a market or stop order (OrdType 1 or 3)");
             return;
         }
         final boolean hasExecInst = in.hasExecInst();
@@ -1662,9 +1665,34 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             return "OrderQty must be positive with at most the instrument's quantity decimals";
         }
-        // A stop order that has triggered is a limit order now: a StopPx on its replace is refused by the exchange.
-        return ordType == '2' && in.hasStopPx() ? "StopPx not allowed on a limit order" :
-            in.hasStopPx() ? stopProblem(ordType, true, replaceStopPx(order, in)) : null;
+        if (!in.hasStopPx())
+        {
+            return null;
+        }
+        if (ordType == '2')
+        {
+            return "StopPx not allowed on a limit order";
+        }
+        final long stopPx = FixDecimals.toScaled(in.stopPx(), order.instrument.priceScale());
+        // A stop order that has triggered is a limit order now: its StopPx may be sent again, not changed.
+        return order.triggered && stopPx != order.stopPx ? "StopPx cannot change: the stop order has triggered" :
+            stopProblem(ordType, true, stopPx);
+    }
+
+    /**
+     * What the exchange says of an order's stop terms in a status: the stop price of one still waiting for it (which a
+     * replace may have moved); 0 for one that has triggered, if it was a stop order.
+     */
+    private static void stopTerms(final FixOrder order, final long stopPrice)
+    {
+        if (stopPrice != 0 && stopPrice != OrderStatusReportDecoder.stopPriceNullValue())
+        {
+            order.stopPx = stopPrice;
+        }
+        else if (order.ordType == ORD_TYPE_STOP || order.ordType == ORD_TYPE_STOP_LIMIT)
+        {
+            order.triggered = true;
+        }
     }
 
     /**
@@ -1695,9 +1723,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         return eventStopPrice == 0 || eventStopPrice == OrderReplacedDecoder.stopPriceNullValue() ? known : eventStopPrice;
     }
 
+    /**
+     * @return the stop price a replace sends the exchange: the request's StopPx, or 0 (keep it) when it has none or the
+     * order has triggered (its StopPx, sent again unchanged, is no change).
+     */
     private static long replaceStopPx(final FixOrder order, final OrderCancelReplaceRequestDecoder in)
     {
-        return in.hasStopPx() ? FixDecimals.toScaled(in.stopPx(), order.instrument.priceScale()) : 0;
+        return in.hasStopPx() && !order.triggered ? FixDecimals.toScaled(in.stopPx(), order.instrument.priceScale()) : 0;
     }
 
     private void onStatusRequest(final FixSessionState state)
@@ -2532,6 +2564,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     }
                 }
             }
+            case OrderTriggeredDecoder.TEMPLATE_ID ->
+            {
+                // No report: FIX 4.4 has no ExecType for it, and the order's fills (or its rest) follow.
+                orderTriggered.wrap(buffer, offset, blockLength, version);
+                final FixOrder order = ordersByOrderId.get(orderTriggered.orderId());
+                if (order != null)
+                {
+                    order.triggered = true;
+                }
+            }
             case OrderRestatedDecoder.TEMPLATE_ID ->
             {
                 orderRestated.wrap(buffer, offset, blockLength, version);
@@ -2557,6 +2599,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 {
                     // Recorded by a gateway that did not keep it: the engine says.
                     pending.order.timeInForce = fixTimeInForce(orderStatus.timeInForce());
+                }
+                if (pending != null && pending.order != null)
+                {
+                    stopTerms(pending.order, orderStatus.stopPrice());
                 }
                 if (pending != null && pending.type == PENDING_STATUS)
                 {
@@ -3180,6 +3226,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (in.hasPrice())
         {
             report.price(in.price());
+        }
+        if (in.hasStopPx())
+        {
+            report.stopPx(in.stopPx());
         }
         transactTime(System.currentTimeMillis() * 1_000_000L);
         send(state, report);

@@ -36,6 +36,11 @@ final class FixOrder
      * did not keep it (the order store does not, see the README), until the exchange reports it again.
      */
     long stopPx;
+    /**
+     * Whether the exchange has said that the stop order triggered (it is a limit order in the book now, or was a market
+     * order): its StopPx cannot change any more.
+     */
+    boolean triggered;
     long quantity;
     long filledQuantity;
     long executedNotional;
@@ -103,6 +108,8 @@ final class FixOrder
         timeInForce = 0;
         postOnly = false;
         price = 0;
+        stopPx = 0;
+        triggered = false;
         quantity = 0;
         filledQuantity = 0;
         executedNotional = 0;

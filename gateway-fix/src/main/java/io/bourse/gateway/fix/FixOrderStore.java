@@ -548,7 +548,7 @@ final class FixOrderStore implements AutoCloseable
         final int ordTypeOffset = origClOrdIdOffset + 2 + FixOrder.MAX_ID_LENGTH;
         return (type == OPEN || type == PENDING || type == REPLACING) &&
             (in.getByte(sideOffset) == '1' || in.getByte(sideOffset) == '2') &&
-            (in.getByte(ordTypeOffset) == '1' || in.getByte(ordTypeOffset) == '2') &&
+            in.getByte(ordTypeOffset) >= '1' && in.getByte(ordTypeOffset) <= '4' &&
             lengthWithin(in, compIdOffset, COMP_ID_LENGTH) &&
             lengthWithin(in, clOrdIdOffset, FixOrder.MAX_ID_LENGTH) &&
             lengthWithin(in, origClOrdIdOffset, FixOrder.MAX_ID_LENGTH);

@@ -359,12 +359,25 @@ class FixGatewayTest
         report(bob, ExecType.NEW, OrdStatus.NEW);
         report(bob, ExecType.TRADE, OrdStatus.FILLED);
         report(alice, ExecType.TRADE, OrdStatus.FILLED);
-        alice.send(limit(id("B"), Side.BUY, "0.2", "124.00"));
+        alice.send(limit(id("B"), Side.BUY, "0.1", "124.00"));
         report(alice, ExecType.NEW, OrdStatus.NEW);
         report(alice, ExecType.TRADE, OrdStatus.FILLED);
-        final Message filled = report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        final Message filled = report(bob, ExecType.TRADE, OrdStatus.PARTIALLY_FILLED);
         assertEquals(moved, filled.getString(ClOrdID.FIELD));
         assertEquals(new BigDecimal("126.00"), filled.getDecimal(StopPx.FIELD).setScale(2), "the StopPx it had");
+
+        // Triggered, it is a limit order: a replace may send its StopPx again, not change it.
+        final String again = id("R");
+        final OrderCancelReplaceRequest sameStop = replace(again, moved, Side.SELL, "0.3", "124.00");
+        sameStop.set(new OrdType(OrdType.STOP_LIMIT));
+        sameStop.set(new StopPx(126.0));
+        bob.send(sameStop);
+        report(bob, ExecType.REPLACED, OrdStatus.PARTIALLY_FILLED);
+        final OrderCancelReplaceRequest newStop = replace(id("R"), again, Side.SELL, "0.3", "124.00");
+        newStop.set(new OrdType(OrdType.STOP_LIMIT));
+        newStop.set(new StopPx(127.0));
+        bob.send(newStop);
+        assertTrue(bob.next("9").getString(Text.FIELD).contains("StopPx cannot change"));
 
         // A stop market order names no price, on entry or replace.
         final String market = id("T");

@@ -477,13 +477,13 @@ class FixHostileInputTest
     @Test
     void marketOrderWithAPrice()
     {
-        assertOrderRejected("40=1|59=3|", "99", "Price not allowed on a market order");
+        assertOrderRejected("40=1|59=3|", "99", "Price not allowed on a market or stop order (OrdType 1 or 3)");
     }
 
     @Test
     void unsupportedOrderType()
     {
-        assertOrderRejected("40=3|", "11", "OrdType must be 1 (Market) or 2 (Limit)");
+        assertOrderRejected("40=P|", "11", "OrdType must be 1 (Market), 2 (Limit), 3 (Stop) or 4 (Stop limit)");
     }
 
     @Test

@@ -33,6 +33,8 @@ class RecentlyClosedOrdersTest
                 final FixOrder order = FixOrderStoreTest.recordedOrder(session, "C" + i, 10 + i, '2', 100 * i, 5);
                 order.orderId = 500 + i;
                 order.timeInForce = '1';
+                // Stop limit and stop orders among them.
+                order.ordType = i == 5 ? '4' : i == 6 ? '3' : '2';
                 order.filledQuantity = i % 2 == 0 ? 5 : 2;
                 order.closedStatus = i % 2 == 0 ? 0 : '4';
                 closed.add(order, "ALICE");
@@ -46,6 +48,8 @@ class RecentlyClosedOrdersTest
             assertEquals('1', read.get(0).entry().timeInForce());
             assertEquals("ALICE", read.get(0).entry().senderCompId());
             assertEquals(300, read.get(0).entry().price());
+            assertEquals('4', read.get(2).entry().ordType());
+            assertEquals('3', read.get(3).entry().ordType());
         }
         try (RecentlyClosedOrders closed = new RecentlyClosedOrders(2))
         {

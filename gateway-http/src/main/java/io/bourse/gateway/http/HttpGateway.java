@@ -1733,6 +1733,11 @@ public final class HttpGateway implements AutoCloseable
                             "price: a stop market order has none", "price") :
                         ApiException.badRequest("MISSING_FIELD", "price is required", "price");
                 }
+                if (terms.stopPrice() != null && (order.stopPrice == 0 || order.triggeredNs != 0))
+                {
+                    throw ApiException.badRequest(RejectReason.INVALID_STOP_PRICE.name(),
+                        "stopPrice: the order is not a stop order waiting for its stop price", "stopPrice");
+                }
                 return encoder.replaceOrder(buffer, 0, accountId, orderId, 0, terms.clientOrderId(),
                     market ? 0 : price(instrument, terms.price(), "price"), quantity(instrument, terms.quantity(), "quantity"),
                     terms.stopPrice() == null ? 0 : stopPrice(instrument, terms.stopPrice()));

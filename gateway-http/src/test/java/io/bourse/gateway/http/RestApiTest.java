@@ -211,6 +211,8 @@ class RestApiTest
             "{\"quantity\":\"0.4\",\"stopPrice\":\"281.00\"}")).str("stopPrice"));
         expectProblem(400, "MISSING_FIELD", "price", harness.call(ALICE, "PUT", "/api/v1/orders/" + orderId,
             "{\"quantity\":\"0.5\"}"));
+        expectProblem(400, "INVALID_STOP_PRICE", "stopPrice", harness.call(ALICE, "PUT", "/api/v1/orders/" + orderId,
+            "{\"price\":\"288.00\",\"quantity\":\"0.5\",\"stopPrice\":\"280.00\"}"));
     }
 
     @Test

@@ -223,7 +223,8 @@ async function refreshPrivate() {
       cancel.addEventListener('click', () => act(() => signed(state.credentials, 'DELETE', '/api/v1/orders/' + o.orderId)));
       // A stop order waits off the book until a trade reaches its stop price.
       const stop = o.stopPrice ? (o.triggered ? o.stopPrice : `${o.stopPrice} waiting`) : '';
-      return row([o.orderId, o.clientOrderId, o.side, o.price, stop, o.quantity, o.filledQuantity, o.status, cancel],
+      return row([o.orderId, o.clientOrderId, o.side, o.type === 'MARKET' ? 'market' : o.price, stop, o.quantity,
+        o.filledQuantity, o.status, cancel],
         { 'data-client-order-id': o.clientOrderId, class: o.side === 'BUY' ? 'bid' : 'ask' });
     }));
     $('balances').replaceChildren(...balances.balances.map((b) => row([b.asset, b.available, b.reserved], { 'data-asset': b.asset })));
