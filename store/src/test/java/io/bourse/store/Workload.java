@@ -105,17 +105,29 @@ final class Workload implements ExchangeClientListener, AutoCloseable
                 final long expiryNs = TimeUnit.MILLISECONDS.toNanos(expiryMs);
                 send(encoder.newOrder(buffer, 0, account, nextClientOrderId++, BTC_USD, side, OrderType.LIMIT,
                     TimeInForce.GTD, false, SelfTradePrevention.ACCOUNT_DEFAULT,
-                    10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(40) + 5), 1 + random.nextInt(20), 0, expiryNs, 0));
+                    10_000 + (side == Side.BUY ? -1 : 1) * (random.nextInt(40) + 5), 1 + random.nextInt(20), 0, expiryNs,
+                    0));
             }
-            else if (kind < 19)
+            else if (kind < 21)
+            {
+                // A stop near the price: many are refused as reached already, the others trigger as the price moves.
+                final Side side = random.nextBoolean() ? Side.BUY : Side.SELL;
+                final long stopPrice = 9_990 + random.nextInt(21);
+                final boolean market = random.nextInt(3) == 0;
+                send(encoder.newOrder(buffer, 0, account, nextClientOrderId++, BTC_USD, side,
+                    market ? OrderType.MARKET : OrderType.LIMIT, TimeInForce.GTC, false,
+                    SelfTradePrevention.ACCOUNT_DEFAULT, market ? 0 : stopPrice + (side == Side.BUY ? 5 : -5),
+                    1 + random.nextInt(20), 0, 0, stopPrice));
+            }
+            else if (kind < 22)
             {
                 send(encoder.deposit(buffer, 0, nextTransactionId++, account, USD, 1 + random.nextInt(1_000_000)));
             }
-            else if (kind < 20)
+            else if (kind < 23)
             {
                 send(encoder.withdraw(buffer, 0, nextTransactionId++, account, BTC, 1 + random.nextInt(1_000)));
             }
-            else if (kind < 21)
+            else if (kind < 24)
             {
                 // A repeated transaction id: answered, not applied.
                 send(encoder.deposit(buffer, 0, account * 10L + 1, account, USD, 5));
