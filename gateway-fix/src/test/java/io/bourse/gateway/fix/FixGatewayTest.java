@@ -316,12 +316,7 @@ class FixGatewayTest
     void aStopOrderWaitsForItsStopPriceAndEchoesIt() throws Exception
     {
         // A trade at 130.00 is the last price the stops are entered against.
-        alice.send(limit(id("S"), Side.SELL, "0.1", "130.00"));
-        report(alice, ExecType.NEW, OrdStatus.NEW);
-        bob.send(limit(id("B"), Side.BUY, "0.1", "130.00"));
-        report(bob, ExecType.NEW, OrdStatus.NEW);
-        report(bob, ExecType.TRADE, OrdStatus.FILLED);
-        report(alice, ExecType.TRADE, OrdStatus.FILLED);
+        trade("130.00");
 
         final NewOrderSingle withoutStopPx = stop(id("T"), Side.SELL, "0.2", "124.00", null);
         bob.send(withoutStopPx);
@@ -353,12 +348,7 @@ class FixGatewayTest
         assertTrue(bob.next("9").getString(Text.FIELD).contains("OrdType cannot change"));
 
         // A trade at 126.00 triggers it: it sells at 124.00 or better, and rests there when nothing bids.
-        alice.send(limit(id("S"), Side.SELL, "0.1", "126.00"));
-        report(alice, ExecType.NEW, OrdStatus.NEW);
-        bob.send(limit(id("B"), Side.BUY, "0.1", "126.00"));
-        report(bob, ExecType.NEW, OrdStatus.NEW);
-        report(bob, ExecType.TRADE, OrdStatus.FILLED);
-        report(alice, ExecType.TRADE, OrdStatus.FILLED);
+        trade("126.00");
         alice.send(limit(id("B"), Side.BUY, "0.1", "124.00"));
         report(alice, ExecType.NEW, OrdStatus.NEW);
         report(alice, ExecType.TRADE, OrdStatus.FILLED);
@@ -387,6 +377,19 @@ class FixGatewayTest
         priced.set(new OrdType(OrdType.STOP));
         bob.send(priced);
         assertTrue(bob.next("9").getString(Text.FIELD).contains("Price not allowed"));
+    }
+
+    /**
+     * Alice sells 0.1 to Bob at the price, leaving the instrument's last trade price there.
+     */
+    private void trade(final String price) throws FieldNotFound
+    {
+        alice.send(limit(id("S"), Side.SELL, "0.1", price));
+        report(alice, ExecType.NEW, OrdStatus.NEW);
+        bob.send(limit(id("B"), Side.BUY, "0.1", price));
+        report(bob, ExecType.NEW, OrdStatus.NEW);
+        report(bob, ExecType.TRADE, OrdStatus.FILLED);
+        report(alice, ExecType.TRADE, OrdStatus.FILLED);
     }
 
     /**
