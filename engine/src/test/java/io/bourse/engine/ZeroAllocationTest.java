@@ -5,6 +5,7 @@ import io.bourse.protocol.codec.CommandRejectedDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.OrderCanceledDecoder;
 import io.bourse.protocol.codec.OrderReplacedDecoder;
+import io.bourse.protocol.codec.OrderTriggeredDecoder;
 import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
@@ -28,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * applied by the {@link Engine}, and their events encoded by {@link EventEncoder}, measured with the JVM's
  * per-thread allocated-bytes counter.
  * <p>
- * The measure is over windows of 130,000 commands, up to {@link #MEASURED_WINDOWS} of them, until one allocates
+ * The measure is over windows of 150,000 commands, up to {@link #MEASURED_WINDOWS} of them, until one allocates
  * nothing. Allocation per command, or anything recurring within a window's length, shows in every window; what one
  * window alone can show is a one-off event of the JVM's on this thread (once in about fifteen CI runs a window had
  * 248 bytes, which the next run of the same deterministic workload did not; with the stop order in each cycle, one-offs
@@ -40,7 +41,7 @@ class ZeroAllocationTest
     private static final int MAKER = 1;
     private static final int TAKER = 2;
     private static final int STANDING = 3;
-    private static final int COMMANDS_PER_CYCLE = 13;
+    private static final int COMMANDS_PER_CYCLE = 15;
     private static final int WARMUP_CYCLES = 40_000;
     private static final int MEASURED_CYCLES = 10_000;
     private static final int MEASURED_WINDOWS = 4;
@@ -78,6 +79,7 @@ class ZeroAllocationTest
             final int from = (WARMUP_CYCLES + window * MEASURED_CYCLES) * COMMANDS_PER_CYCLE;
             final long tradesBefore = sink.trades;
             final long replacesBefore = sink.replaces;
+            final long triggeredBefore = sink.triggered;
             final long cancelsBefore = sink.cancels;
             final long start = threads.getCurrentThreadAllocatedBytes();
             run(from, from + MEASURED_CYCLES * COMMANDS_PER_CYCLE);
@@ -87,7 +89,8 @@ class ZeroAllocationTest
             assertEquals(0, sink.rejected, "the workload must be valid");
             assertEquals(4L * MEASURED_CYCLES, sink.trades - tradesBefore);
             assertEquals(3L * MEASURED_CYCLES, sink.replaces - replacesBefore);
-            assertEquals(2L * MEASURED_CYCLES, sink.cancels - cancelsBefore);
+            assertEquals(3L * MEASURED_CYCLES, sink.cancels - cancelsBefore);
+            assertEquals(MEASURED_CYCLES, sink.triggered - triggeredBefore);
             assertEquals(STANDING_LEVELS * 2, engine.openOrderCount());
             engine.validateInternalState();
             if (allocatedByWindow.getLast() == 0)
@@ -136,8 +139,8 @@ class ZeroAllocationTest
 
     /**
      * Each cycle leaves the book as it found it: resting orders, a quantity-down replace, a price-move replace,
-     * a partial and a full fill, a fill across two makers, a cancel, a replace that crosses and trades, and a stop order
-     * entered off the book and canceled.
+     * a partial and a full fill, a fill across two makers (which triggers a stop order: it rests far below, and is
+     * canceled), a cancel, a replace that crosses and trades, and a stop order entered off the book and canceled.
      */
     private void encodeCycles()
     {
@@ -146,12 +149,15 @@ class ZeroAllocationTest
         for (int cycle = 0; cycle < WARMUP_CYCLES + MEASURED_WINDOWS * MEASURED_CYCLES; cycle++)
         {
             final long price = 10_000 + (cycle % 64) * 10;
-            final long id = 10_000 + cycle * 8L;
+            final long id = 10_000 + cycle * 10L;
             command = put(command, encoding.limit(commands, offset(command), MAKER, id, instrument, Side.SELL, price, 10));
             command = put(command, encoding.limit(commands, offset(command), MAKER, id + 1, instrument, Side.SELL, price + 1, 10));
             command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id, 0, price, 8, 0));
             command = put(command, encoding.replaceOrder(commands, offset(command), MAKER, 0, id + 1, 0, price + 2, 10, 0));
             command = put(command, encoding.limit(commands, offset(command), TAKER, id + 2, instrument, Side.BUY, price, 5));
+            command = put(command, encoding.newOrder(commands, offset(command), MAKER, id + 8, instrument, Side.BUY,
+                OrderType.LIMIT, TimeInForce.GTC, false, SelfTradePrevention.ACCOUNT_DEFAULT, price - 50, 1, 0, 0,
+                price + 1));
             command = put(command, encoding.limit(commands, offset(command), TAKER, id + 3, instrument, Side.BUY, price + 2, 13));
             command = put(command, encoding.limit(commands, offset(command), MAKER, id + 4, instrument, Side.BUY, price - 100, 10));
             command = put(command, encoding.cancelOrder(commands, offset(command), MAKER, 0, id + 4));
@@ -162,6 +168,7 @@ class ZeroAllocationTest
                 OrderType.LIMIT, TimeInForce.GTC, false, SelfTradePrevention.ACCOUNT_DEFAULT, price - 600, 3, 0, 0,
                 price - 500));
             command = put(command, encoding.cancelOrder(commands, offset(command), MAKER, 0, id + 7));
+            command = put(command, encoding.cancelOrder(commands, offset(command), MAKER, 0, id + 8));
         }
         assertEquals(totalCommands, command);
     }
@@ -188,6 +195,7 @@ class ZeroAllocationTest
         long trades;
         long replaces;
         long cancels;
+        long triggered;
         long rejected;
 
         public void onEvent(final DirectBuffer buffer, final int offset, final int length)
@@ -206,6 +214,10 @@ class ZeroAllocationTest
             else if (templateId == OrderCanceledDecoder.TEMPLATE_ID)
             {
                 cancels++;
+            }
+            else if (templateId == OrderTriggeredDecoder.TEMPLATE_ID)
+            {
+                triggered++;
             }
             else if (templateId == CommandRejectedDecoder.TEMPLATE_ID)
             {
