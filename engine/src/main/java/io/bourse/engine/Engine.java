@@ -1274,10 +1274,7 @@ public final class Engine
             return order.postOnly ? RejectReason.POST_ONLY_WOULD_TAKE : RejectReason.INSTRUMENT_POST_ONLY;
         }
         final long remaining = quantity - order.filledQuantity;
-        final long newReservation = order.market ? (order.isBuy() ? 0 : instrument.baseAmount(remaining)) :
-            order.isBuy() ?
-            Instrument.buyReservation(instrument.notional(price, remaining), account.maxFeePpm(instrument)) :
-            instrument.baseAmount(remaining);
+        final long newReservation = reservation(order, price, remaining, account.maxFeePpm(instrument));
         if (newReservation - reservation(order) > account.available[reservedAssetIndex(order)])
         {
             return RejectReason.INSUFFICIENT_BALANCE;
@@ -1846,15 +1843,22 @@ public final class Engine
      */
     static long reservation(final Order order)
     {
+        return order.market && !order.isUntriggeredStop() ? 0 :
+            reservation(order, order.price, order.remainingQuantity(), order.feeReservePpm);
+    }
+
+    /**
+     * What the order would hold reserved on these terms (a replace's, before it is applied): a stop market buy its
+     * quote amount, which a replace cannot change.
+     */
+    private static long reservation(final Order order, final long price, final long remaining, final int feePpm)
+    {
         final Instrument instrument = order.instrument;
-        final long remaining = order.remainingQuantity();
-        if (order.market)
+        if (!order.isBuy())
         {
-            return !order.isUntriggeredStop() ? 0 : order.isBuy() ? order.quoteAmount : instrument.baseAmount(remaining);
+            return instrument.baseAmount(remaining);
         }
-        return order.isBuy() ?
-            Instrument.buyReservation(instrument.notional(order.price, remaining), order.feeReservePpm) :
-            instrument.baseAmount(remaining);
+        return order.market ? order.quoteAmount : Instrument.buyReservation(instrument.notional(price, remaining), feePpm);
     }
 
     private static long reservationReleasedByFill(final Order order, final long quantity)

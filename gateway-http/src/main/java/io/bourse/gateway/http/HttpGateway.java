@@ -2631,10 +2631,24 @@ public final class HttpGateway implements AutoCloseable
 
     private static long price(final InstrumentView instrument, final String text, final String field)
     {
+        return price(instrument, text, field, RejectReason.INVALID_PRICE);
+    }
+
+    private static long stopPrice(final InstrumentView instrument, final String text)
+    {
+        return price(instrument, text, "stopPrice", RejectReason.INVALID_STOP_PRICE);
+    }
+
+    /**
+     * @param notPositive the code of the answer to a price that is not positive.
+     */
+    private static long price(
+        final InstrumentView instrument, final String text, final String field, final RejectReason notPositive)
+    {
         final long price = Decimals.parse(text, instrument.priceScale(), field, RejectReason.PRICE_OFF_TICK.name());
         if (price <= 0)
         {
-            throw ApiException.badRequest(RejectReason.INVALID_PRICE.name(), field + " must be positive", field);
+            throw ApiException.badRequest(notPositive.name(), field + " must be positive", field);
         }
         if (price % instrument.tickSize() != 0)
         {
@@ -2642,16 +2656,6 @@ public final class HttpGateway implements AutoCloseable
                 " is not a multiple of the tick size " + instrument.price(instrument.tickSize()), field);
         }
         return price;
-    }
-
-    private static long stopPrice(final InstrumentView instrument, final String text)
-    {
-        if (Decimals.parse(text, instrument.priceScale(), "stopPrice", RejectReason.PRICE_OFF_TICK.name()) <= 0)
-        {
-            throw ApiException.badRequest(RejectReason.INVALID_STOP_PRICE.name(), "stopPrice must be positive",
-                "stopPrice");
-        }
-        return price(instrument, text, "stopPrice");
     }
 
     private static long quantity(final InstrumentView instrument, final String text, final String field)
