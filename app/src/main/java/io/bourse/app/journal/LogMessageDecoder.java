@@ -266,11 +266,21 @@ final class LogMessageDecoder
         }
         final StringBuilder text = new StringBuilder();
         String symbol = null;
+        // SBE prints a field newer than the command's version as its null value; the engine reads it as 0 (no stop).
+        String absentField = null;
         switch (commandHeader.templateId())
         {
-            case NewOrderDecoder.TEMPLATE_ID -> newOrder.wrap(buffer, body, blockLength, version).appendTo(text);
+            case NewOrderDecoder.TEMPLATE_ID ->
+            {
+                newOrder.wrap(buffer, body, blockLength, version).appendTo(text);
+                absentField = version < NewOrderDecoder.stopPriceSinceVersion() ? "stopPrice" : null;
+            }
             case CancelOrderDecoder.TEMPLATE_ID -> cancelOrder.wrap(buffer, body, blockLength, version).appendTo(text);
-            case ReplaceOrderDecoder.TEMPLATE_ID -> replaceOrder.wrap(buffer, body, blockLength, version).appendTo(text);
+            case ReplaceOrderDecoder.TEMPLATE_ID ->
+            {
+                replaceOrder.wrap(buffer, body, blockLength, version).appendTo(text);
+                absentField = version < ReplaceOrderDecoder.stopPriceSinceVersion() ? "stopPrice" : null;
+            }
             case MassCancelDecoder.TEMPLATE_ID -> massCancel.wrap(buffer, body, blockLength, version).appendTo(text);
             case QueryOrderDecoder.TEMPLATE_ID -> queryOrder.wrap(buffer, body, blockLength, version).appendTo(text);
             case ExpireOrdersDecoder.TEMPLATE_ID -> expireOrders.wrap(buffer, body, blockLength, version).appendTo(text);
@@ -300,7 +310,7 @@ final class LogMessageDecoder
                 return;
             }
         }
-        appendSbeText(text, symbol);
+        appendSbeText(text, symbol, absentField);
     }
 
     /**
@@ -321,9 +331,10 @@ final class LogMessageDecoder
      * Command fields are flat (numbers, enums, a symbol), so splitting on '|' is exact once the symbol, which may hold
      * any printable character, is taken out.
      *
-     * @param symbol the command's symbol, or null when it has none.
+     * @param symbol      the command's symbol, or null when it has none.
+     * @param absentField a field the command's version does not carry, left out; null when there is none.
      */
-    private void appendSbeText(final CharSequence text, final String symbol)
+    private void appendSbeText(final CharSequence text, final String symbol, final String absentField)
     {
         final String value = text.toString();
         type = value.substring(1, value.indexOf(']'));
@@ -336,7 +347,7 @@ final class LogMessageDecoder
         for (final String pair : body.split("\\|"))
         {
             final int equals = pair.indexOf('=');
-            if (equals > 0)
+            if (equals > 0 && !pair.substring(0, equals).equals(absentField))
             {
                 final String name = pair.substring(0, equals);
                 final String fieldValue = pair.substring(equals + 1);

@@ -7,6 +7,11 @@ import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.cluster.MessageHeaderEncoder;
 import io.bourse.protocol.cluster.RequestEncoder;
 import io.bourse.protocol.codec.DefineAssetEncoder;
+import io.bourse.protocol.codec.NewOrderEncoder;
+import io.bourse.protocol.codec.OrderType;
+import io.bourse.protocol.codec.SelfTradePrevention;
+import io.bourse.protocol.codec.Side;
+import io.bourse.protocol.codec.TimeInForce;
 import io.bourse.protocol.cluster.StateContinueEncoder;
 import io.bourse.protocol.cluster.StateRequestEncoder;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -68,6 +73,27 @@ class LogMessageDecoderTest
             RequestEncoder.BLOCK_LENGTH + io.bourse.protocol.codec.MessageHeaderEncoder.blockLengthEncodingOffset(),
             (short)4, java.nio.ByteOrder.LITTLE_ENDIAN);
         assertDecoded(length, "MalformedCommand", ",\"clusterSessionId\":3,\"clientId\":7,\"requestSequence\":3");
+    }
+
+    @Test
+    void aStopPriceIsPrintedOnlyForCommandsOfAVersionThatCarriesOne()
+    {
+        final int commandOffset = AeronCluster.SESSION_HEADER_LENGTH + MessageHeaderEncoder.ENCODED_LENGTH +
+            RequestEncoder.BLOCK_LENGTH;
+        final String fields = ",\"clusterSessionId\":3,\"clientId\":7,\"requestSequence\":1,\"accountId\":3," +
+            "\"clientOrderId\":1,\"instrumentId\":2,\"side\":\"BUY\",\"orderType\":\"LIMIT\"," +
+            "\"timeInForce\":\"GTC\",\"postOnly\":\"FALSE\",\"selfTradePrevention\":\"CANCEL_AGGRESSOR\"," +
+            "\"price\":9000,\"quantity\":1,\"quoteAmount\":0,\"expiryTimeNs\":0";
+        new RequestEncoder().wrapAndApplyHeader(buffer, AeronCluster.SESSION_HEADER_LENGTH, header)
+            .clientId(7).requestSequence(1);
+        final int length = RequestEncoder.BLOCK_LENGTH + new CommandEncoder().newOrder(buffer, commandOffset, 3, 1, 2,
+            Side.BUY, OrderType.LIMIT, TimeInForce.GTC, false, SelfTradePrevention.CANCEL_AGGRESSOR, 9_000, 1, 0, 0,
+            8_500);
+        assertDecoded(length, "NewOrder", fields + ",\"stopPrice\":8500");
+
+        new io.bourse.protocol.codec.MessageHeaderEncoder().wrap(buffer, commandOffset).version(2)
+            .blockLength(NewOrderEncoder.stopPriceEncodingOffset());
+        assertDecoded(length - Long.BYTES, "NewOrder", fields);
     }
 
     /**
