@@ -421,7 +421,6 @@ public final class FixGateway implements AutoCloseable
     private static final String LOCK_FILE_NAME = "gateway.lock";
     private static final String LOG_PREFIX = "bourse: FIX gateway";
     private static final String ARCHIVE_DIR = "archive";
-    private static final String OPEN_ORDERS_FILE = "open-orders.dat";
     /**
      * How often the archive is pruned by default: an hour.
      */
@@ -529,7 +528,7 @@ public final class FixGateway implements AutoCloseable
                 .controlResponseChannel("aeron:ipc");
             launchedEngine = FixEngine.launch(engineConfiguration);
 
-            store = new FixOrderStore(new File(dataDir, OPEN_ORDERS_FILE), context.log);
+            store = new FixOrderStore(new File(dataDir, FixOrderStore.FILE_NAME), context.log);
             final List<FixOrderStore.Entry> restored = store.open();
             eventPosition = new FixEventPosition(new File(dataDir, "event-position.dat"));
             handledPosition = new FixEventPosition(new File(dataDir, "event-handled.dat"));
@@ -756,7 +755,7 @@ public final class FixGateway implements AutoCloseable
      */
     public long openOrderRecordBytes()
     {
-        return new File(context.dataDir, OPEN_ORDERS_FILE).length();
+        return new File(context.dataDir, FixOrderStore.FILE_NAME).length();
     }
 
     /**

@@ -48,6 +48,7 @@ import org.agrona.concurrent.EpochNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import uk.co.real_logic.artio.builder.Encoder;
+import uk.co.real_logic.artio.fields.EpochFractionFormat;
 import uk.co.real_logic.artio.fields.UtcTimestampEncoder;
 import uk.co.real_logic.artio.GatewayProcess;
 import uk.co.real_logic.artio.library.FixLibrary;
@@ -168,6 +169,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * ExecInst (18) 6, participate don't initiate: what a post-only order is entered with, echoed in its reports.
      */
     private static final char[] POST_ONLY = { '6' };
+    private static final char TIME_IN_FORCE_GTD = '6';
+    private static final String INVALID_EXPIRE_TIME = "ExpireTime (126) is not a date and time between 1970 and 2261";
     private static final String MASS_CANCEL_NOT_SUPPORTED = "0";
     private static final String MASS_CANCEL_UNKNOWN_SECURITY = "1";
     /**
@@ -329,6 +332,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private long messagesMade;
     private final SessionRejectEncoder sessionReject = new SessionRejectEncoder();
     private final UtcTimestampEncoder timestampEncoder = new UtcTimestampEncoder();
+    /**
+     * A report's ExpireTime: Artio's encoder keeps a reference to the bytes, so it needs its own beside TransactTime's.
+     * In milliseconds, as FIX 4.4 has it and TransactTime is, unless the client gave a finer one.
+     */
+    private final UtcTimestampEncoder expireTimeEncoder = new UtcTimestampEncoder();
+    private final UtcTimestampEncoder expireTimeNanosEncoder = new UtcTimestampEncoder(EpochFractionFormat.NANOSECONDS);
     private final UnsafeBuffer idBuffer = new UnsafeBuffer(new byte[64]);
     private final UnsafeBuffer orderIdBuffer = new UnsafeBuffer(new byte[32]);
     private final char[] msgTypeChars = new char[8];
@@ -1025,7 +1034,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             replaceRequest.reset();
             replaceRequest.decode(asciiBuffer, offset, length);
             if (validates(state, replaceRequest.validate(), replaceRequest.invalidTagId(),
-                replaceRequest.rejectReason(), replaceRequest.header(), "G"))
+                replaceRequest.rejectReason(), replaceRequest.header(), "G") &&
+                timestampsValid(state, replaceRequest.header(), "G", replaceRequest.transactTime(),
+                replaceRequest.transactTimeLength(),
+                replaceRequest.hasExpireTime() ? replaceRequest.expireTime() : null,
+                replaceRequest.hasExpireTime() ? replaceRequest.expireTimeLength() : 0))
             {
                 onReplaceRequest(state, sequenceIndex);
             }
@@ -1391,7 +1404,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         if (timeInForce == null)
         {
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED,
-                "TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK); market orders IOC or FOK");
+                "TimeInForce must be 1 (GTC), 3 (IOC), 4 (FOK) or 6 (GTD); market orders IOC or FOK");
+            return;
+        }
+        final long expireTimeNs = in.hasExpireTime() ?
+            FixTimestamps.epochNanos(in.expireTime(), in.expireTimeLength()) : 0;
+        final String expiryProblem = expiryProblem(timeInForce == TimeInForce.GTD, in.hasExpireTime(), expireTimeNs);
+        if (expiryProblem != null)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, expiryProblem);
             return;
         }
         final long stopPx = stop && in.hasStopPx() ? FixDecimals.toScaled(in.stopPx(), instrument.priceScale()) : 0;
@@ -1437,7 +1458,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         final boolean hasExecInst = in.hasExecInst();
         final String unsupported = unsupportedInstruction(hasExecInst ? in.execInst() : null,
-            hasExecInst ? in.execInstLength() : 0, in.hasMinQty(), in.hasExpireTime());
+            hasExecInst ? in.execInstLength() : 0, in.hasMinQty());
         if (unsupported != null)
         {
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED, unsupported);
@@ -1457,11 +1478,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.postOnly = postOnly;
         order.price = price;
         order.stopPx = stopPx;
+        order.expireTimeNs = expireTimeNs;
         order.quantity = quantity;
         order.receivedNs = receivedNs;
         final int length = commandEncoder.newOrder(commandBuffer, 0, order.accountId, order.engineClientOrderId,
             instrument.instrumentId(), side, orderType, timeInForce, postOnly, SelfTradePrevention.ACCOUNT_DEFAULT,
-            price, quantity, 0, 0, stopPx);
+            price, quantity, 0, expireTimeNs, stopPx);
         // Recorded before it is sent: a gateway that stops before the answer comes still knows, after a restart, the
         // ClOrdID and session of the order the answer is about (else an order live at the exchange is one its client
         // never hears of).
@@ -1580,11 +1602,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             FixDecimals.toScaled(in.price(), order.instrument.priceScale());
         final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
         final long newEngineClientOrderId = engineClientOrderId(state, sequenceIndex, msgSeqNum);
+        final long stopPx = replaceStopPx(order, in);
         final int length = commandEncoder.replaceOrder(commandBuffer, 0, order.accountId, order.orderId,
-            order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity,
-            replaceStopPx(order, in));
+            order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity, stopPx);
         // Recorded before it is sent, as a new order is: a gateway that stops before the answer still reports it.
-        store.writeReplacing(order, newEngineClientOrderId, price, quantity, in.clOrdID(), in.clOrdIDLength());
+        store.writeReplacing(order, newEngineClientOrderId, price, quantity, stopPx != 0 ? stopPx : order.stopPx,
+            in.clOrdID(), in.clOrdIDLength());
         final long requestSequence = client.trySend(commandBuffer, 0, length);
         if (requestSequence < 0)
         {
@@ -1641,10 +1664,32 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         final boolean hasExecInst = in.hasExecInst();
         final String unsupported = unsupportedInstruction(hasExecInst ? in.execInst() : null,
-            hasExecInst ? in.execInstLength() : 0, in.hasMinQty(), in.hasExpireTime());
+            hasExecInst ? in.execInstLength() : 0, in.hasMinQty());
         if (unsupported != null)
         {
             return unsupported;
+        }
+        // The exchange's replace changes price, quantity and stop price only: any other term named must be the
+        // order's own, else the sender would believe it changed.
+        if (in.hasTimeInForce() && order.timeInForce != 0 && in.timeInForce() != order.timeInForce)
+        {
+            return "TimeInForce cannot change on a replace";
+        }
+        if (in.hasExpireTime())
+        {
+            if (order.timeInForce != TIME_IN_FORCE_GTD)
+            {
+                return "ExpireTime (126) only on a GTD order";
+            }
+            final long expireTimeNs = FixTimestamps.epochNanos(in.expireTime(), in.expireTimeLength());
+            if (expireTimeNs == FixTimestamps.INVALID)
+            {
+                return INVALID_EXPIRE_TIME;
+            }
+            if (order.expireTimeNs != 0 && expireTimeNs != order.expireTimeNs)
+            {
+                return "ExpireTime cannot change on a replace";
+            }
         }
         final boolean priced = ordType != ORD_TYPE_STOP;
         if (!in.hasOrderQty() || (priced && !in.hasPrice()))
@@ -1721,6 +1766,15 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static long stopPx(final long eventStopPrice, final long known)
     {
         return eventStopPrice == 0 || eventStopPrice == OrderReplacedDecoder.stopPriceNullValue() ? known : eventStopPrice;
+    }
+
+    /**
+     * @return the expiry an event gives an order, or the one the gateway knew when it gives none (an event of a version
+     * before expiries were carried).
+     */
+    private static long expireTimeNs(final long eventExpiryTimeNs, final long known)
+    {
+        return eventExpiryTimeNs == OrderAcceptedDecoder.expiryTimeNsNullValue() ? known : eventExpiryTimeNs;
     }
 
     /**
@@ -2462,6 +2516,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                         // after: the replay makes those again next, and each brings the order up to date.
                         order.quantity = orderAccepted.quantity();
                         order.stopPx = stopPx(orderAccepted.stopPrice(), order.stopPx);
+                        order.expireTimeNs = expireTimeNs(orderAccepted.expiryTimeNs(), order.expireTimeNs);
                         order.filledQuantity = 0;
                         order.executedNotional = 0;
                         sendReport(order, EXEC_NEW, STATUS_NEW, 0, 0, 0, null, null, 0);
@@ -2572,6 +2627,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 if (order != null)
                 {
                     order.triggered = true;
+                    if (ordersByOrderId.get(order.orderId) == order && order.session.heldMessages.isEmpty() &&
+                        order.session.canSend())
+                    {
+                        // So that a restarted gateway knows its StopPx can no longer change. Else the record stays
+                        // where the reports sent left it (see onFill), and the replay after a restart says it again.
+                        store.writeOpen(order);
+                    }
                 }
             }
             case OrderRestatedDecoder.TEMPLATE_ID ->
@@ -2603,6 +2665,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 if (pending != null && pending.order != null)
                 {
                     stopTerms(pending.order, orderStatus.stopPrice());
+                    pending.order.expireTimeNs =
+                        expireTimeNs(orderStatus.expiryTimeNs(), pending.order.expireTimeNs);
                 }
                 if (pending != null && pending.type == PENDING_STATUS)
                 {
@@ -2958,6 +3022,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             report.timeInForce(order.timeInForce);
         }
+        if (order.expireTimeNs != 0)
+        {
+            final UtcTimestampEncoder encoder =
+                order.expireTimeNs % 1_000_000 == 0 ? expireTimeEncoder : expireTimeNanosEncoder;
+            report.expireTime(encoder.buffer(), encoder.encodeFrom(order.expireTimeNs, TimeUnit.NANOSECONDS));
+        }
         if (order.postOnly)
         {
             report.execInst(POST_ONLY);
@@ -3231,6 +3301,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             report.stopPx(in.stopPx());
         }
+        if (in.hasExpireTime())
+        {
+            report.expireTime(in.expireTime(), in.expireTimeLength());
+        }
         transactTime(System.currentTimeMillis() * 1_000_000L);
         send(state, report);
     }
@@ -3331,6 +3405,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         view.postOnly = order.postOnly;
         view.price = orderReplaced.price();
         view.stopPx = stopPx(orderReplaced.stopPrice(), order.stopPx);
+        view.expireTimeNs = order.expireTimeNs;
+        view.triggered = order.triggered;
         view.quantity = orderReplaced.quantity();
         view.filledQuantity = orderReplaced.filledQuantity();
         // The event does not carry the notional then: the average price the order has now stands for it.
@@ -3799,15 +3875,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * What the exchange cannot do that an order or replace asks for: an execution instruction other than post-only,
-     * a minimum quantity, or an expiry time. Refused rather than ignored, so that an order is never worked in a way
-     * its sender excluded.
+     * What the exchange cannot do that an order or replace asks for: an execution instruction other than post-only, or
+     * a minimum quantity. Refused rather than ignored, so that an order is never worked in a way its sender excluded.
      *
      * @param execInst ExecInst (18), or null when the message has none.
      * @return the refusal's text, or null when the order asks for nothing of the kind.
      */
     private static String unsupportedInstruction(
-        final char[] execInst, final int execInstLength, final boolean hasMinQty, final boolean hasExpireTime)
+        final char[] execInst, final int execInstLength, final boolean hasMinQty)
     {
         // ExecInst (18) is a space-separated list of values; only 6 (participate don't initiate: post-only) is taken.
         for (int i = 0; i < execInstLength; i++)
@@ -3817,15 +3892,25 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 return "ExecInst (18) supports only 6 (post-only)";
             }
         }
-        if (hasMinQty)
+        return hasMinQty ? "MinQty (110) is not supported" : null;
+    }
+
+    /**
+     * @param expireTimeNs ExpireTime (126) as {@link FixTimestamps#epochNanos} reads it.
+     * @return why an order's ExpireTime is wrong for its TimeInForce, or null: a GTD order (6) needs one that is a real
+     * instant, and no other order may have one. One already past is the exchange's to refuse, by its own clock.
+     */
+    private static String expiryProblem(final boolean gtd, final boolean hasExpireTime, final long expireTimeNs)
+    {
+        if (!gtd)
         {
-            return "MinQty (110) is not supported";
+            return hasExpireTime ? "ExpireTime (126) only with TimeInForce 6 (GTD)" : null;
         }
-        if (hasExpireTime)
+        if (!hasExpireTime)
         {
-            return "ExpireTime (126) is not supported: TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK)";
+            return "ExpireTime (126) required with TimeInForce 6 (GTD)";
         }
-        return null;
+        return expireTimeNs == FixTimestamps.INVALID ? INVALID_EXPIRE_TIME : null;
     }
 
     private static Side side(final char side)
@@ -3845,6 +3930,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case '1' -> market ? null : TimeInForce.GTC;
             case '3' -> TimeInForce.IOC;
             case '4' -> TimeInForce.FOK;
+            case TIME_IN_FORCE_GTD -> market ? null : TimeInForce.GTD;
             default -> null;
         };
     }
@@ -3856,7 +3942,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case GTC -> '1';
             case IOC -> '3';
             case FOK -> '4';
-            case GTD -> '6';
+            case GTD -> TIME_IN_FORCE_GTD;
             default -> 0;
         };
     }
@@ -3877,6 +3963,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.origClOrdId(closed.origClOrdId, closed.origClOrdIdLength);
         order.quantity = closed.quantity;
         order.price = closed.price;
+        order.stopPx = closed.stopPx;
+        order.triggered = closed.triggered;
         order.filledQuantity = closed.filledQuantity;
         order.executedNotional = closed.executedNotional;
     }
@@ -3916,6 +4004,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.timeInForce = entry.timeInForce();
         order.postOnly = entry.postOnly();
         order.price = entry.price();
+        order.stopPx = entry.stopPx();
+        order.expireTimeNs = entry.expireTimeNs();
+        order.triggered = entry.triggered();
         order.quantity = entry.quantity();
         order.filledQuantity = entry.filledQuantity();
         order.executedNotional = entry.executedNotional();

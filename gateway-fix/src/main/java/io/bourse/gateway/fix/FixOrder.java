@@ -33,9 +33,14 @@ final class FixOrder
     long price;
     /**
      * A stop order's StopPx (99), echoed on its reports; 0 for any other order, and for one recorded by a gateway that
-     * did not keep it (the order store does not, see the README), until the exchange reports it again.
+     * did not keep it, until the exchange reports it again.
      */
     long stopPx;
+    /**
+     * A GTD order's ExpireTime (126), epoch nanoseconds, echoed on its reports; 0 for any other order, and for one
+     * recorded by a gateway that did not keep it, until the exchange reports it again.
+     */
+    long expireTimeNs;
     /**
      * Whether the exchange has said that the stop order triggered (it is a limit order in the book now, or was a market
      * order): its StopPx cannot change any more.
@@ -109,6 +114,7 @@ final class FixOrder
         postOnly = false;
         price = 0;
         stopPx = 0;
+        expireTimeNs = 0;
         triggered = false;
         quantity = 0;
         filledQuantity = 0;

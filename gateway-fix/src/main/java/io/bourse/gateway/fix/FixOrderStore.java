@@ -50,12 +50,27 @@ final class FixOrderStore implements AutoCloseable
     static final byte REPLACE_DONE = 5;
     private static final int COMP_ID_LENGTH = 64;
     /**
-     * Side, post only, the CompID, the ClOrdIDs, OrdType and TimeInForce follow the eight longs. Side and OrdType are
-     * ASCII in the first byte of two; post only and TimeInForce take the second, which gateways that did not keep
-     * them left zero, so their records still read (TimeInForce unknown, not post only). The reverse does not hold:
-     * such a gateway reads these records' Side and OrdType wrong, so a gateway is not to be downgraded past this.
+     * A record of a gateway that did not keep stop prices, expiry times and triggers: the file it wrote is
+     * {@link #LEGACY_FILE_NAME}, read once and rewritten as the current file.
      */
-    static final int RECORD_LENGTH = 1 + 8 * 8 + 2 + (2 + COMP_ID_LENGTH) + 2 * (2 + FixOrder.MAX_ID_LENGTH) + 2;
+    static final int LEGACY_RECORD_LENGTH =
+        1 + 8 * 8 + 2 + (2 + COMP_ID_LENGTH) + 2 * (2 + FixOrder.MAX_ID_LENGTH) + 2;
+    /**
+     * Side, post only, the CompID, the ClOrdIDs, OrdType and TimeInForce follow the eight longs, then StopPx, the
+     * expiry time and whether the stop triggered. Side and OrdType are ASCII in the first byte of two; post only and
+     * TimeInForce take the second, which gateways that did not keep them left zero, so their records still read
+     * (TimeInForce unknown, not post only); so do a legacy record's, the fields after it zero (none known). The
+     * reverse does not hold: a gateway is not to be downgraded past a change of record.
+     */
+    static final int RECORD_LENGTH = LEGACY_RECORD_LENGTH + 8 + 8 + 1;
+    /**
+     * The file's name in the gateway's data directory.
+     */
+    static final String FILE_NAME = "open-orders-2.dat";
+    /**
+     * The file of a gateway that wrote records of {@link #LEGACY_RECORD_LENGTH} bytes, in the same directory.
+     */
+    static final String LEGACY_FILE_NAME = "open-orders.dat";
     /**
      * The smallest file that is rewritten while the gateway runs: 16 MiB, about 20,000 orders' records.
      */
@@ -69,7 +84,7 @@ final class FixOrderStore implements AutoCloseable
     record Entry(
         String senderCompId, long orderId, long engineClientOrderId, long accountId, int instrumentId, char side,
         char ordType, char timeInForce, boolean postOnly, long price, long quantity, long filledQuantity,
-        long executedNotional, String clOrdId, String origClOrdId)
+        long executedNotional, String clOrdId, String origClOrdId, long stopPx, long expireTimeNs, boolean triggered)
     {
     }
 
@@ -126,26 +141,28 @@ final class FixOrderStore implements AutoCloseable
     {
         try
         {
-            if (file.exists())
+            final File legacy = new File(file.getParentFile(), LEGACY_FILE_NAME);
+            // A legacy file written after the current one is a downgraded gateway's, and holds the later state; one
+            // older is what a crash between the rewrite below and its deletion left.
+            final boolean fromLegacy = !legacy.equals(file) && legacy.exists() &&
+                (!file.exists() || legacy.lastModified() > file.lastModified());
+            if (fromLegacy)
             {
-                try (FileChannel in = FileChannel.open(file.toPath(), StandardOpenOption.READ))
-                {
-                    final ByteBuffer chunk = ByteBuffer.allocateDirect(RECORDS_PER_WRITE * RECORD_LENGTH);
-                    while (in.read(chunk) >= 0)
-                    {
-                        // A torn last record (crash mid-write) is shorter than a record and ignored.
-                        final int records = chunk.position() / RECORD_LENGTH;
-                        for (int i = 0; i < records; i++)
-                        {
-                            buffer.putBytes(0, chunk, i * RECORD_LENGTH, RECORD_LENGTH);
-                            apply();
-                        }
-                        chunk.limit(chunk.position()).position(records * RECORD_LENGTH);
-                        chunk.compact();
-                    }
-                }
+                log.println("bourse: FIX gateway: reading the open-order record " + legacy + " of an earlier " +
+                    "version, to be kept as " + file + " from now on");
+                readRecords(legacy, LEGACY_RECORD_LENGTH);
+            }
+            else if (file.exists())
+            {
+                readRecords(file, RECORD_LENGTH);
             }
             compact();
+            if (!legacy.equals(file) && legacy.exists())
+            {
+                // Only once the current file holds what it held (compact synced it and its directory); a crash before
+                // leaves it to be read again.
+                Files.delete(legacy.toPath());
+            }
         }
         catch (final IOException ex)
         {
@@ -157,6 +174,27 @@ final class FixOrderStore implements AutoCloseable
         pending.sort(Comparator.comparingLong(Entry::engineClientOrderId));
         open.addAll(pending);
         return open;
+    }
+
+    private void readRecords(final File from, final int recordLength) throws IOException
+    {
+        try (FileChannel in = FileChannel.open(from.toPath(), StandardOpenOption.READ))
+        {
+            final ByteBuffer chunk = ByteBuffer.allocateDirect(RECORDS_PER_WRITE * recordLength);
+            while (in.read(chunk) >= 0)
+            {
+                // A torn last record (crash mid-write) is shorter than a record and ignored.
+                final int records = chunk.position() / recordLength;
+                for (int i = 0; i < records; i++)
+                {
+                    buffer.setMemory(0, RECORD_LENGTH, (byte)0);
+                    buffer.putBytes(0, chunk, i * recordLength, recordLength);
+                    apply();
+                }
+                chunk.limit(chunk.position()).position(records * recordLength);
+                chunk.compact();
+            }
+        }
     }
 
     /**
@@ -227,11 +265,12 @@ final class FixOrderStore implements AutoCloseable
         final long engineClientOrderId,
         final long price,
         final long quantity,
+        final long stopPx,
         final char[] clOrdId,
         final int clOrdIdLength)
     {
         encode(buffer, 0, REPLACING, order.session.spec.senderCompId(), order.instrument.instrumentId(), order,
-            engineClientOrderId, price, quantity, clOrdId, clOrdIdLength, order.clOrdId, order.clOrdIdLength);
+            engineClientOrderId, price, quantity, stopPx, clOrdId, clOrdIdLength, order.clOrdId, order.clOrdIdLength);
         append();
     }
 
@@ -260,7 +299,7 @@ final class FixOrderStore implements AutoCloseable
     private void encode(final byte type, final String compId, final int instrumentId, final FixOrder order)
     {
         encode(buffer, 0, type, compId, instrumentId, order, order.engineClientOrderId, order.price, order.quantity,
-            order.clOrdId, order.clOrdIdLength, order.origClOrdId, order.origClOrdIdLength);
+            order.stopPx, order.clOrdId, order.clOrdIdLength, order.origClOrdId, order.origClOrdIdLength);
     }
 
     /**
@@ -270,7 +309,8 @@ final class FixOrderStore implements AutoCloseable
         final MutableDirectBuffer buffer, final int offset, final byte type, final String compId, final FixOrder order)
     {
         encode(buffer, offset, type, compId, order.instrument.instrumentId(), order, order.engineClientOrderId,
-            order.price, order.quantity, order.clOrdId, order.clOrdIdLength, order.origClOrdId, order.origClOrdIdLength);
+            order.price, order.quantity, order.stopPx, order.clOrdId, order.clOrdIdLength, order.origClOrdId,
+            order.origClOrdIdLength);
     }
 
     private static void encode(
@@ -283,6 +323,7 @@ final class FixOrderStore implements AutoCloseable
         final long engineClientOrderId,
         final long price,
         final long quantity,
+        final long stopPx,
         final char[] clOrdId,
         final int clOrdIdLength,
         final char[] origClOrdId,
@@ -320,6 +361,10 @@ final class FixOrderStore implements AutoCloseable
         offset = putChars(buffer, offset, origClOrdId, origClOrdIdLength);
         buffer.putByte(offset, (byte)order.ordType);
         buffer.putByte(offset + 1, (byte)order.timeInForce);
+        offset += 2;
+        buffer.putLong(offset, stopPx, ByteOrder.LITTLE_ENDIAN);
+        buffer.putLong(offset + 8, order.expireTimeNs, ByteOrder.LITTLE_ENDIAN);
+        buffer.putByte(offset + 16, (byte)(order.triggered ? 1 : 0));
     }
 
     void writeClosed(final long orderId)
@@ -497,6 +542,15 @@ final class FixOrderStore implements AutoCloseable
         // store appending where it was.
         Files.move(compacted.toPath(), file.toPath(), StandardCopyOption.REPLACE_EXISTING,
             StandardCopyOption.ATOMIC_MOVE);
+        if (channel == null)
+        {
+            // The rename itself, before the gateway takes any order (and before a legacy file is deleted).
+            try (FileChannel directory = FileChannel.open(file.getAbsoluteFile().getParentFile().toPath(),
+                StandardOpenOption.READ))
+            {
+                directory.force(true);
+            }
+        }
         final FileChannel appending =
             FileChannel.open(file.toPath(), StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         if (channel != null)
@@ -594,7 +648,11 @@ final class FixOrderStore implements AutoCloseable
         offset += 2 + FixOrder.MAX_ID_LENGTH;
         final char ordType = (char)in.getByte(offset);
         final char timeInForce = (char)in.getByte(offset + 1);
+        offset += 2;
+        final long stopPx = in.getLong(offset, ByteOrder.LITTLE_ENDIAN);
+        final long expireTimeNs = in.getLong(offset + 8, ByteOrder.LITTLE_ENDIAN);
+        final boolean triggered = in.getByte(offset + 16) == 1;
         return new Entry(compId, orderId, engineClientOrderId, accountId, instrumentId, side, ordType, timeInForce,
-            postOnly, price, quantity, filled, notional, clOrdId, origClOrdId);
+            postOnly, price, quantity, filled, notional, clOrdId, origClOrdId, stopPx, expireTimeNs, triggered);
     }
 }

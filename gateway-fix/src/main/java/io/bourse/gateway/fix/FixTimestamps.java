@@ -1,11 +1,16 @@
 package io.bourse.gateway.fix;
 
 /**
- * Checks the FIX UTCTimestamp format, {@code YYYYMMDD-HH:MM:SS} with an optional fraction of 1 to 9 digits,
- * without allocating.
+ * Checks and reads the FIX UTCTimestamp format, {@code YYYYMMDD-HH:MM:SS} with an optional fraction of 1 to 9
+ * digits, without allocating.
  */
 final class FixTimestamps
 {
+    /**
+     * What {@link #epochNanos} returns for a value that is no instant.
+     */
+    static final long INVALID = Long.MIN_VALUE;
+
     private FixTimestamps()
     {
     }
@@ -47,5 +52,62 @@ final class FixTimestamps
         final int minute = (value[12] - '0') * 10 + (value[13] - '0');
         final int second = (value[15] - '0') * 10 + (value[16] - '0');
         return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 60;
+    }
+
+    /**
+     * @return the epoch nanoseconds of a value {@link #isUtcTimestamp} accepts, or {@link #INVALID} when it names a day
+     * its month does not have (20260230) or lies outside the years 1970 to 2261, which epoch nanoseconds hold whole. A
+     * leap second, :60, is read as the next second.
+     */
+    static long epochNanos(final byte[] value, final int length)
+    {
+        final int year = digits(value, 0, 4);
+        final int month = digits(value, 4, 2);
+        final int day = digits(value, 6, 2);
+        if (year < 1970 || year > 2261 || day > daysInMonth(year, month))
+        {
+            return INVALID;
+        }
+        final long seconds = daysSinceEpoch(year, month, day) * 86_400L + digits(value, 9, 2) * 3_600L +
+            digits(value, 12, 2) * 60L + digits(value, 15, 2);
+        long fraction = 0;
+        for (int i = 18; i < 27; i++)
+        {
+            fraction = fraction * 10 + (i < length ? value[i] - '0' : 0);
+        }
+        return seconds * 1_000_000_000L + fraction;
+    }
+
+    private static int digits(final byte[] value, final int offset, final int count)
+    {
+        int result = 0;
+        for (int i = offset; i < offset + count; i++)
+        {
+            result = result * 10 + (value[i] - '0');
+        }
+        return result;
+    }
+
+    private static int daysInMonth(final int year, final int month)
+    {
+        return switch (month)
+        {
+            case 2 -> (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28;
+            case 4, 6, 9, 11 -> 30;
+            default -> 31;
+        };
+    }
+
+    /**
+     * Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's days_from_civil).
+     */
+    private static long daysSinceEpoch(final int year, final int month, final int day)
+    {
+        final int y = month <= 2 ? year - 1 : year;
+        final int era = y / 400;
+        final int yearOfEra = y - era * 400;
+        final int dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+        final int dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
+        return era * 146_097L + dayOfEra - 719_468L;
     }
 }

@@ -30,6 +30,7 @@ final class MappedRing implements AutoCloseable
     private static final int RING_OFFSET = 2 * Long.BYTES;
 
     private final int slotLength;
+    private final int legacySlotLength;
     private final int capacity;
     private MappedByteBuffer mapped;
     private UnsafeBuffer file;
@@ -41,19 +42,30 @@ final class MappedRing implements AutoCloseable
      */
     MappedRing(final int slotLength, final int capacity)
     {
+        this(slotLength, 0, capacity);
+    }
+
+    /**
+     * @param legacySlotLength the bytes of one slot in a file of an earlier layout, whose slots are the current ones
+     *                         cut short: read back with the rest zero, then the file is made again; 0 when there is
+     *                         none.
+     */
+    MappedRing(final int slotLength, final int legacySlotLength, final int capacity)
+    {
         if (capacity < 1)
         {
             throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
         }
         this.slotLength = slotLength;
+        this.legacySlotLength = legacySlotLength;
         this.capacity = capacity;
     }
 
     /**
      * Read back the slots a file holds, oldest first and at most this ring's capacity of the most recent (none when it
      * does not exist, or when it was last cleared before the trading day began: they were an earlier day's), and write
-     * every slot added from now on to it. A file made for another capacity is made again for this one with the slots
-     * read back.
+     * every slot added from now on to it. A file made for another capacity, or of legacy slots, is made again for this
+     * one with the slots read back.
      *
      * @param what              what the file is, for an error about it.
      * @param tradingDayStartMs when the current trading day began (the last end of day), epoch ms; Long.MIN_VALUE
@@ -69,15 +81,29 @@ final class MappedRing implements AutoCloseable
         {
             final MappedByteBuffer existing = IoUtil.mapExistingFile(path, FileChannel.MapMode.READ_WRITE, what);
             final UnsafeBuffer buffer = new UnsafeBuffer(existing);
-            final int slots = (buffer.capacity() - RING_OFFSET) / slotLength;
+            final int ringBytes = buffer.capacity() - RING_OFFSET;
+            final int fileSlotLength = ringBytes % slotLength != 0 && legacySlotLength > 0 &&
+                ringBytes % legacySlotLength == 0 ? legacySlotLength : slotLength;
+            final int slots = ringBytes / fileSlotLength;
             // A file of whole slots of another length is one its slots cannot be read from: made again, empty.
-            final boolean sameDay = slots >= 1 && (buffer.capacity() - RING_OFFSET) % slotLength == 0 &&
+            final boolean sameDay = slots >= 1 && ringBytes % fileSlotLength == 0 &&
                 buffer.getLong(CLEARED_AT_OFFSET) >= tradingDayStartMs;
             final long count = sameDay ? buffer.getLong(COUNT_OFFSET) : 0;
             final long first = Math.max(0, count - Math.min(slots, capacity));
+            final UnsafeBuffer legacySlot = new UnsafeBuffer(new byte[slotLength]);
             for (long i = first; i < count; i++)
             {
-                reader.read(buffer, RING_OFFSET + (int)(i % slots) * slotLength);
+                final int at = RING_OFFSET + (int)(i % slots) * fileSlotLength;
+                if (fileSlotLength == slotLength)
+                {
+                    reader.read(buffer, at);
+                }
+                else
+                {
+                    legacySlot.setMemory(0, slotLength, (byte)0);
+                    legacySlot.putBytes(0, buffer, at, fileSlotLength);
+                    reader.read(legacySlot, 0);
+                }
             }
             if (existing.capacity() == length)
             {
@@ -97,7 +123,8 @@ final class MappedRing implements AutoCloseable
             kept = new byte[(int)(count - first) * slotLength];
             for (long i = first; i < count; i++)
             {
-                buffer.getBytes(RING_OFFSET + (int)(i % slots) * slotLength, kept, (int)(i - first) * slotLength, slotLength);
+                buffer.getBytes(RING_OFFSET + (int)(i % slots) * fileSlotLength, kept, (int)(i - first) * slotLength,
+                    fileSlotLength);
             }
             IoUtil.unmap(existing);
             IoUtil.delete(path, false);

@@ -28,7 +28,7 @@ final class RecentlyClosedOrders implements AutoCloseable
      */
     RecentlyClosedOrders(final int capacity)
     {
-        ring = new MappedRing(SLOT_LENGTH, capacity);
+        ring = new MappedRing(SLOT_LENGTH, 2 + FixOrderStore.LEGACY_RECORD_LENGTH, capacity);
     }
 
     /**

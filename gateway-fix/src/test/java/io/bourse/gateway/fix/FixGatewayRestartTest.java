@@ -10,21 +10,29 @@ import quickfix.field.CumQty;
 import quickfix.field.ExecID;
 import quickfix.field.ExecRestatementReason;
 import quickfix.field.ExecType;
+import quickfix.field.ExpireTime;
 import quickfix.field.LastPx;
 import quickfix.field.LastQty;
 import quickfix.field.LeavesQty;
 import quickfix.field.OrdRejReason;
 import quickfix.field.OrdStatus;
+import quickfix.field.OrdType;
 import quickfix.field.OrderID;
 import quickfix.field.OrigClOrdID;
 import quickfix.field.PossResend;
 import quickfix.field.Price;
 import quickfix.field.Side;
+import quickfix.field.StopPx;
 import quickfix.field.Text;
 import quickfix.field.TimeInForce;
+import quickfix.fix44.NewOrderSingle;
+import quickfix.fix44.OrderCancelReplaceRequest;
+import quickfix.fix44.OrderStatusRequest;
 
 import java.io.File;
 import java.nio.file.Files;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,7 +42,9 @@ import java.math.BigDecimal;
 
 import static io.bourse.gateway.fix.FixGatewayTest.cancel;
 import static io.bourse.gateway.fix.FixGatewayTest.limit;
+import static io.bourse.gateway.fix.FixGatewayTest.replace;
 import static io.bourse.gateway.fix.FixGatewayTest.report;
+import static io.bourse.gateway.fix.FixGatewayTest.stop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -121,6 +131,89 @@ class FixGatewayRestartTest
             final Message bidFill = report(bob, ExecType.TRADE, OrdStatus.FILLED);
             assertEquals("BID1", bidFill.getString(ClOrdID.FIELD));
             assertEquals(bidOrderId, bidFill.getString(OrderID.FIELD));
+        }
+    }
+
+    @Test
+    void stopPricesTriggersAndExpiryTimesAreKeptInTheGatewaysRecord() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = aliceAndBob();
+            QfjClient alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
+            QfjClient bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon())
+        {
+            bob.send(stop("W1", Side.SELL, "0.2", "124.00", "125.00"));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            bob.send(stop("T1", Side.SELL, "0.2", "120.00", "128.00"));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            // A trade at 128.00 triggers T1, which rests at 120.00: no report marks it.
+            alice.send(limit("S1", Side.SELL, "0.1", "128.00"));
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+            bob.send(limit("B1", Side.BUY, "0.1", "128.00"));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            report(bob, ExecType.TRADE, OrdStatus.FILLED);
+            report(alice, ExecType.TRADE, OrdStatus.FILLED);
+            final LocalDateTime expiry = LocalDateTime.now(ZoneOffset.UTC).plusHours(1).withNano(125_000_000);
+            final NewOrderSingle gtd = limit("G1", Side.BUY, "0.1", "31.00");
+            gtd.set(new TimeInForce(TimeInForce.GOOD_TILL_DATE));
+            gtd.set(new ExpireTime(expiry));
+            alice.send(gtd);
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+            // Closed orders the gateway keeps for requests about them after a restart.
+            bob.send(stop("C1", Side.SELL, "0.2", "124.00", "125.50"));
+            report(bob, ExecType.NEW, OrdStatus.NEW);
+            bob.send(cancel("C1-CXL", "C1", Side.SELL));
+            report(bob, ExecType.CANCELED, OrdStatus.CANCELED);
+            final NewOrderSingle closedGtd = limit("G0", Side.BUY, "0.1", "30.00");
+            closedGtd.set(new TimeInForce(TimeInForce.GOOD_TILL_DATE));
+            closedGtd.set(new ExpireTime(expiry));
+            alice.send(closedGtd);
+            report(alice, ExecType.NEW, OrdStatus.NEW);
+            alice.send(cancel("G0-CXL", "G0", Side.BUY));
+            report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+
+            // A clean stop: the restarted gateway is sent nothing again. It asks the exchange about its open orders,
+            // whose answers come after the logon; what it knows before them, and of closed orders, is its records.
+            exchange.stopGateway();
+            FixTestExchange.await("ALICE and BOB disconnected", () -> !alice.isLoggedOn() && !bob.isLoggedOn());
+            exchange.startGateway();
+            alice.awaitLogon();
+            bob.awaitLogon();
+
+            // Answered from the gateway's record of closed orders, which the exchange is not asked about.
+            bob.send(status("C1", Side.SELL));
+            final Message closedStop = report(bob, ExecType.ORDER_STATUS, OrdStatus.CANCELED);
+            assertEquals(OrdType.STOP_LIMIT, closedStop.getChar(OrdType.FIELD));
+            assertEquals(new BigDecimal("125.50"), closedStop.getDecimal(StopPx.FIELD).setScale(2));
+            alice.send(status("G0", Side.BUY));
+            final Message closedGtdStatus = report(alice, ExecType.ORDER_STATUS, OrdStatus.CANCELED);
+            assertEquals(TimeInForce.GOOD_TILL_DATE, closedGtdStatus.getChar(TimeInForce.FIELD));
+            assertEquals(expiry, closedGtdStatus.getUtcTimeStamp(ExpireTime.FIELD));
+
+            bob.send(cancel("W1-CXL", "W1", Side.SELL));
+            final Message waiting = report(bob, ExecType.CANCELED, OrdStatus.CANCELED);
+            assertEquals(OrdType.STOP_LIMIT, waiting.getChar(OrdType.FIELD));
+            assertEquals(new BigDecimal("125.00"), waiting.getDecimal(StopPx.FIELD).setScale(2));
+
+            final OrderCancelReplaceRequest sameStop = replace("T1-R", "T1", Side.SELL, "0.3", "120.00");
+            sameStop.set(new OrdType(OrdType.STOP_LIMIT));
+            sameStop.set(new StopPx(128.0));
+            bob.send(sameStop);
+            final Message replaced = report(bob, ExecType.REPLACED, OrdStatus.NEW);
+            assertEquals(new BigDecimal("128.00"), replaced.getDecimal(StopPx.FIELD).setScale(2),
+                "the triggered order's StopPx sent again is no change");
+            final OrderCancelReplaceRequest newStop = replace("T1-R2", "T1-R", Side.SELL, "0.3", "120.00");
+            newStop.set(new OrdType(OrdType.STOP_LIMIT));
+            newStop.set(new StopPx(127.0));
+            bob.send(newStop);
+            assertTrue(bob.next("9").getString(Text.FIELD).contains("StopPx cannot change"));
+            bob.send(cancel("T1-CXL", "T1-R", Side.SELL));
+            report(bob, ExecType.CANCELED, OrdStatus.CANCELED);
+
+            alice.send(cancel("G1-CXL", "G1", Side.BUY));
+            final Message canceled = report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
+            assertEquals(TimeInForce.GOOD_TILL_DATE, canceled.getChar(TimeInForce.FIELD));
+            assertEquals(expiry, canceled.getUtcTimeStamp(ExpireTime.FIELD));
         }
     }
 
@@ -312,7 +405,7 @@ class FixGatewayRestartTest
                         session, "R" + (i + 1), 0, Side.SELL, 20_000 + 1_000 * i, 10_000);
                     order.orderId = orderIds[i];
                     final String newClOrdId = "R" + (i + 1) + "-A";
-                    store.writeReplacing(order, 911 + i, newPrices[i], newQuantities[i], newClOrdId.toCharArray(),
+                    store.writeReplacing(order, 911 + i, newPrices[i], newQuantities[i], 0, newClOrdId.toCharArray(),
                         newClOrdId.length());
                 }
                 final FixOrder carried = FixOrderStoreTest.recordedOrder(session, "R4-A", 914, Side.SELL, 23_500,
@@ -322,15 +415,15 @@ class FixGatewayRestartTest
                 store.writeOpen(carried);
                 final FixOrder done = FixOrderStoreTest.recordedOrder(session, "R9", 0, Side.SELL, 30_000, 10_000);
                 done.orderId = 999_999;
-                store.writeReplacing(done, 919, 30_100, 10_000, "R9-A".toCharArray(), 4);
+                store.writeReplacing(done, 919, 30_100, 10_000, 0, "R9-A".toCharArray(), 4);
                 // A new order and a replace of it, both sent, neither answer handled.
                 final FixOrder pending = FixOrderStoreTest.recordedOrder(session, "P5", 905, Side.SELL, 25_000, 10_000);
                 store.writePending(pending);
-                store.writeReplacing(pending, 915, 25_100, 10_000, "P5-A".toCharArray(), 4);
+                store.writeReplacing(pending, 915, 25_100, 10_000, 0, "P5-A".toCharArray(), 4);
                 final FixOrder twice = FixOrderStoreTest.recordedOrder(session, "R5", 0, Side.SELL, 24_000, 10_000);
                 twice.orderId = orderIds[4];
-                store.writeReplacing(twice, 921, 24_100, 10_000, "R5-A".toCharArray(), 4);
-                store.writeReplacing(twice, 922, 24_200, 10_000, "R5-B".toCharArray(), 4);
+                store.writeReplacing(twice, 921, 24_100, 10_000, 0, "R5-A".toCharArray(), 4);
+                store.writeReplacing(twice, 922, 24_200, 10_000, 0, "R5-B".toCharArray(), 4);
                 final FixOrder twiceCarried = FixOrderStoreTest.recordedOrder(session, "R5-B", 922, Side.SELL, 24_200,
                     10_000);
                 twiceCarried.orderId = orderIds[4];
@@ -338,12 +431,12 @@ class FixGatewayRestartTest
                 store.writeOpen(twiceCarried);
                 final FixOrder whilePending =
                     FixOrderStoreTest.recordedOrder(session, "R6", 0, Side.SELL, 25_000, 10_000);
-                store.writeReplacing(whilePending, 923, 25_500, 10_000, "R6-A".toCharArray(), 4);
+                store.writeReplacing(whilePending, 923, 25_500, 10_000, 0, "R6-A".toCharArray(), 4);
                 final FixOrder pendingThenTwice =
                     FixOrderStoreTest.recordedOrder(session, "R7", 0, Side.SELL, 26_000, 10_000);
-                store.writeReplacing(pendingThenTwice, 924, 26_100, 10_000, "R7-A".toCharArray(), 4);
+                store.writeReplacing(pendingThenTwice, 924, 26_100, 10_000, 0, "R7-A".toCharArray(), 4);
                 pendingThenTwice.orderId = orderIds[6];
-                store.writeReplacing(pendingThenTwice, 925, 26_200, 10_000, "R7-B".toCharArray(), 4);
+                store.writeReplacing(pendingThenTwice, 925, 26_200, 10_000, 0, "R7-B".toCharArray(), 4);
                 final FixOrder pendingThenTwiceCarried =
                     FixOrderStoreTest.recordedOrder(session, "R7-B", 925, Side.SELL, 26_200, 10_000);
                 pendingThenTwiceCarried.orderId = orderIds[6];
@@ -467,7 +560,7 @@ class FixGatewayRestartTest
             {
                 final FixOrder order = FixOrderStoreTest.recordedOrder(session, "R1", 0, Side.SELL, 20_000, 10_000);
                 order.orderId = orderId;
-                store.writeReplacing(order, 931, 20_100, 10_000, "R1-A".toCharArray(), 4);
+                store.writeReplacing(order, 931, 20_100, 10_000, 0, "R1-A".toCharArray(), 4);
             });
             exchange.sendReplace(1, orderId, 0, 931, 20_100, 10_000);
             exchange.startGateway();
@@ -669,7 +762,7 @@ class FixGatewayRestartTest
                 {
                     final FixOrder order = FixOrderStoreTest.recordedOrder(session, "H2", 0, Side.SELL, 21_000, 10_000);
                     order.orderId = orderId;
-                    store.writeReplacing(order, 912, 21_100, 10_000, "H2-A".toCharArray(), 4);
+                    store.writeReplacing(order, 912, 21_100, 10_000, 0, "H2-A".toCharArray(), 4);
                 });
                 exchange.sendReplace(1, orderId, 0, 912, 21_100, 10_000);
             });
@@ -821,6 +914,15 @@ class FixGatewayRestartTest
             .session(ALICE)).start();
     }
 
+    private static OrderStatusRequest status(final String clOrdId, final char side)
+    {
+        final OrderStatusRequest status = new OrderStatusRequest();
+        status.set(new ClOrdID(clOrdId));
+        status.set(new quickfix.field.Symbol("BTC-USD"));
+        status.set(new Side(side));
+        return status;
+    }
+
     /**
      * An exchange whose gateway knows ALICE and BOB (account 2), who both keep their orders when they disconnect.
      */
@@ -838,7 +940,8 @@ class FixGatewayRestartTest
     private static void recordWhileStopped(
         final FixTestExchange exchange, final java.util.function.BiConsumer<FixOrderStore, FixSessionState> records)
     {
-        try (FixOrderStore store = new FixOrderStore(new File(exchange.baseDir, "fix/open-orders.dat"), System.out);
+        try (FixOrderStore store =
+                new FixOrderStore(new File(exchange.baseDir, "fix/" + FixOrderStore.FILE_NAME), System.out);
             FixEventPosition scratch = new FixEventPosition(new File(exchange.baseDir, "scratch.dat")))
         {
             store.open();

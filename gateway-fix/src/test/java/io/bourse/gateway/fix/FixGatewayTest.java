@@ -18,6 +18,7 @@ import quickfix.field.CxlRejResponseTo;
 import quickfix.field.ExecID;
 import quickfix.field.ExecInst;
 import quickfix.field.ExecType;
+import quickfix.field.ExpireTime;
 import quickfix.field.LastPx;
 import quickfix.field.LastQty;
 import quickfix.field.LastRptRequested;
@@ -53,6 +54,7 @@ import quickfix.fix44.OrderStatusRequest;
 import java.io.File;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -269,6 +271,36 @@ class FixGatewayTest
     }
 
     @Test
+    void aGoodTillDateOrderEchoesItsExpireTimeAndExpiresThen() throws Exception
+    {
+        // Whole seconds, three or four ahead: time enough for the order and its replace on a loaded machine.
+        final LocalDateTime expiry = LocalDateTime.now(ZoneOffset.UTC).plusSeconds(4).withNano(0);
+        final String gtd = id("G");
+        final NewOrderSingle order = limit(gtd, Side.BUY, "0.1", "31.00");
+        order.set(new TimeInForce(TimeInForce.GOOD_TILL_DATE));
+        order.set(new ExpireTime(expiry));
+        alice.send(order);
+        final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
+        assertEquals(TimeInForce.GOOD_TILL_DATE, accepted.getChar(TimeInForce.FIELD));
+        assertEquals(expiry, accepted.getUtcTimeStamp(ExpireTime.FIELD));
+
+        final String replacement = id("R");
+        alice.send(replace(replacement, gtd, Side.BUY, "0.2", "31.00"));
+        final Message replaced = report(alice, ExecType.REPLACED, OrdStatus.NEW);
+        assertEquals(expiry, replaced.getUtcTimeStamp(ExpireTime.FIELD), "a replace keeps the expiry");
+
+        final Message expired = report(alice, ExecType.EXPIRED, OrdStatus.EXPIRED);
+        assertFalse(LocalDateTime.now(ZoneOffset.UTC).isBefore(expiry), "expired at its time, not before");
+        assertEquals(replacement, expired.getString(ClOrdID.FIELD));
+        assertEquals(0, expired.getDecimal(LeavesQty.FIELD).signum());
+        assertEquals(expiry, expired.getUtcTimeStamp(ExpireTime.FIELD));
+        alice.send(cancel(id("X"), replacement, Side.BUY));
+        final Message tooLate = alice.next("9");
+        assertEquals(CxlRejReason.TOO_LATE_TO_CANCEL, tooLate.getInt(CxlRejReason.FIELD));
+        assertEquals(OrdStatus.EXPIRED, tooLate.getChar(OrdStatus.FIELD));
+    }
+
+    @Test
     void replaceKeepsPriorityOnAQuantityDecreaseAndLosesItOnAPriceChange() throws Exception
     {
         final String first = id("P");
@@ -395,7 +427,7 @@ class FixGatewayTest
     /**
      * A stop limit order (OrdType 4) at the price, or a stop market order (OrdType 3) when the price is null, GTC.
      */
-    private static NewOrderSingle stop(
+    static NewOrderSingle stop(
         final String clOrdId, final char side, final String quantity, final String price, final String stopPx)
     {
         final NewOrderSingle order = limit(clOrdId, side, quantity, price == null ? "1" : price);

@@ -489,7 +489,75 @@ class FixHostileInputTest
     @Test
     void unsupportedTimeInForce()
     {
-        assertOrderRejected("59=0|", "11", "TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK); market orders IOC or FOK");
+        final String text = "TimeInForce must be 1 (GTC), 3 (IOC), 4 (FOK) or 6 (GTD); market orders IOC or FOK";
+        assertOrderRejected("59=0|", "11", text);
+        assertOrderRejected("40=1|59=6|126=20301122-01:00:00|", "11", text);
+    }
+
+    @Test
+    void anExpiryTimeIsForAGoodTillDateOrderAndARealInstant()
+    {
+        assertOrderRejected("126=20301122-01:00:00|", "99", "ExpireTime (126) only with TimeInForce 6 (GTD)");
+        assertOrderRejected("59=1|126=20301122-01:00:00|", "99", "ExpireTime (126) only with TimeInForce 6 (GTD)");
+        assertOrderRejected("59=6|", "99", "ExpireTime (126) required with TimeInForce 6 (GTD)");
+        assertOrderRejected("59=6|126=20300230-01:00:00|", "99",
+            "ExpireTime (126) is not a date and time between 1970 and 2261");
+        assertOrderRejected("59=6|126=22620101-00:00:00|", "99",
+            "ExpireTime (126) is not a date and time between 1970 and 2261");
+        assertOrderRejected("59=6|126=20200101-00:00:00.5|", "4", "Rejected by the exchange: EXPIRY_IN_PAST");
+        try (RawFixClient eve = loggedOn())
+        {
+            eve.sendApp("D", "11=" + id() + "|59=6|126=20301122-1:00:00|" + ORDER_FIELDS);
+            final Map<String, String> reject = eve.read(2_000);
+            assertMessage(reject, "3");
+            assertEquals("126", reject.get("371"));
+            assertEquals("6", reject.get("373"));
+            eve.sendApp("D", "11=" + id() + "|59=6|432=22501122|" + ORDER_FIELDS);
+            final Map<String, String> expireDate = eve.read(2_000);
+            assertMessage(expireDate, "3");
+            assertEquals("432", expireDate.get("371"), expireDate.get("raw"));
+        }
+    }
+
+    @Test
+    void aReplaceNamesTheTimeInForceAndExpiryTheOrderHas()
+    {
+        try (RawFixClient eve = loggedOn())
+        {
+            final String gtc = id();
+            placeResting(eve, gtc);
+            assertReplaceRefused(eve, gtc, "59=3|", "TimeInForce cannot change on a replace");
+            assertReplaceRefused(eve, gtc, "126=20301122-01:00:00|", "ExpireTime (126) only on a GTD order");
+
+            final String gtd = id();
+            final Map<String, String> accepted = placeResting(eve, gtd + "|59=6|126=22501122-01:00:00.250");
+            assertEquals("6", accepted.get("59"));
+            assertEquals("22501122-01:00:00.250", accepted.get("126"), "in milliseconds, as FIX 4.4 has it");
+            assertReplaceRefused(eve, gtd, "59=1|", "TimeInForce cannot change on a replace");
+            assertReplaceRefused(eve, gtd, "59=6|126=22501122-01:00:01|", "ExpireTime cannot change on a replace");
+            assertReplaceRefused(eve, gtd, "59=6|126=22500230-01:00:00|",
+                "ExpireTime (126) is not a date and time between 1970 and 2261");
+
+            eve.sendApp("G", "11=" + id() + "|41=" + gtd + "|59=6|126=22501122-1:00:00|" + ORDER_FIELDS);
+            final Map<String, String> badFormat = eve.read(2_000);
+            assertMessage(badFormat, "3");
+            assertEquals("126", badFormat.get("371"));
+            assertEquals("6", badFormat.get("373"));
+
+            final String replacement = id();
+            eve.sendApp("G", "11=" + replacement + "|41=" + gtd + "|59=6|126=22501122-01:00:00.250|" +
+                ORDER_FIELDS.replace("44=10.00", "44=9.00"));
+            final Map<String, String> replaced = eve.read(2_000);
+            assertMessage(replaced, "8");
+            assertEquals("5", replaced.get("150"), replaced.get("raw"));
+            assertEquals("6", replaced.get("59"));
+            assertEquals("22501122-01:00:00.250", replaced.get("126"));
+
+            // An expiry finer than a millisecond is echoed as given.
+            final Map<String, String> fine = placeResting(eve, id() + "|59=6|126=22501122-01:00:00.000000001");
+            assertEquals("22501122-01:00:00.000000001", fine.get("126"));
+            cancelAll(eve);
+        }
     }
 
     @Test
@@ -550,8 +618,6 @@ class FixHostileInputTest
                 { "18=G|", "ExecInst (18) supports only 6 (post-only)" },
                 { "18=6 E|", "ExecInst (18) supports only 6 (post-only)" },
                 { "110=0.05|", "MinQty (110) is not supported" },
-                { "126=20301122-01:00:00|",
-                    "ExpireTime (126) is not supported: TimeInForce must be 1 (GTC), 3 (IOC) or 4 (FOK)" },
             };
             for (final String[] instruction : refused)
             {
@@ -732,6 +798,17 @@ class FixHostileInputTest
             eve.sendApp("D", "11=" + id() + "|" + fields);
             assertRejectedReport(eve.read(2_000), ordRejReason, text);
         }
+    }
+
+    private static void assertReplaceRefused(
+        final RawFixClient eve, final String origClOrdId, final String fields, final String text)
+    {
+        eve.sendApp("G", "11=" + id() + "|41=" + origClOrdId + "|" + fields + ORDER_FIELDS);
+        final Map<String, String> reject = eve.read(2_000);
+        assertMessage(reject, "9");
+        assertEquals("2", reject.get("434"));
+        assertEquals("99", reject.get("102"));
+        assertEquals(text, reject.get("58"), fields);
     }
 
     private static void assertRejectedReport(final Map<String, String> report, final String ordRejReason, final String text)

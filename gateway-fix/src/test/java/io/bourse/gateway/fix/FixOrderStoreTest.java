@@ -27,14 +27,12 @@ class FixOrderStoreTest
     @Test
     void aPendingOrderIsReadBackUntilItsAcceptanceOrRefusalIsRecorded(@TempDir final File dir)
     {
-        final File file = new File(dir, "open-orders.dat");
+        final File file = new File(dir, FixOrderStore.FILE_NAME);
         try (FixOrderStore store = new FixOrderStore(file, System.out);
             FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
             store.open();
-            final FixSessionState session = new FixSessionState(
-                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
-                scratch, scratch, scratch);
+            final FixSessionState session = aliceSession(scratch);
             final FixOrder accepted = recordedOrder(session, "A", 11, '1', 100, 1);
             final FixOrder refused = recordedOrder(session, "B", 12, '1', 100, 1);
             final FixOrder unanswered = recordedOrder(session, "C", 13, '1', 100, 1);
@@ -68,7 +66,7 @@ class FixOrderStoreTest
     {
         final long seed = System.nanoTime();
         final SplittableRandom random = new SplittableRandom(seed);
-        final File file = new File(dir, "open-orders.dat");
+        final File file = new File(dir, FixOrderStore.FILE_NAME);
         final long compactAtBytes = 40L * RECORD_LENGTH;
         // What a start must read back, kept as the gateway's records say: open orders by order id, pending ones by
         // engine client order id.
@@ -82,9 +80,7 @@ class FixOrderStoreTest
             FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
             store.open();
-            final FixSessionState session = new FixSessionState(
-                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
-                scratch, scratch, scratch);
+            final FixSessionState session = aliceSession(scratch);
             long nextClientOrderId = 1;
             long nextOrderId = 1_000;
             for (int i = 0; i < 20_000; i++)
@@ -126,7 +122,8 @@ class FixOrderStoreTest
                     final long engineClientOrderId = nextClientOrderId++;
                     final String clOrdId = "C" + engineClientOrderId;
                     final long price = 100 + random.nextInt(50);
-                    store.writeReplacing(order, engineClientOrderId, price, 1, clOrdId.toCharArray(), clOrdId.length());
+                    store.writeReplacing(
+                        order, engineClientOrderId, price, 1, 0, clOrdId.toCharArray(), clOrdId.length());
                     replacing.put(engineClientOrderId, clOrdId + "<" + new String(order.clOrdId, 0,
                         order.clOrdIdLength) + "@" + price + ":" + order.orderId);
                 }
@@ -170,18 +167,16 @@ class FixOrderStoreTest
     @Test
     void aRewriteThatFailsLeavesTheStoreAppendingAndIsTriedAgainLater(@TempDir final File dir) throws Exception
     {
-        final File file = new File(dir, "open-orders.dat");
+        final File file = new File(dir, FixOrderStore.FILE_NAME);
         final long compactAtBytes = 10L * RECORD_LENGTH;
         final ByteArrayOutputStream log = new ByteArrayOutputStream();
         try (FixOrderStore store = new FixOrderStore(file, compactAtBytes, new PrintStream(log, true));
             FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
             store.open();
-            final FixSessionState session = new FixSessionState(
-                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
-                scratch, scratch, scratch);
+            final FixSessionState session = aliceSession(scratch);
             // A directory where the rewrite writes its new file: it cannot, as with a full disk.
-            final File blocker = new File(dir, "open-orders.dat.tmp");
+            final File blocker = new File(dir, FixOrderStore.FILE_NAME + ".tmp");
             assertTrue(blocker.mkdir());
             long nextOrderId = 1;
             for (int i = 0; i < 12; i++)
@@ -214,10 +209,140 @@ class FixOrderStoreTest
         }
     }
 
+    @Test
+    void stopPricesExpiryTimesAndTriggersAreReadBack(@TempDir final File dir)
+    {
+        final File file = new File(dir, FixOrderStore.FILE_NAME);
+        try (FixOrderStore store = new FixOrderStore(file, System.out);
+            FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
+        {
+            store.open();
+            final FixSessionState session = aliceSession(scratch);
+            final FixOrder stop = recordedOrder(session, "S", 11, '2', 100, 1);
+            stop.ordType = '4';
+            stop.stopPx = 105;
+            stop.orderId = 1;
+            store.writeOpen(stop);
+            final FixOrder triggered = recordedOrder(session, "T", 12, '1', 100, 1);
+            triggered.ordType = '3';
+            triggered.stopPx = 95;
+            triggered.orderId = 2;
+            triggered.triggered = true;
+            store.writeOpen(triggered);
+            final FixOrder gtd = recordedOrder(session, "G", 13, '1', 100, 1);
+            gtd.timeInForce = '6';
+            gtd.expireTimeNs = 1_900_000_000_123_456_789L;
+            gtd.orderId = 3;
+            store.writeOpen(gtd);
+            store.writeReplacing(stop, 14, 101, 2, 106, "S2".toCharArray(), 2);
+        }
+        try (FixOrderStore store = new FixOrderStore(file, System.out))
+        {
+            assertEquals(List.of("S:105:0:false", "T:95:0:true", "G:0:1900000000123456789:false"),
+                store.open().stream().map(FixOrderStoreTest::stopAndExpiry).toList());
+            assertEquals(List.of("S2:106:0:false"), store.replacing().stream().map(FixOrderStoreTest::stopAndExpiry)
+                .toList(), "a replace under way as it would leave the order");
+        }
+    }
+
+    @Test
+    void theFileOfAGatewayThatKeptNoStopPricesIsReadOnceAndReplaced(@TempDir final File dir) throws Exception
+    {
+        final File legacy = new File(dir, FixOrderStore.LEGACY_FILE_NAME);
+        final org.agrona.concurrent.UnsafeBuffer record =
+            new org.agrona.concurrent.UnsafeBuffer(new byte[FixOrderStore.RECORD_LENGTH]);
+        try (FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat"));
+            java.io.FileOutputStream out = new java.io.FileOutputStream(legacy))
+        {
+            final FixSessionState session = aliceSession(scratch);
+            for (int i = 1; i <= 3; i++)
+            {
+                final FixOrder order = recordedOrder(session, "L" + i, 10 + i, '1', 100 * i, 1);
+                order.orderId = i;
+                order.timeInForce = '1';
+                // What the legacy record had no room for is cut off, as an older gateway never wrote it.
+                order.stopPx = 77;
+                FixOrderStore.encode(record, 0, i == 2 ? FixOrderStore.CLOSED : FixOrderStore.OPEN, "ALICE", order);
+                out.write(record.byteArray(), 0, FixOrderStore.LEGACY_RECORD_LENGTH);
+            }
+            // A torn last record, as a crash mid-write leaves it.
+            out.write(record.byteArray(), 0, 40);
+        }
+        final File file = new File(dir, FixOrderStore.FILE_NAME);
+        for (int start = 0; start < 2; start++)
+        {
+            try (FixOrderStore store = new FixOrderStore(file, System.out))
+            {
+                final List<FixOrderStore.Entry> entries = store.open();
+                assertEquals(List.of("L1:0:0:false", "L3:0:0:false"),
+                    entries.stream().map(FixOrderStoreTest::stopAndExpiry).toList(), "start " + start);
+                assertEquals(List.of(100L, 300L), entries.stream().map(FixOrderStore.Entry::price).toList());
+            }
+            assertTrue(!legacy.exists(), "the legacy file is gone once the current one holds its orders");
+            assertEquals(2L * RECORD_LENGTH, file.length());
+        }
+    }
+
+    @Test
+    void ofBothFilesTheOneWrittenLastIsRead(@TempDir final File dir) throws Exception
+    {
+        final File file = new File(dir, FixOrderStore.FILE_NAME);
+        final File legacy = new File(dir, FixOrderStore.LEGACY_FILE_NAME);
+        final org.agrona.concurrent.UnsafeBuffer record =
+            new org.agrona.concurrent.UnsafeBuffer(new byte[FixOrderStore.RECORD_LENGTH]);
+        try (FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
+        {
+            final FixSessionState session = aliceSession(scratch);
+            final FixOrder current = recordedOrder(session, "NEW", 11, '1', 100, 1);
+            current.orderId = 1;
+            FixOrderStore.encode(record, 0, FixOrderStore.OPEN, "ALICE", current);
+            java.nio.file.Files.write(file.toPath(), java.util.Arrays.copyOf(record.byteArray(), RECORD_LENGTH));
+            final FixOrder older = recordedOrder(session, "OLD", 12, '1', 100, 1);
+            older.orderId = 2;
+            FixOrderStore.encode(record, 0, FixOrderStore.OPEN, "ALICE", older);
+            java.nio.file.Files.write(legacy.toPath(),
+                java.util.Arrays.copyOf(record.byteArray(), FixOrderStore.LEGACY_RECORD_LENGTH));
+        }
+        // Left by a crash after the rewrite from the legacy file and before its deletion: the current file is newer.
+        assertTrue(legacy.setLastModified(file.lastModified() - 60_000));
+        final byte[] legacyBytes = java.nio.file.Files.readAllBytes(legacy.toPath());
+        try (FixOrderStore store = new FixOrderStore(file, System.out))
+        {
+            assertEquals(List.of("NEW"), store.open().stream().map(FixOrderStore.Entry::clOrdId).toList());
+        }
+        assertTrue(!legacy.exists());
+
+        // Written by a gateway of the earlier version run after this one: the legacy file is newer.
+        java.nio.file.Files.write(legacy.toPath(), legacyBytes);
+        assertTrue(legacy.setLastModified(file.lastModified() + 60_000));
+        final ByteArrayOutputStream log = new ByteArrayOutputStream();
+        try (FixOrderStore store = new FixOrderStore(file, new PrintStream(log, true)))
+        {
+            assertEquals(List.of("OLD"), store.open().stream().map(FixOrderStore.Entry::clOrdId).toList());
+        }
+        assertTrue(log.toString().contains("of an earlier version"), log.toString());
+        assertTrue(!legacy.exists());
+    }
+
+    private static String stopAndExpiry(final FixOrderStore.Entry entry)
+    {
+        return entry.clOrdId() + ":" + entry.stopPx() + ":" + entry.expireTimeNs() + ":" + entry.triggered();
+    }
+
     private static long pick(final SplittableRandom random, final Map<Long, FixOrder> orders)
     {
         final int index = random.nextInt(orders.size());
         return orders.keySet().stream().skip(index).findFirst().orElseThrow();
+    }
+
+    /**
+     * ALICE's session, account 1, its positions kept in a scratch file.
+     */
+    static FixSessionState aliceSession(final FixEventPosition scratch)
+    {
+        return new FixSessionState(
+            new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
+            scratch, scratch, scratch);
     }
 
     /**

@@ -25,9 +25,7 @@ class RecentlyClosedOrdersTest
             FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
             assertTrue(closed.keepIn(file, Long.MIN_VALUE, 1_000).isEmpty());
-            final FixSessionState session = new FixSessionState(
-                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
-                scratch, scratch, scratch);
+            final FixSessionState session = FixOrderStoreTest.aliceSession(scratch);
             for (int i = 1; i <= 6; i++)
             {
                 final FixOrder order = FixOrderStoreTest.recordedOrder(session, "C" + i, 10 + i, '2', 100 * i, 5);
@@ -66,9 +64,7 @@ class RecentlyClosedOrdersTest
             FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
         {
             assertTrue(closed.keepIn(file, Long.MIN_VALUE, 1_000).isEmpty(), "cleared for a new trading day");
-            final FixSessionState session = new FixSessionState(
-                new FixSessionSpec("ALICE", "pw", 1, FixSessionSpec.CancelOnDisconnect.NONE, 0), FixRateLimit.NONE,
-                scratch, scratch, scratch);
+            final FixSessionState session = FixOrderStoreTest.aliceSession(scratch);
             final FixOrder order = FixOrderStoreTest.recordedOrder(session, "D1", 21, '1', 100, 5);
             order.orderId = 601;
             closed.add(order, "ALICE");
@@ -91,6 +87,45 @@ class RecentlyClosedOrdersTest
         {
             assertTrue(closed.keepIn(file, Long.MIN_VALUE, 1_000).isEmpty(), "slots of another length are not read");
         }
+    }
+
+    @Test
+    void aFileOfAGatewayThatKeptNoStopPricesIsReadBackAndMadeAgain(@TempDir final File dir) throws IOException
+    {
+        final int legacySlot = 2 + FixOrderStore.LEGACY_RECORD_LENGTH;
+        final org.agrona.concurrent.UnsafeBuffer file =
+            new org.agrona.concurrent.UnsafeBuffer(new byte[16 + 3 * legacySlot]);
+        try (FixEventPosition scratch = new FixEventPosition(new File(dir, "scratch.dat")))
+        {
+            final FixSessionState session = FixOrderStoreTest.aliceSession(scratch);
+            final org.agrona.concurrent.UnsafeBuffer slot =
+                new org.agrona.concurrent.UnsafeBuffer(new byte[2 + FixOrderStore.RECORD_LENGTH]);
+            for (int i = 1; i <= 2; i++)
+            {
+                final FixOrder order = FixOrderStoreTest.recordedOrder(session, "L" + i, 10 + i, '2', 100 * i, 5);
+                order.orderId = 700 + i;
+                order.filledQuantity = 5;
+                order.stopPx = 77;
+                slot.putChar(0, (char)0);
+                FixOrderStore.encode(slot, 2, FixOrderStore.OPEN, "ALICE", order);
+                // The legacy slot: the current one without its last fields.
+                file.putBytes(16 + (i - 1) * legacySlot, slot, 0, legacySlot);
+            }
+        }
+        file.putLong(0, 2);
+        file.putLong(8, 1_000);
+        final File path = new File(dir, "session-ALICE-closed.dat");
+        java.nio.file.Files.write(path.toPath(), file.byteArray());
+        for (int run = 0; run < 2; run++)
+        {
+            try (RecentlyClosedOrders closed = new RecentlyClosedOrders(3))
+            {
+                final List<RecentlyClosedOrders.Closed> read = closed.keepIn(path, Long.MIN_VALUE, 2_000);
+                assertEquals(List.of("L1:701:0:5", "L2:702:0:5"), describe(read), "run " + run);
+                assertEquals(0, read.get(1).entry().stopPx(), "not kept by the legacy record");
+            }
+        }
+        assertEquals(16 + 3 * (2 + FixOrderStore.RECORD_LENGTH), path.length(), "made again in the current layout");
     }
 
     private static List<String> describe(final List<RecentlyClosedOrders.Closed> closed)
