@@ -7,7 +7,9 @@ import io.bourse.cluster.client.ExchangeClientListener;
 import io.bourse.protocol.CommandEncoder;
 import io.bourse.protocol.cluster.IgnoredReason;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.internal.http.WebSocketInternal;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
@@ -58,11 +60,31 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     static final int PLACED_ORDERS_PRUNED_FROM = 64;
 
     /**
-     * What a WebSocket connection may have waiting to be written, on the gateway thread's side and in the connection's
-     * buffer each, before its messages are dropped: room for a burst of a few thousand messages that a client reading
-     * at full speed takes in a moment.
+     * What the messages pushed to a WebSocket connection (market data, its private channels, heartbeats) may take while
+     * they wait, made and not yet taken by its socket, before more are dropped: room for a burst of a few thousand that
+     * a client reading at full speed takes in a moment. The book's and the private channels' numbers show the gap.
      */
     static final int WS_QUEUE_BYTES = 1024 * 1024;
+    /**
+     * What the answers to a connection's own messages may take while they wait. Answers are never dropped: past this
+     * the connection is closed instead ({@link #SLOW_CONSUMER_CLOSE}), rather than leave its client waiting for one
+     * that will not come. Answers are few and small: only a client that sends on and has stopped reading gets here.
+     */
+    static final int WS_ANSWERS_QUEUE_BYTES = 4 * WS_QUEUE_BYTES;
+    /**
+     * What a waiting message is counted as beyond its characters: the objects that carry it to the socket.
+     */
+    static final int WS_MESSAGE_OVERHEAD_BYTES = 256;
+    /**
+     * The close code of a connection that could not be given an answer: policy violation, as a slow consumer.
+     */
+    static final short SLOW_CONSUMER_CLOSE = 1008;
+    static final String SLOW_CONSUMER_REASON = "slow consumer: an answer could not be queued behind what is unread";
+    /**
+     * How long a connection closed as a slow consumer stays open after its close was sent, for its client to read what
+     * it was sent and the close: then it is cut off.
+     */
+    static final long SLOW_CONSUMER_CLOSE_GRACE_MS = 10_000;
 
     /**
      * One WebSocket connection's subscriptions, authentication and orders in flight; touched only on the gateway
@@ -82,11 +104,30 @@ final class GatewayAgent implements Agent, ExchangeClientListener
          * bytes.
          */
         final ArrayList<String> outbox = new ArrayList<>();
-        long outboxBytes;
+        long outboxPushBytes;
+        long outboxAnswerBytes;
+        boolean flushQueued;
         /**
-         * Bytes handed to the event loop and not yet written: what bounds a connection whose event loop falls behind.
+         * What the pushed messages and the answers handed to the event loop take ({@link #WS_MESSAGE_OVERHEAD_BYTES}
+         * each more than their characters) until the socket has taken them (the kernel's send buffer): what bounds a
+         * connection whose client, or event loop, falls behind.
          */
-        final AtomicLong handedBytes = new AtomicLong();
+        final AtomicLong handedPushBytes = new AtomicLong();
+        final AtomicLong handedAnswerBytes = new AtomicLong();
+        /**
+         * Set once an answer could not be queued, on the gateway thread or the event loop: nothing the connection
+         * sends is acted on any more.
+         */
+        volatile boolean slow;
+        /**
+         * Set on the gateway thread with {@link #slow}: nothing more is queued, and the connection is closed after the
+         * messages made so far ({@link #closeAsSlowConsumer}).
+         */
+        boolean closingAsSlow;
+        /**
+         * Set on the connection's event loop as its close as a slow consumer is sent: nothing more is written to it.
+         */
+        boolean slowCloseSent;
         long accountId;
         /**
          * The key the connection authenticated with: its orders are counted against that key's rate limit.
@@ -1027,34 +1068,109 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             node.put("symbol", symbol);
         }
-        send(session, node.toString());
+        answer(session, node.toString());
     }
 
     /**
-     * Queue a message for a connection: written by its event loop once this duty cycle ends ({@link #flushWebSockets}),
-     * or dropped when the connection has {@link #WS_QUEUE_BYTES} waiting already (a slow subscriber misses messages;
-     * the sequence numbers tell it to resync).
+     * Queue a message pushed to a connection (market data, a private channel's): written by its event loop once this
+     * duty cycle ends ({@link #flushWebSockets}), or dropped when its pushed messages waiting take
+     * {@link #WS_QUEUE_BYTES} already (a slow subscriber misses messages, and resyncs).
      */
     void send(final WsSession session, final String text)
     {
-        if (session.closed)
+        if (session.closed || session.closingAsSlow)
         {
             return;
         }
-        // One message larger than the bound (a deep book's or a large account's snapshot) still goes to a connection
-        // with nothing waiting.
-        final long waiting = session.handedBytes.get() + session.outboxBytes;
-        if (waiting > 0 && waiting + text.length() > WS_QUEUE_BYTES)
+        // Checked before the message is counted, so that one larger than the bound (a deep book's or a large
+        // account's snapshot) goes to a connection that is keeping up.
+        if (session.handedPushBytes.get() + session.outboxPushBytes >= WS_QUEUE_BYTES)
         {
             metrics.wsDropped.increment();
             return;
         }
-        if (session.outbox.isEmpty())
+        queue(session, text);
+        session.outboxPushBytes += cost(text);
+    }
+
+    /**
+     * Queue an answer to one of the connection's own messages (a response, an error, a pong, a subscription's
+     * confirmation): never dropped. Past {@link #WS_ANSWERS_QUEUE_BYTES} of answers waiting, the connection is closed
+     * instead, once what was queued before has been handed to its event loop.
+     */
+    void answer(final WsSession session, final String text)
+    {
+        if (session.closed || session.closingAsSlow)
         {
+            return;
+        }
+        if (session.handedAnswerBytes.get() + session.outboxAnswerBytes >= WS_ANSWERS_QUEUE_BYTES)
+        {
+            closeAfterFlush(session);
+            return;
+        }
+        queue(session, text);
+        session.outboxAnswerBytes += cost(text);
+    }
+
+    /**
+     * Close a connection found to be a slow consumer once what was made for it so far has been written.
+     */
+    void closeAfterFlush(final WsSession session)
+    {
+        session.slow = true;
+        if (!session.closed && !session.closingAsSlow)
+        {
+            session.closingAsSlow = true;
+            toFlush(session);
+        }
+    }
+
+    /**
+     * @return what a waiting message is counted as.
+     */
+    static long cost(final String text)
+    {
+        return text.length() + WS_MESSAGE_OVERHEAD_BYTES;
+    }
+
+    private void queue(final WsSession session, final String text)
+    {
+        toFlush(session);
+        session.outbox.add(text);
+    }
+
+    private void toFlush(final WsSession session)
+    {
+        if (!session.flushQueued)
+        {
+            session.flushQueued = true;
             flushing.add(session);
         }
-        session.outbox.add(text);
-        session.outboxBytes += text.length();
+    }
+
+    /**
+     * Close a connection that did not take an answer, once, on its event loop: nothing more is written to it, the close
+     * follows what it has not read, and the connection is cut off if still open {@link #SLOW_CONSUMER_CLOSE_GRACE_MS}
+     * later. What it sends meanwhile is read and not acted on.
+     */
+    static void closeAsSlowConsumer(final WsSession session, final GatewayMetrics metrics)
+    {
+        if (session.slowCloseSent || session.socket.isClosed())
+        {
+            return;
+        }
+        session.slow = true;
+        session.slowCloseSent = true;
+        metrics.wsSlowConsumers.increment();
+        session.socket.close(SLOW_CONSUMER_CLOSE, SLOW_CONSUMER_REASON);
+        session.eventLoop.owner().setTimer(SLOW_CONSUMER_CLOSE_GRACE_MS, ignored ->
+        {
+            if (!session.socket.isClosed() && session.socket instanceof WebSocketInternal internal)
+            {
+                internal.channelHandlerContext().channel().close();
+            }
+        });
     }
 
     /**
@@ -1066,34 +1182,75 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             final WsSession session = flushing.get(i);
             final String[] messages = session.outbox.toArray(new String[0]);
-            final long bytes = session.outboxBytes;
+            final long pushBytes = session.outboxPushBytes;
+            final long answerBytes = session.outboxAnswerBytes;
+            final boolean closeAfter = session.closingAsSlow;
             session.outbox.clear();
-            session.outboxBytes = 0;
-            session.handedBytes.addAndGet(bytes);
-            session.eventLoop.runOnContext(ignored ->
+            session.outboxPushBytes = 0;
+            session.outboxAnswerBytes = 0;
+            session.flushQueued = false;
+            session.handedPushBytes.addAndGet(pushBytes);
+            session.handedAnswerBytes.addAndGet(answerBytes);
+            try
             {
-                try
+                session.eventLoop.runOnContext(ignored ->
                 {
-                    for (final String message : messages)
+                    write(session, messages, pushBytes, answerBytes);
+                    if (closeAfter)
                     {
-                        if (session.socket.isClosed() || session.socket.writeQueueFull())
-                        {
-                            metrics.wsDropped.increment();
-                        }
-                        else
-                        {
-                            metrics.wsMessages.increment();
-                            session.socket.writeTextMessage(message);
-                        }
+                        closeAsSlowConsumer(session, metrics);
                     }
-                }
-                finally
-                {
-                    session.handedBytes.addAndGet(-bytes);
-                }
-            });
+                });
+            }
+            catch (final RuntimeException ex)
+            {
+                // The event loop is shutting down with the gateway: nothing can be written to the connection.
+                release(session, pushBytes, answerBytes);
+                metrics.wsDropped.add(messages.length);
+            }
         }
         flushing.clear();
+    }
+
+    /**
+     * On the connection's event loop: its bytes count until the socket has taken the last message, its writes
+     * completing in order, and completing (failed) when the connection closes with them unwritten.
+     */
+    private void write(final WsSession session, final String[] messages, final long pushBytes, final long answerBytes)
+    {
+        Future<Void> last = null;
+        try
+        {
+            for (final String message : messages)
+            {
+                if (session.slowCloseSent || session.socket.isClosed())
+                {
+                    metrics.wsDropped.increment();
+                }
+                else
+                {
+                    metrics.wsMessages.increment();
+                    last = session.socket.writeTextMessage(message);
+                }
+            }
+        }
+        finally
+        {
+            if (last == null)
+            {
+                release(session, pushBytes, answerBytes);
+            }
+            else
+            {
+                last.onComplete(written -> release(session, pushBytes, answerBytes));
+            }
+        }
+    }
+
+    private static void release(final WsSession session, final long pushBytes, final long answerBytes)
+    {
+        session.handedPushBytes.addAndGet(-pushBytes);
+        session.handedAnswerBytes.addAndGet(-answerBytes);
     }
 
     private void sendAll(final Set<WsSession> subscribers, final String text)

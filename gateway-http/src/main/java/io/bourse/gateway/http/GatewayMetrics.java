@@ -42,6 +42,11 @@ final class GatewayMetrics
     final LongAdder wsMessages = new LongAdder();
     final LongAdder wsDropped = new LongAdder();
     /**
+     * WebSocket connections closed for not taking an answer to one of their own messages (see
+     * {@link GatewayAgent#WS_ANSWERS_QUEUE_BYTES}).
+     */
+    final LongAdder wsSlowConsumers = new LongAdder();
+    /**
      * WebSocket upgrades refused at the connection limits.
      */
     final LongAdder wsRefused = new LongAdder();

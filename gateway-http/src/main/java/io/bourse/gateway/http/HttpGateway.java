@@ -195,7 +195,8 @@ public final class HttpGateway implements AutoCloseable
         /**
          * How many WebSocket connections the gateway holds at once, and how many of them from one IP address (a
          * client's, through the {@link #trustedProxies}); an upgrade beyond either is refused (503 or 429 with a
-         * problem body). Each connection may hold up to 2 MiB of messages waiting for a slow reader.
+         * problem body). Each connection may have about 1 MiB of pushed messages waiting for a slow reader (then they are
+         * dropped) and 4 MiB of answers (then it is closed: see {@link GatewayAgent#WS_ANSWERS_QUEUE_BYTES}).
          */
         public Context webSocketLimits(final int maxWebSockets, final int maxWebSocketsPerAddress)
         {
@@ -3108,7 +3109,6 @@ public final class HttpGateway implements AutoCloseable
 
     private void onWebSocket(final ServerWebSocket socket, final String address)
     {
-        socket.setWriteQueueMaxSize(GatewayAgent.WS_QUEUE_BYTES);
         // Called on the connection's event loop: its context is where the gateway thread has its messages written.
         final GatewayAgent.WsSession session = new GatewayAgent.WsSession(socket, Vertx.currentContext());
         final boolean opened;
@@ -3139,6 +3139,11 @@ public final class HttpGateway implements AutoCloseable
         final RateLimiter.Bucket messages = rateLimiter.newBucket(System.nanoTime());
         socket.textMessageHandler(text ->
         {
+            if (session.slow)
+            {
+                // Being closed as a slow consumer: what it sends is read and not acted on.
+                return;
+            }
             if (messages.tryTake(System.nanoTime()) == 0)
             {
                 onWsMessage(session, address, text);
@@ -3147,21 +3152,35 @@ public final class HttpGateway implements AutoCloseable
             {
                 // Answered here, not on the gateway thread: a flood must not fill the gateway's task queue.
                 metrics.rateLimited.increment();
-                writeIfRoom(socket, wsRateLimited);
+                answerOrClose(session, wsRateLimited);
             }
         });
     }
 
-    private void writeIfRoom(final ServerWebSocket socket, final String text)
+    /**
+     * Answer a connection's message on its event loop, counted with the answers the gateway thread hands it: the
+     * answer, or, with {@link GatewayAgent#WS_ANSWERS_QUEUE_BYTES} of them waiting (a client flooding without reading),
+     * the connection's close as a slow consumer, which the gateway thread makes once the answers it has made for the
+     * connection are written. Never dropped.
+     */
+    private void answerOrClose(final GatewayAgent.WsSession session, final String text)
     {
-        if (socket.writeQueueFull())
+        if (session.slow || session.socket.isClosed())
         {
-            metrics.wsDropped.increment();
+            return;
         }
-        else
+        if (session.handedAnswerBytes.get() >= GatewayAgent.WS_ANSWERS_QUEUE_BYTES)
         {
-            socket.writeTextMessage(text);
+            session.slow = true;
+            if (!agent.submit(a -> a.closeAfterFlush(session)))
+            {
+                GatewayAgent.closeAsSlowConsumer(session, metrics);
+            }
+            return;
         }
+        final long cost = GatewayAgent.cost(text);
+        session.handedAnswerBytes.addAndGet(cost);
+        session.socket.writeTextMessage(text).onComplete(written -> session.handedAnswerBytes.addAndGet(-cost));
     }
 
     private void submitOrDrop(final Consumer<GatewayAgent> task)
@@ -3181,7 +3200,7 @@ public final class HttpGateway implements AutoCloseable
         if (!agent.submit(task))
         {
             metrics.wsDropped.increment();
-            writeIfRoom(session.socket, WS_BUSY);
+            answerOrClose(session, WS_BUSY);
         }
     }
 
@@ -3250,7 +3269,7 @@ public final class HttpGateway implements AutoCloseable
                         final ObjectNode node = Views.MAPPER.createObjectNode();
                         node.put("type", "authenticated");
                         node.put("accountId", Long.toString(key.accountId()));
-                        a.send(session, node.toString());
+                        a.answer(session, node.toString());
                     });
                 }
                 case "subscribe", "unsubscribe" ->
@@ -3312,7 +3331,7 @@ public final class HttpGateway implements AutoCloseable
         // An order's answer goes in the response's "order"; a mass cancel's and a setting's fields in the response.
         final String field = op.startsWith("order.") ? "order" : null;
         final BiConsumer<Object, ApiException> respond = (response, error) ->
-            agent.send(session, wsResponse(echoed, field, response, error));
+            agent.answer(session, wsResponse(echoed, field, response, error));
         final LongFunction<Command> command;
         try
         {
@@ -3648,7 +3667,7 @@ public final class HttpGateway implements AutoCloseable
 
     private static void pong(final GatewayAgent agent, final GatewayAgent.WsSession session)
     {
-        agent.send(session, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
+        agent.answer(session, "{\"type\":\"pong\",\"time\":" + System.currentTimeMillis() + "}");
     }
 
     private static ObjectNode wsOrderObject(final ObjectNode message)
@@ -3682,7 +3701,7 @@ public final class HttpGateway implements AutoCloseable
     private ApiException wsOrderRefusal(
         final GatewayAgent.WsSession session, final GatewayAgent agent, final boolean order)
     {
-        if (session.closed || session.disconnected)
+        if (session.closed || session.disconnected || session.slow)
         {
             // Nobody would hear the answer: not sent.
             return new ApiException(503, "CONNECTION_CLOSED", "the connection closed before the order was sent", null);
@@ -3745,7 +3764,7 @@ public final class HttpGateway implements AutoCloseable
         {
             node.put("field", error.field);
         }
-        agent.send(session, node.toString());
+        agent.answer(session, node.toString());
     }
 
     /**

@@ -74,6 +74,7 @@ final class Operations
         gateway.put("webSocketSessions", agent.wsSessionCount());
         gateway.put("webSocketMessages", metrics.wsMessages.sum());
         gateway.put("webSocketDropped", metrics.wsDropped.sum());
+        gateway.put("webSocketSlowConsumersClosed", metrics.wsSlowConsumers.sum());
         gateway.put("webSocketRefused", metrics.wsRefused.sum());
         gateway.put("cancelOnDisconnectFailed", metrics.cancelOnDisconnectFailed.sum());
         gateway.put("cancelAllAfterArmed", agent.cancelAllAfterArmed());
@@ -193,6 +194,9 @@ final class Operations
         counter(out, "bourse_websocket_messages_total", "WebSocket messages sent", metrics.wsMessages.sum());
         counter(out, "bourse_websocket_dropped_total", "WebSocket messages not sent to slow subscribers",
             metrics.wsDropped.sum());
+        counter(out, "bourse_websocket_slow_consumers_closed_total",
+            "WebSocket connections closed because an answer to their own message could not be queued",
+            metrics.wsSlowConsumers.sum());
         counter(out, "bourse_websocket_refused_total", "WebSocket connections refused at the connection limits",
             metrics.wsRefused.sum());
         counter(out, "bourse_websocket_cancel_on_disconnect_failed_total",

@@ -85,6 +85,158 @@ class ConnectionLimitsTest
     }
 
     @Test
+    void aConnectionThatStopsReadingIsClosedAsASlowConsumerAndMissesNoAnswerBeforeTheClose() throws Exception
+    {
+        // No rate limit to speak of: the answers are made on the gateway thread, as an order's are.
+        try (GatewayHarness fast = new GatewayHarness(context -> context.rateLimit(1e9, 1e9));
+            WebSocketTest.Client bystander = new WebSocketTest.Client(fast.baseUrl());
+            StalledClient stalled = new StalledClient(fast.baseUrl()))
+        {
+            final java.util.regex.Pattern slowClosed = java.util.regex.Pattern.compile(
+                "^bourse_websocket_slow_consumers_closed_total (\\d+)", java.util.regex.Pattern.MULTILINE);
+            final long deadlineNs = System.nanoTime() + GatewayHarness.TIMEOUT_NS;
+            int sent = 0;
+            boolean closed = false;
+            // Each message is answered with an error carrying its id; the client reads none of them.
+            while (!closed && System.nanoTime() < deadlineNs)
+            {
+                stalled.socket.sendText("{\"op\":\"order.cancel\",\"id\":" + ++sent + "}", true).join();
+                if (sent % 2_000 == 0)
+                {
+                    closed = counter(slowClosed, fast.get("/metrics").text()) == 1;
+                }
+            }
+            assertTrue(closed, "closed as a slow consumer after " + sent + " unread answers");
+
+            stalled.socket.request(Long.MAX_VALUE);
+            assertTrue(stalled.closedWith.await(GatewayHarness.TIMEOUT_NS, TimeUnit.NANOSECONDS), "the close came");
+            assertEquals(GatewayAgent.SLOW_CONSUMER_CLOSE + ": " + GatewayAgent.SLOW_CONSUMER_REASON,
+                stalled.close);
+            final List<Long> ids = stalled.answerIds;
+            assertTrue(ids.size() > 1_000, "answers queued before the close: " + ids.size());
+            for (int i = 0; i < ids.size(); i++)
+            {
+                assertEquals(i + 1, ids.get(i), "every answer up to the close, in order, none dropped");
+            }
+            System.out.printf("ConnectionLimitsTest: %d messages sent, %d answered before the close%n", sent,
+                ids.size());
+
+            bystander.send("{\"op\":\"ping\"}");
+            bystander.next("pong");
+        }
+    }
+
+    @Test
+    void aConnectionFloodingWithoutReadingIsClosedAsASlowConsumer() throws Exception
+    {
+        try (StalledClient stalled = new StalledClient(harness.baseUrl()))
+        {
+            final java.util.regex.Pattern slowClosed = java.util.regex.Pattern.compile(
+                "^bourse_websocket_slow_consumers_closed_total (\\d+)", java.util.regex.Pattern.MULTILINE);
+            final long before = counter(slowClosed, harness.get("/metrics").text());
+            final long deadlineNs = System.nanoTime() + GatewayHarness.TIMEOUT_NS;
+            int sent = 0;
+            boolean closed = false;
+            // Over the connection's rate: each refused on its event loop, with an answer it does not read.
+            while (!closed && System.nanoTime() < deadlineNs)
+            {
+                stalled.socket.sendText("{\"op\":\"ping\"}", true).join();
+                if (++sent % 2_000 == 0)
+                {
+                    closed = counter(slowClosed, harness.get("/metrics").text()) == before + 1;
+                }
+            }
+            assertTrue(closed, "closed as a slow consumer after " + sent + " unread refusals");
+            stalled.socket.request(Long.MAX_VALUE);
+            assertTrue(stalled.closedWith.await(GatewayHarness.TIMEOUT_NS, TimeUnit.NANOSECONDS), "the close came");
+            assertEquals(GatewayAgent.SLOW_CONSUMER_CLOSE + ": " + GatewayAgent.SLOW_CONSUMER_REASON,
+                stalled.close);
+        }
+    }
+
+    /**
+     * A WebSocket client that reads nothing until asked to ({@code socket.request}), then keeps the ids of the
+     * responses (-1 for an error answered without one, which should not come) and how the connection closed; both are
+     * read once {@link #closedWith} has counted down.
+     */
+    private static final class StalledClient implements java.net.http.WebSocket.Listener, AutoCloseable
+    {
+        final java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        final java.net.http.WebSocket socket;
+        final List<Long> answerIds = new ArrayList<>();
+        final CountDownLatch closedWith = new CountDownLatch(1);
+        volatile String close;
+        private final StringBuilder partial = new StringBuilder();
+
+        StalledClient(final String baseUrl)
+        {
+            socket = client.newWebSocketBuilder()
+                .buildAsync(URI.create(baseUrl.replace("http:", "ws:") + "/ws"), this).join();
+        }
+
+        public void onOpen(final java.net.http.WebSocket webSocket)
+        {
+            // No request: nothing is read.
+        }
+
+        public java.util.concurrent.CompletionStage<?> onText(
+            final java.net.http.WebSocket webSocket, final CharSequence data, final boolean last)
+        {
+            partial.append(data);
+            if (last)
+            {
+                final JsonNode message;
+                try
+                {
+                    message = HttpGateway.tree(partial.toString().getBytes(StandardCharsets.UTF_8));
+                }
+                catch (final IOException ex)
+                {
+                    throw new UncheckedIOException(ex);
+                }
+                partial.setLength(0);
+                final String type = message.get("type").asText();
+                if (type.equals("response"))
+                {
+                    answerIds.add(message.get("id").asLong());
+                }
+                else if (type.equals("error"))
+                {
+                    answerIds.add(-1L);
+                }
+            }
+            return null;
+        }
+
+        public java.util.concurrent.CompletionStage<?> onClose(
+            final java.net.http.WebSocket webSocket, final int statusCode, final String reason)
+        {
+            close = statusCode + ": " + reason;
+            closedWith.countDown();
+            return null;
+        }
+
+        public void onError(final java.net.http.WebSocket webSocket, final Throwable error)
+        {
+            close = "error: " + error;
+            closedWith.countDown();
+        }
+
+        public void close()
+        {
+            socket.abort();
+            client.close();
+        }
+    }
+
+    private static long counter(final java.util.regex.Pattern pattern, final String metrics)
+    {
+        final java.util.regex.Matcher matcher = pattern.matcher(metrics);
+        assertTrue(matcher.find(), pattern + " in /metrics");
+        return Long.parseLong(matcher.group(1));
+    }
+
+    @Test
     void aSilentConnectionIsClosedAfterTheIdleTimeoutButAWebSocketThatReadsItsHeartbeatsStaysOpen() throws IOException
     {
         final URI uri = URI.create(harness.baseUrl());

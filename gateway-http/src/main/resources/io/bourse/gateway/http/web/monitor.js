@@ -75,6 +75,7 @@ async function refresh() {
       card('HTTP errors', h.httpErrors, 'http-errors'),
       card('Rate limited', h.rateLimited, 'rate-limited'),
       card('WS dropped', h.webSocketDropped, 'ws-dropped'),
+      card('WS slow closed', h.webSocketSlowConsumersClosed, 'ws-slow-closed'),
       card('Event gaps', h.eventGaps, 'event-gaps'),
       card('Answers lost', h.answersLost, 'answers-lost'),
       card('Cancel on disconnect failed', h.cancelOnDisconnectFailed, 'cancel-on-disconnect-failed'),
