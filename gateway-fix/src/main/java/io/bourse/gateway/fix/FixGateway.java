@@ -315,10 +315,12 @@ public final class FixGateway implements AutoCloseable
 
         /**
          * The end of the FIX day, in UTC: every session is logged out (Text "End of day: sequence numbers reset to
-         * 1"; its orders stay, whatever its cancel-on-disconnect), Logons are refused for the few seconds it takes,
-         * each session's sequence numbers are reset to 1, and the messages kept for resends are deleted. Clients log
-         * on again with MsgSeqNum 1 (a FIX engine on the same schedule, or one that sends ResetSeqNumFlag=Y, does so).
-         * Null, the default, for none: sequences then go on until a client resets its own.
+         * 1"; its orders other than Day orders stay, whatever its cancel-on-disconnect), Logons are refused for the
+         * few seconds it takes, each session's sequence numbers are reset to 1, and the messages kept for resends are
+         * deleted. Clients log on again with MsgSeqNum 1 (a FIX engine on the same schedule, or one that sends
+         * ResetSeqNumFlag=Y, does so). Day orders (TimeInForce 0) expire a second before it, so that their reports go
+         * out in the day they belong to. Null, the default, for none: sequences then go on until a client resets its
+         * own, and Day orders are refused.
          */
         public Context endOfDayUtc(final LocalTime endOfDayUtc)
         {
@@ -547,7 +549,7 @@ public final class FixGateway implements AutoCloseable
                 store, eventPosition, handledPosition, sessionsByCompId, context.instruments, droppedMessages, rateLimited,
                 context.applicationMessageOverride, context.latencyProbe, context.epochNanoClock,
                 context.log, resendRequestNumbers, deferredDisconnects, outboundSequenceNumbers,
-                !context.transientSequenceNumbers, archivePosition);
+                !context.transientSequenceNumbers, archivePosition, context.endOfDayUtc);
 
             final LibraryConfiguration libraryConfiguration = new LibraryConfiguration()
                 .libraryAeronChannels(List.of("aeron:ipc"))
@@ -1033,35 +1035,44 @@ public final class FixGateway implements AutoCloseable
      */
     void endOfDay() throws InterruptedException
     {
+        String outcome;
+        boolean loggedOut = true;
         authenticator.endOfDay(true);
         try
         {
             final int loggedOn = agent.loggedOnSessions();
             agent.requestEndOfDayLogout();
             final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (agent.loggedOnSessions() > 0)
+            while (loggedOut && agent.loggedOnSessions() > 0)
             {
-                if (System.nanoTime() > deadlineNs)
-                {
-                    context.log.println("bourse: FIX gateway: end of day: " + agent.loggedOnSessions() +
-                        " session(s) still logged on after 30 s; sequence numbers not reset today");
-                    return;
-                }
+                loggedOut = System.nanoTime() <= deadlineNs;
                 Thread.sleep(1);
             }
-            resetSequenceNumbers();
-            context.log.println("bourse: FIX gateway: end of day: " + loggedOn + " session(s) logged out, every " +
-                "session's sequence numbers reset to 1");
+            if (loggedOut)
+            {
+                resetSequenceNumbers();
+                outcome = loggedOn + " session(s) logged out, every session's sequence numbers reset to 1";
+            }
+            else
+            {
+                outcome = agent.loggedOnSessions() + " session(s) still logged on after 30 s; sequence numbers not " +
+                    "reset today";
+            }
         }
         catch (final IllegalStateException ex)
         {
-            context.log.println("bourse: FIX gateway: end of day: " + ex.getMessage());
+            outcome = ex.getMessage();
         }
         finally
         {
             authenticator.endOfDay(false);
         }
-        prune();
+        // Once Logons are taken again: what the line says is over.
+        context.log.println("bourse: FIX gateway: end of day: " + outcome);
+        if (loggedOut)
+        {
+            prune();
+        }
     }
 
     public void close()

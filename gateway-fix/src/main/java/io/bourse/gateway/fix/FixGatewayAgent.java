@@ -65,6 +65,7 @@ import uk.co.real_logic.artio.util.MutableAsciiBuffer;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalTime;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -169,7 +170,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * ExecInst (18) 6, participate don't initiate: what a post-only order is entered with, echoed in its reports.
      */
     private static final char[] POST_ONLY = { '6' };
+    private static final char TIME_IN_FORCE_DAY = '0';
+    /**
+     * How long before the end of day Day orders expire: their reports then go out before the end of day's Logout, in
+     * the day's sequence, rather than being held for the next Logon.
+     */
+    private static final long DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS = TimeUnit.SECONDS.toNanos(1);
     private static final char TIME_IN_FORCE_GTD = '6';
+    private static final String DAY_ORDER_TOO_LATE = "Too late for a Day order: the trading day is closing";
     private static final String INVALID_EXPIRE_TIME = "ExpireTime (126) is not a date and time between 1970 and 2261";
     private static final String MASS_CANCEL_NOT_SUPPORTED = "0";
     private static final String MASS_CANCEL_UNKNOWN_SECURITY = "1";
@@ -279,6 +287,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private final FixApplicationMessageOverride applicationMessageOverride;
     private final FixLatencyProbe latencyProbe;
     private final EpochNanoClock clock;
+    /**
+     * The gateway's end of day (when Day orders expire), nanoseconds into the UTC day; -1 when it has none.
+     */
+    private final long endOfDayNsOfDay;
     private long eventsReceivedNs;
 
     private final MutableAsciiBuffer asciiBuffer = new MutableAsciiBuffer();
@@ -417,8 +429,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final DeferredDisconnects deferredDisconnects,
         final OutboundSequenceNumbers outboundSequenceNumbers,
         final boolean persistentSequenceNumbers,
-        final OutboundArchivePosition archivePosition)
+        final OutboundArchivePosition archivePosition,
+        final LocalTime endOfDayUtc)
     {
+        this.endOfDayNsOfDay = endOfDayUtc == null ? -1 : endOfDayUtc.toNanoOfDay();
         this.outboundSequenceNumbers = outboundSequenceNumbers;
         this.persistentSequenceNumbers = persistentSequenceNumbers;
         this.log = log;
@@ -1400,16 +1414,25 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             return;
         }
         final boolean stop = ordType == ORD_TYPE_STOP || ordType == ORD_TYPE_STOP_LIMIT;
-        final TimeInForce timeInForce = timeInForce(in.hasTimeInForce() ? in.timeInForce() : 0, orderType, stop);
+        final char fixTimeInForce = in.hasTimeInForce() ? in.timeInForce() : 0;
+        final boolean day = fixTimeInForce == TIME_IN_FORCE_DAY;
+        if (day && endOfDayNsOfDay < 0)
+        {
+            rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED,
+                "TimeInForce 0 (Day) needs the gateway's end of day (fix.end.of.day.utc), and it has none");
+            return;
+        }
+        final TimeInForce timeInForce = timeInForce(fixTimeInForce, orderType, stop);
         if (timeInForce == null)
         {
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_UNSUPPORTED,
-                "TimeInForce must be 1 (GTC), 3 (IOC), 4 (FOK) or 6 (GTD); market orders IOC or FOK");
+                "TimeInForce must be 0 (Day), 1 (GTC), 3 (IOC), 4 (FOK) or 6 (GTD); market orders IOC or FOK");
             return;
         }
-        final long expireTimeNs = in.hasExpireTime() ?
-            FixTimestamps.epochNanos(in.expireTime(), in.expireTimeLength()) : 0;
-        final String expiryProblem = expiryProblem(timeInForce == TimeInForce.GTD, in.hasExpireTime(), expireTimeNs);
+        final long expireTimeNs = day ? dayOrderExpiryNs(System.currentTimeMillis() * 1_000_000L) :
+            in.hasExpireTime() ? FixTimestamps.epochNanos(in.expireTime(), in.expireTimeLength()) : 0;
+        final String expiryProblem = expiryProblem(timeInForce == TimeInForce.GTD && !day, in.hasExpireTime(),
+            expireTimeNs);
         if (expiryProblem != null)
         {
             rejectNewOrder(state, in, msgSeqNum, FixRejects.ORD_REJ_OTHER, expiryProblem);
@@ -1474,7 +1497,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.instrument = instrument;
         order.side = in.side();
         order.ordType = in.ordType();
-        order.timeInForce = fixTimeInForce(timeInForce);
+        order.timeInForce = day ? TIME_IN_FORCE_DAY : fixTimeInForce(timeInForce);
         order.postOnly = postOnly;
         order.price = price;
         order.stopPx = stopPx;
@@ -3022,7 +3045,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             report.timeInForce(order.timeInForce);
         }
-        if (order.expireTimeNs != 0)
+        if (order.expireTimeNs != 0 && order.timeInForce == TIME_IN_FORCE_GTD)
         {
             final UtcTimestampEncoder encoder =
                 order.expireTimeNs % 1_000_000 == 0 ? expireTimeEncoder : expireTimeNanosEncoder;
@@ -3726,8 +3749,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private void rejectOrder(final FixOrder order, final RejectReason reason)
     {
-        sendReport(order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ordRejReason(reason),
-            FixRejects.engineText(reason), null, 0);
+        // The expiry of a Day order is the gateway's, not one its client named.
+        final String text = order.timeInForce == TIME_IN_FORCE_DAY && reason == RejectReason.EXPIRY_IN_PAST ?
+            DAY_ORDER_TOO_LATE : FixRejects.engineText(reason);
+        sendReport(order, EXEC_REJECTED, STATUS_REJECTED, 0, 0, FixRejects.ordRejReason(reason), text, null, 0);
         closeOrder(order);
     }
 
@@ -3896,6 +3921,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
+     * @param nowNs the wall clock's time, epoch nanoseconds, as the end of day is scheduled by.
+     * @return when a Day order entered then expires: {@link #DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS} before the
+     * gateway's next end of day (one entered later is the exchange's to refuse as too late), epoch nanoseconds.
+     */
+    private long dayOrderExpiryNs(final long nowNs)
+    {
+        final long dayNs = TimeUnit.DAYS.toNanos(1);
+        final long endOfToday = Math.floorDiv(nowNs, dayNs) * dayNs + endOfDayNsOfDay;
+        return (endOfToday > nowNs ? endOfToday : endOfToday + dayNs) - DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS;
+    }
+
+    /**
      * @param expireTimeNs ExpireTime (126) as {@link FixTimestamps#epochNanos} reads it.
      * @return why an order's ExpireTime is wrong for its TimeInForce, or null: a GTD order (6) needs one that is a real
      * instant, and no other order may have one. One already past is the exchange's to refuse, by its own clock.
@@ -3930,7 +3967,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             case '1' -> market ? null : TimeInForce.GTC;
             case '3' -> TimeInForce.IOC;
             case '4' -> TimeInForce.FOK;
-            case TIME_IN_FORCE_GTD -> market ? null : TimeInForce.GTD;
+            // A Day order is one good till the gateway's end of day.
+            case TIME_IN_FORCE_GTD, TIME_IN_FORCE_DAY -> market ? null : TimeInForce.GTD;
             default -> null;
         };
     }

@@ -4,10 +4,15 @@ import org.junit.jupiter.api.Test;
 
 import java.time.LocalTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The end of the FIX day: every session is logged out with a Logout that says why, its resting orders stay even with
@@ -66,6 +71,74 @@ class FixEndOfDayTest
                 again.sendApp("D", "11=E1|60=" + RawFixClient.now() + "|" + ORDER);
                 assertEquals("6", again.read(10_000).get("103"), "but not that of an order still open");
             }
+        }
+    }
+
+    @Test
+    void aDayOrderExpiresASecondBeforeTheEndOfDayAndIsReportedThen() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        final AtomicReference<LocalTime> endOfDay = new AtomicReference<>();
+        try (FixTestExchange exchange = new FixTestExchange(context -> context
+            .endOfDayUtc(endOfDay.get())
+            .archivePruneIntervalMs(0)
+            .session(new FixSessionSpec("BOB", "bob-pw", 2, FixSessionSpec.CancelOnDisconnect.NONE, 0)))
+            .startWithoutGateway())
+        {
+            // Whole seconds, five or six ahead once the node runs: time for the gateway and the orders below.
+            endOfDay.set(LocalTime.now(ZoneOffset.UTC).plusSeconds(6).withNano(0));
+            exchange.startGateway();
+            final List<Map<String, String>> received = new ArrayList<>();
+            try (RawFixClient bob = new RawFixClient(exchange.fixPort, "BOB"))
+            {
+                assertEquals("A", bob.logon("bob-pw").get("35"));
+                bob.sendApp("D", "11=DAY1|59=0|60=" + RawFixClient.now() + "|" + ORDER);
+                final Map<String, String> accepted = bob.read(10_000);
+                assertEquals("0", accepted.get("150"), String.valueOf(accepted));
+                assertEquals("0", accepted.get("59"), "the order is a Day order");
+                assertNull(accepted.get("126"), "with no ExpireTime of its own");
+                bob.sendApp("D", "11=GTC1|59=1|60=" + RawFixClient.now() + "|" + ORDER);
+                assertEquals("0", bob.read(10_000).get("150"));
+                bob.sendApp("D", "11=DAY2|59=0|126=20301122-01:00:00|60=" + RawFixClient.now() + "|" + ORDER);
+                assertEquals("ExpireTime (126) only with TimeInForce 6 (GTD)", bob.read(10_000).get("58"));
+                Map<String, String> message;
+                do
+                {
+                    message = bob.read(15_000);
+                    assertNotNull(message, "the end of day's Logout came");
+                    received.add(message);
+                }
+                while (!"5".equals(message.get("35")));
+            }
+            FixTestExchange.await("the end of day done", () -> exchange.log().contains(
+                "end of day: 1 session(s) logged out, every session's sequence numbers reset to 1"));
+            assertEquals(1, exchange.gateway().openOrders(), "the GTC order stays");
+
+            Map<String, String> expired =
+                received.stream().filter(message -> "C".equals(message.get("150"))).findFirst().orElse(null);
+            try (RawFixClient again = new RawFixClient(exchange.fixPort, "BOB"))
+            {
+                again.send("35=A|34=1|49=BOB|52=" + RawFixClient.now() + "|56=BOURSE|98=0|108=30|554=bob-pw|");
+                again.nextSeqNum = 2;
+                assertEquals("A", again.read(5_000).get("35"));
+                if (expired == null)
+                {
+                    // Its report was made after the Logout on a machine too loaded to keep the second: held for the
+                    // session until now.
+                    expired = again.read(10_000);
+                }
+            }
+            assertNotNull(expired, "the Day order's expiry was reported");
+            assertEquals("8", expired.get("35"), String.valueOf(expired));
+            assertEquals("C", expired.get("150"));
+            assertEquals("C", expired.get("39"));
+            assertEquals("DAY1", expired.get("11"));
+            assertEquals("0", expired.get("59"));
+            final long expiredAtS = java.time.Instant.parse(expired.get("60").replaceFirst(
+                "(\\d{4})(\\d{2})(\\d{2})-", "$1-$2-$3T") + "Z").toEpochMilli() / 1000;
+            final long secondsAfter = Math.floorMod(expiredAtS - (endOfDay.get().toSecondOfDay() - 1), 86_400);
+            assertTrue(secondsAfter < 5, "expired a second before the end of day " + endOfDay.get() + ", not " +
+                "earlier: " + expired.get("60"));
         }
     }
 

@@ -489,9 +489,12 @@ class FixHostileInputTest
     @Test
     void unsupportedTimeInForce()
     {
-        final String text = "TimeInForce must be 1 (GTC), 3 (IOC), 4 (FOK) or 6 (GTD); market orders IOC or FOK";
-        assertOrderRejected("59=0|", "11", text);
+        final String text =
+            "TimeInForce must be 0 (Day), 1 (GTC), 3 (IOC), 4 (FOK) or 6 (GTD); market orders IOC or FOK";
+        assertOrderRejected("59=2|", "11", text);
         assertOrderRejected("40=1|59=6|126=20301122-01:00:00|", "11", text);
+        assertOrderRejected("59=0|", "11",
+            "TimeInForce 0 (Day) needs the gateway's end of day (fix.end.of.day.utc), and it has none");
     }
 
     @Test
