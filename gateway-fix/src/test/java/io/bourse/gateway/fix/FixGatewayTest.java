@@ -54,6 +54,7 @@ import quickfix.fix44.OrderStatusRequest;
 import java.io.File;
 import java.math.BigDecimal;
 import java.time.LocalDateTime;
+import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.Set;
@@ -92,7 +93,9 @@ class FixGatewayTest
             .session(new FixSessionSpec("GRACE", "grace-pw", 3, FixSessionSpec.CancelOnDisconnect.ACCOUNT, 100))
             .session(new FixSessionSpec("MALLORY", "mallory-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
             .session(new FixSessionSpec("ERIN", "erin-pw", 4, FixSessionSpec.CancelOnDisconnect.NONE, 0))
-            .logonLockout(3, 60_000, 60_000)).start();
+            .logonLockout(3, 60_000, 60_000)
+            // Far off: Day orders are taken, and none expires while the tests run.
+            .endOfDayUtc(LocalTime.now(ZoneOffset.UTC).plusHours(12))).start();
         alice = new QfjClient(exchange.fixPort, "ALICE", "alice-pw").awaitLogon();
         bob = new QfjClient(exchange.fixPort, "BOB", "bob-pw").awaitLogon();
     }
@@ -298,6 +301,53 @@ class FixGatewayTest
         final Message tooLate = alice.next("9");
         assertEquals(CxlRejReason.TOO_LATE_TO_CANCEL, tooLate.getInt(CxlRejReason.FIELD));
         assertEquals(OrdStatus.EXPIRED, tooLate.getChar(OrdStatus.FIELD));
+    }
+
+    @Test
+    void aDayOrderKeepsItsTimeInForceThroughReplaceAndStatus() throws Exception
+    {
+        final String day = id("D");
+        final NewOrderSingle order = limit(day, Side.BUY, "0.1", "32.00");
+        order.set(new TimeInForce(TimeInForce.DAY));
+        alice.send(order);
+        final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
+        assertEquals(TimeInForce.DAY, accepted.getChar(TimeInForce.FIELD));
+        assertFalse(accepted.isSetField(ExpireTime.FIELD), "the end of day is the gateway's, not the order's");
+
+        final String replacement = id("R");
+        final OrderCancelReplaceRequest replace = replace(replacement, day, Side.BUY, "0.2", "32.00");
+        replace.set(new TimeInForce(TimeInForce.DAY));
+        alice.send(replace);
+        assertEquals(TimeInForce.DAY, report(alice, ExecType.REPLACED, OrdStatus.NEW).getChar(TimeInForce.FIELD));
+        final OrderStatusRequest status = new OrderStatusRequest();
+        status.set(new ClOrdID(replacement));
+        status.set(new Symbol("BTC-USD"));
+        status.set(new Side(Side.BUY));
+        alice.send(status);
+        assertEquals(TimeInForce.DAY, report(alice, ExecType.ORDER_STATUS, OrdStatus.NEW).getChar(TimeInForce.FIELD));
+        final OrderCancelReplaceRequest toGtc = replace(id("R"), replacement, Side.BUY, "0.2", "32.00");
+        toGtc.set(new TimeInForce(TimeInForce.GOOD_TILL_CANCEL));
+        alice.send(toGtc);
+        assertEquals("TimeInForce cannot change on a replace", alice.next("9").getString(Text.FIELD));
+
+        // A stop market order may wait for its stop price until the end of day; a market order has no day to wait.
+        final String stopMarket = id("T");
+        final NewOrderSingle dayStop = stop(stopMarket, Side.SELL, "0.1", null, "10.00");
+        dayStop.set(new TimeInForce(TimeInForce.DAY));
+        alice.send(dayStop);
+        assertEquals(TimeInForce.DAY, report(alice, ExecType.NEW, OrdStatus.NEW).getChar(TimeInForce.FIELD));
+        final NewOrderSingle market = limit(id("M"), Side.BUY, "0.1", "1");
+        market.set(new OrdType(OrdType.MARKET));
+        market.removeField(Price.FIELD);
+        market.set(new TimeInForce(TimeInForce.DAY));
+        alice.send(market);
+        assertTrue(report(alice, ExecType.REJECTED, OrdStatus.REJECTED).getString(Text.FIELD)
+            .contains("market orders IOC or FOK"));
+
+        alice.send(cancel(id("X"), replacement, Side.BUY));
+        assertEquals(TimeInForce.DAY, report(alice, ExecType.CANCELED, OrdStatus.CANCELED).getChar(TimeInForce.FIELD));
+        alice.send(cancel(id("X"), stopMarket, Side.SELL));
+        report(alice, ExecType.CANCELED, OrdStatus.CANCELED);
     }
 
     @Test
