@@ -37,8 +37,9 @@ final class FixOrder
      */
     long stopPx;
     /**
-     * A GTD order's ExpireTime (126), epoch nanoseconds, echoed on its reports; 0 for any other order, and for one
-     * recorded by a gateway that did not keep it, until the exchange reports it again.
+     * When a GTD or Day order expires, epoch nanoseconds: a GTD order's ExpireTime (126), echoed on its reports, or the
+     * gateway's end of day for a Day order. 0 for any other order, and for one recorded by a gateway that did not keep
+     * it, until the exchange reports it again.
      */
     long expireTimeNs;
     /**
