@@ -1606,7 +1606,14 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 '2', FixRejects.CXL_REJ_OTHER, state.rateLimit.refusal());
             return;
         }
-        final String problem = replaceProblem(order, in);
+        // Read once: checked by replaceProblem, then sent. A stop market order (OrdType 3) names no price.
+        final long price = order.ordType == ORD_TYPE_STOP || !in.hasPrice() ? 0 :
+            FixDecimals.toScaled(in.price(), order.instrument.priceScale());
+        final long quantity =
+            in.hasOrderQty() ? FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale()) : 0;
+        final long requestedStopPx =
+            in.hasStopPx() ? FixDecimals.toScaled(in.stopPx(), order.instrument.priceScale()) : 0;
+        final String problem = replaceProblem(order, in, price, quantity, requestedStopPx);
         if (problem != null)
         {
             rejectCancel(state, order, in.clOrdID(), in.clOrdIDLength(), in.origClOrdID(), in.origClOrdIDLength(),
@@ -1620,12 +1627,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 '2', FixRejects.CXL_REJ_DUPLICATE_CLORDID, "Duplicate ClOrdID");
             return;
         }
-        // A stop market order (OrdType 3) names no price.
-        final long price = order.ordType == ORD_TYPE_STOP ? 0 :
-            FixDecimals.toScaled(in.price(), order.instrument.priceScale());
-        final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
         final long newEngineClientOrderId = engineClientOrderId(state, sequenceIndex, msgSeqNum);
-        final long stopPx = replaceStopPx(order, in);
+        // 0 keeps the stop price: a triggered order's StopPx, sent again unchanged, is no change.
+        final long stopPx = order.triggered ? 0 : requestedStopPx;
         final int length = commandEncoder.replaceOrder(commandBuffer, 0, order.accountId, order.orderId,
             order.orderId == 0 ? order.engineClientOrderId : 0, newEngineClientOrderId, price, quantity, stopPx);
         // Recorded before it is sent, as a new order is: a gateway that stops before the answer still reports it.
@@ -1674,7 +1678,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
     }
 
-    private String replaceProblem(final FixOrder order, final OrderCancelReplaceRequestDecoder in)
+    /**
+     * @param price    the request's Price on the instrument's grid (0 when it names none, or for a stop market order).
+     * @param quantity the request's OrderQty on the instrument's grid (0 when it names none).
+     * @param stopPx   the request's StopPx on the instrument's grid (0 when it names none).
+     * @return why the replace is refused, or null.
+     */
+    private String replaceProblem(
+        final FixOrder order,
+        final OrderCancelReplaceRequestDecoder in,
+        final long price,
+        final long quantity,
+        final long stopPx)
     {
         if (in.side() != order.side || !symbolMatches(order, in.symbol(), in.symbolLength()))
         {
@@ -1723,12 +1738,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             return "Price not allowed on a stop order (OrdType 3)";
         }
-        final long price = priced ? FixDecimals.toScaled(in.price(), order.instrument.priceScale()) : 0;
         if (priced && (price == FixDecimals.INVALID || price <= 0))
         {
             return "Price must be positive with at most the instrument's price decimals";
         }
-        final long quantity = FixDecimals.toScaled(in.orderQty(), order.instrument.quantityScale());
         if (quantity == FixDecimals.INVALID || quantity <= 0)
         {
             return "OrderQty must be positive with at most the instrument's quantity decimals";
@@ -1741,7 +1754,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             return "StopPx not allowed on a limit order";
         }
-        final long stopPx = FixDecimals.toScaled(in.stopPx(), order.instrument.priceScale());
         // A stop order that has triggered is a limit order now: its StopPx may be sent again, not changed.
         return order.triggered && stopPx != order.stopPx ? "StopPx cannot change: the stop order has triggered" :
             stopProblem(ordType, true, stopPx);
@@ -1798,15 +1810,6 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     private static long expireTimeNs(final long eventExpiryTimeNs, final long known)
     {
         return eventExpiryTimeNs == OrderAcceptedDecoder.expiryTimeNsNullValue() ? known : eventExpiryTimeNs;
-    }
-
-    /**
-     * @return the stop price a replace sends the exchange: the request's StopPx, or 0 (keep it) when it has none or the
-     * order has triggered (its StopPx, sent again unchanged, is no change).
-     */
-    private static long replaceStopPx(final FixOrder order, final OrderCancelReplaceRequestDecoder in)
-    {
-        return in.hasStopPx() && !order.triggered ? FixDecimals.toScaled(in.stopPx(), order.instrument.priceScale()) : 0;
     }
 
     private void onStatusRequest(final FixSessionState state)

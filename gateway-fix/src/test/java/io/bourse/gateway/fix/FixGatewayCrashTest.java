@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import quickfix.FieldNotFound;
 import quickfix.Message;
 import quickfix.Session;
-import quickfix.fix44.OrderStatusRequest;
 import quickfix.SessionNotFound;
 import quickfix.field.ClOrdID;
 import quickfix.field.ExecID;
@@ -15,7 +14,6 @@ import quickfix.field.MsgType;
 import quickfix.field.OrdStatus;
 import quickfix.field.OrderID;
 import quickfix.field.Side;
-import quickfix.field.Symbol;
 import quickfix.field.Text;
 
 import java.io.File;
@@ -383,11 +381,7 @@ class FixGatewayCrashTest
      */
     static void askStatus(final QfjClient trader, final String clOrdId)
     {
-        final OrderStatusRequest status = new OrderStatusRequest();
-        status.set(new ClOrdID(clOrdId));
-        status.set(new Symbol("BTC-USD"));
-        status.set(new Side(Side.BUY));
-        trader.send(status);
+        trader.send(FixGatewayTest.status(clOrdId, Side.BUY));
     }
 
     static void sleepMs(final long ms)

@@ -27,7 +27,6 @@ import quickfix.field.Text;
 import quickfix.field.TimeInForce;
 import quickfix.fix44.NewOrderSingle;
 import quickfix.fix44.OrderCancelReplaceRequest;
-import quickfix.fix44.OrderStatusRequest;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -44,6 +43,7 @@ import static io.bourse.gateway.fix.FixGatewayTest.cancel;
 import static io.bourse.gateway.fix.FixGatewayTest.limit;
 import static io.bourse.gateway.fix.FixGatewayTest.replace;
 import static io.bourse.gateway.fix.FixGatewayTest.report;
+import static io.bourse.gateway.fix.FixGatewayTest.status;
 import static io.bourse.gateway.fix.FixGatewayTest.stop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -894,11 +894,7 @@ class FixGatewayRestartTest
                 "here are in the exchange's trade history", restated.getString(Text.FIELD));
 
             // And it is kept so: a status request is answered with the state it closed with.
-            final quickfix.fix44.OrderStatusRequest status = new quickfix.fix44.OrderStatusRequest();
-            status.set(new ClOrdID("K1"));
-            status.set(new quickfix.field.Symbol("BTC-USD"));
-            status.set(new Side(Side.SELL));
-            alice.send(status);
+            alice.send(status("K1", Side.SELL));
             final Message answer = report(alice, ExecType.ORDER_STATUS, OrdStatus.CANCELED);
             assertEquals(new BigDecimal("0.4"), answer.getDecimal(CumQty.FIELD).stripTrailingZeros());
             assertEquals(new BigDecimal("200.00"), answer.getDecimal(AvgPx.FIELD).setScale(2));
@@ -912,15 +908,6 @@ class FixGatewayRestartTest
     {
         return new FixTestExchange(context -> context
             .session(ALICE)).start();
-    }
-
-    private static OrderStatusRequest status(final String clOrdId, final char side)
-    {
-        final OrderStatusRequest status = new OrderStatusRequest();
-        status.set(new ClOrdID(clOrdId));
-        status.set(new quickfix.field.Symbol("BTC-USD"));
-        status.set(new Side(side));
-        return status;
     }
 
     /**

@@ -200,11 +200,7 @@ class FixGatewayTest
         assertEquals(CxlRejReason.TOO_LATE_TO_CANCEL, replaceTooLate.getInt(CxlRejReason.FIELD));
         assertEquals(CxlRejResponseTo.ORDER_CANCEL_REPLACE_REQUEST, replaceTooLate.getChar(CxlRejResponseTo.FIELD));
         assertEquals(OrdStatus.FILLED, replaceTooLate.getChar(OrdStatus.FIELD));
-        final OrderStatusRequest status = new OrderStatusRequest();
-        status.set(new ClOrdID(sell));
-        status.set(new Symbol("BTC-USD"));
-        status.set(new Side(Side.SELL));
-        alice.send(status);
+        alice.send(status(sell, Side.SELL));
         final Message finalStatus = report(alice, ExecType.ORDER_STATUS, OrdStatus.FILLED);
         assertEquals(sellNew.getString(OrderID.FIELD), finalStatus.getString(OrderID.FIELD));
         assertEquals(new BigDecimal("1.5"), finalStatus.getDecimal(CumQty.FIELD).stripTrailingZeros());
@@ -319,11 +315,7 @@ class FixGatewayTest
         replace.set(new TimeInForce(TimeInForce.DAY));
         alice.send(replace);
         assertEquals(TimeInForce.DAY, report(alice, ExecType.REPLACED, OrdStatus.NEW).getChar(TimeInForce.FIELD));
-        final OrderStatusRequest status = new OrderStatusRequest();
-        status.set(new ClOrdID(replacement));
-        status.set(new Symbol("BTC-USD"));
-        status.set(new Side(Side.BUY));
-        alice.send(status);
+        alice.send(status(replacement, Side.BUY));
         assertEquals(TimeInForce.DAY, report(alice, ExecType.ORDER_STATUS, OrdStatus.NEW).getChar(TimeInForce.FIELD));
         final OrderCancelReplaceRequest toGtc = replace(id("R"), replacement, Side.BUY, "0.2", "32.00");
         toGtc.set(new TimeInForce(TimeInForce.GOOD_TILL_CANCEL));
@@ -500,20 +492,12 @@ class FixGatewayTest
         alice.send(limit(order, Side.BUY, "0.2", "40.00"));
         final Message accepted = report(alice, ExecType.NEW, OrdStatus.NEW);
 
-        final OrderStatusRequest status = new OrderStatusRequest();
-        status.set(new ClOrdID(order));
-        status.set(new Symbol("BTC-USD"));
-        status.set(new Side(Side.BUY));
-        alice.send(status);
+        alice.send(status(order, Side.BUY));
         final Message answer = report(alice, ExecType.ORDER_STATUS, OrdStatus.NEW);
         assertEquals(accepted.getString(OrderID.FIELD), answer.getString(OrderID.FIELD));
         assertEquals(new BigDecimal("0.2"), answer.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
 
-        final OrderStatusRequest unknown = new OrderStatusRequest();
-        unknown.set(new ClOrdID("no-such-order"));
-        unknown.set(new Symbol("BTC-USD"));
-        unknown.set(new Side(Side.BUY));
-        alice.send(unknown);
+        alice.send(status("no-such-order", Side.BUY));
         final Message unknownAnswer = report(alice, ExecType.ORDER_STATUS, OrdStatus.REJECTED);
         assertEquals("Unknown order", unknownAnswer.getString(Text.FIELD));
 
@@ -801,11 +785,7 @@ class FixGatewayTest
             final Message canceled = report(client, ExecType.CANCELED, OrdStatus.CANCELED);
             assertEquals(resting, canceled.getString(ClOrdID.FIELD));
             assertEquals(BigDecimal.ZERO, canceled.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
-            final OrderStatusRequest status = new OrderStatusRequest();
-            status.set(new ClOrdID(resting));
-            status.set(new Symbol("BTC-USD"));
-            status.set(new Side(Side.SELL));
-            client.send(status);
+            client.send(status(resting, Side.SELL));
             final Message finalStatus = report(client, ExecType.ORDER_STATUS, OrdStatus.CANCELED);
             assertEquals(canceled.getString(OrderID.FIELD), finalStatus.getString(OrderID.FIELD));
             assertEquals(BigDecimal.ZERO, finalStatus.getDecimal(LeavesQty.FIELD).stripTrailingZeros());
@@ -861,6 +841,15 @@ class FixGatewayTest
             new OrigClOrdID(origClOrdId), new ClOrdID(clOrdId), new Side(side), new TransactTime(LocalDateTime.now()));
         cancel.set(new Symbol("BTC-USD"));
         return cancel;
+    }
+
+    static OrderStatusRequest status(final String clOrdId, final char side)
+    {
+        final OrderStatusRequest status = new OrderStatusRequest();
+        status.set(new ClOrdID(clOrdId));
+        status.set(new Symbol("BTC-USD"));
+        status.set(new Side(side));
+        return status;
     }
 
     static OrderCancelReplaceRequest replace(
