@@ -746,5 +746,15 @@ public final class ExchangeCoreWorkload
             final long accountId, final int makerFeePpm, final int takerFeePpm, final long timestampNs)
         {
         }
+
+        public void onCancelAllAfterChanged(
+            final long accountId,
+            final long timeoutMs,
+            final long deadlineNs,
+            final boolean triggered,
+            final int canceledCount,
+            final long timestampNs)
+        {
+        }
     }
 }

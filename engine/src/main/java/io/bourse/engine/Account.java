@@ -31,6 +31,11 @@ final class Account
      */
     int makerFeePpm = INSTRUMENT_FEE_RATE;
     int takerFeePpm = INSTRUMENT_FEE_RATE;
+    /**
+     * The cancel-all-after switch: the timeout it was armed with and when it triggers; both 0 while disarmed.
+     */
+    long cancelAllAfterTimeoutMs;
+    long cancelAllAfterDeadlineNs;
     final Long2ObjectHashMap<Order> openOrdersByClientOrderId = new Long2ObjectHashMap<>(8, 0.65f);
 
     Account(final long accountId, final int assetCount)

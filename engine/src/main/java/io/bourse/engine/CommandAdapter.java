@@ -17,6 +17,7 @@ import io.bourse.protocol.codec.ReplaceOrderDecoder;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.SetAccountFeesDecoder;
 import io.bourse.protocol.codec.SetAccountLimitsDecoder;
+import io.bourse.protocol.codec.SetCancelAllAfterDecoder;
 import io.bourse.protocol.codec.SetKillSwitchDecoder;
 import io.bourse.protocol.codec.SetTradingStateDecoder;
 import io.bourse.protocol.codec.Side;
@@ -61,6 +62,7 @@ public final class CommandAdapter
     private final SetAccountLimitsDecoder setAccountLimits = new SetAccountLimitsDecoder();
     private final SetAccountFeesDecoder setAccountFees = new SetAccountFeesDecoder();
     private final SetKillSwitchDecoder setKillSwitch = new SetKillSwitchDecoder();
+    private final SetCancelAllAfterDecoder setCancelAllAfter = new SetCancelAllAfterDecoder();
 
     public CommandAdapter(final Engine engine)
     {
@@ -196,6 +198,11 @@ public final class CommandAdapter
                 }
                 engine.setKillSwitch(d.accountId(), d.activeRaw() == BooleanType.TRUE.value(), nowNs);
             }
+            case SetCancelAllAfterDecoder.TEMPLATE_ID ->
+            {
+                final SetCancelAllAfterDecoder d = setCancelAllAfter.wrap(buffer, body, blockLength, version);
+                engine.setCancelAllAfter(d.accountId(), d.timeoutMs(), nowNs);
+            }
             default ->
             {
                 return unknown(nowNs);
@@ -233,6 +240,7 @@ public final class CommandAdapter
             case WithdrawDecoder.TEMPLATE_ID -> WithdrawDecoder.BLOCK_LENGTH;
             case SetAccountLimitsDecoder.TEMPLATE_ID -> SetAccountLimitsDecoder.BLOCK_LENGTH;
             case SetKillSwitchDecoder.TEMPLATE_ID -> SetKillSwitchDecoder.BLOCK_LENGTH;
+            case SetCancelAllAfterDecoder.TEMPLATE_ID -> SetCancelAllAfterDecoder.BLOCK_LENGTH;
             case SetAccountFeesDecoder.TEMPLATE_ID -> SetAccountFeesDecoder.BLOCK_LENGTH;
             default -> -1;
         };

@@ -75,6 +75,11 @@ public final class Engine
     private static final int MAX_PRICE_BAND_BPS = Amounts.BASIS_POINTS;
     private static final int MAX_SYMBOL_LENGTH = 16;
 
+    /**
+     * The longest timeout a cancel-all-after switch takes: a day.
+     */
+    public static final long MAX_CANCEL_ALL_AFTER_MS = 86_400_000L;
+
     final EngineListener listener;
     final Context context;
     final Int2ObjectHashMap<Asset> assets = new Int2ObjectHashMap<>();
@@ -91,6 +96,15 @@ public final class Engine
     long nextTradeId = 1;
     boolean globalKillSwitch;
     long lastTimestampNs;
+    /**
+     * The accounts whose cancel-all-after switch is armed, in no order, and the earliest of their deadlines. A switch
+     * is armed again every few seconds by each client that uses it, an order command never touches it, and clients
+     * that use it are few (market makers): a scan of them on arming keeps the next deadline at hand for
+     * {@link #nextExpiryTimeNs()}, which the host asks after every command.
+     */
+    Account[] armedAccounts = new Account[16];
+    int armedCount;
+    long nextCancelAllAfterNs = Long.MAX_VALUE;
 
     private long[] scratchOrderIds = new long[64];
     private long marketBudget;
@@ -493,6 +507,18 @@ public final class Engine
         }
 
         final Side sideFilter = side == Side.NULL_VAL ? null : side;
+        final int count = cancelOpenOrders(account, instrumentId, sideFilter, CancelReason.MASS_CANCEL, nowNs);
+        listener.onMassCancelCompleted(accountId, instrumentId, sideFilter == null ? Side.NULL_VAL : sideFilter, count, nowNs);
+    }
+
+    /**
+     * Cancel the account's open orders of one instrument (0 for all) and one side (null for both), in order id order.
+     *
+     * @return how many.
+     */
+    private int cancelOpenOrders(
+        final Account account, final int instrumentId, final Side sideFilter, final CancelReason reason, final long nowNs)
+    {
         int count = 0;
         for (final Order order : account.openOrdersByClientOrderId.values())
         {
@@ -510,9 +536,9 @@ public final class Engine
         Arrays.sort(scratchOrderIds, 0, count);
         for (int i = 0; i < count; i++)
         {
-            cancelResting(ordersById.get(scratchOrderIds[i]), CancelReason.MASS_CANCEL, nowNs);
+            cancelResting(ordersById.get(scratchOrderIds[i]), reason, nowNs);
         }
-        listener.onMassCancelCompleted(accountId, instrumentId, sideFilter == null ? Side.NULL_VAL : sideFilter, count, nowNs);
+        return count;
     }
 
     /**
@@ -534,11 +560,17 @@ public final class Engine
     }
 
     /**
-     * Expire every GTD order whose expiry time is at or before {@code nowNs}, earliest first.
+     * Trigger every cancel-all-after switch whose deadline is at or before {@code nowNs}, earliest first (then by
+     * account id), canceling its account's open orders; then expire every GTD order whose expiry time is at or before
+     * {@code nowNs}, earliest first.
      */
     public void expireOrders(final long nowNs)
     {
         lastTimestampNs = nowNs;
+        while (armedCount > 0 && nextCancelAllAfterNs <= nowNs)
+        {
+            triggerCancelAllAfter(nowNs);
+        }
         Order order;
         while ((order = expiryQueue.peek()) != null && order.expiryTimeNs <= nowNs)
         {
@@ -809,6 +841,120 @@ public final class Engine
         listener.onKillSwitchChanged(accountId, active, nowNs);
     }
 
+    /**
+     * Arm an account's cancel-all-after switch (a dead man's switch): unless it is armed again or disarmed within
+     * {@code timeoutMs} of {@code nowNs}, every open order of the account, stop orders included, is canceled then
+     * ({@link CancelReason#CANCEL_ALL_AFTER}), by {@link #expireOrders}, and the switch is disarmed. Arming again
+     * replaces the deadline; 0 disarms. Held in the exchange's state, the switch outlives the gateway and the client
+     * that armed it, a restart and a fail-over.
+     *
+     * @param timeoutMs 0 to disarm, or 1 to {@link #MAX_CANCEL_ALL_AFTER_MS}.
+     */
+    public void setCancelAllAfter(final long accountId, final long timeoutMs, final long nowNs)
+    {
+        lastTimestampNs = nowNs;
+        final Account account = accounts.get(accountId);
+        final RejectReason reason = accountId <= 0 ? RejectReason.INVALID_ACCOUNT :
+            timeoutMs < 0 || timeoutMs > MAX_CANCEL_ALL_AFTER_MS ? RejectReason.INVALID_TIMEOUT :
+            account == null ? RejectReason.UNKNOWN_ACCOUNT : null;
+        if (reason != null)
+        {
+            listener.onCommandRejected(CommandType.SET_CANCEL_ALL_AFTER, reason, accountId, 0, 0, 0, nowNs);
+            return;
+        }
+        if (timeoutMs == 0)
+        {
+            disarm(account);
+            listener.onCancelAllAfterChanged(accountId, 0, 0, false, 0, nowNs);
+            return;
+        }
+        if (account.cancelAllAfterDeadlineNs == 0)
+        {
+            addArmed(account);
+        }
+        account.cancelAllAfterTimeoutMs = timeoutMs;
+        account.cancelAllAfterDeadlineNs = nowNs + timeoutMs * 1_000_000L;
+        nextCancelAllAfterNs = earliestCancelAllAfterNs();
+        listener.onCancelAllAfterChanged(accountId, timeoutMs, account.cancelAllAfterDeadlineNs, false, 0, nowNs);
+    }
+
+    /**
+     * Trigger the switch due first: the earliest deadline, then the lowest account id, so that every replay cancels
+     * in the same order.
+     */
+    private void triggerCancelAllAfter(final long nowNs)
+    {
+        Account due = null;
+        for (int i = 0; i < armedCount; i++)
+        {
+            final Account account = armedAccounts[i];
+            if (due == null || account.cancelAllAfterDeadlineNs < due.cancelAllAfterDeadlineNs ||
+                account.cancelAllAfterDeadlineNs == due.cancelAllAfterDeadlineNs && account.accountId < due.accountId)
+            {
+                due = account;
+            }
+        }
+        final long timeoutMs = due.cancelAllAfterTimeoutMs;
+        final long deadlineNs = due.cancelAllAfterDeadlineNs;
+        disarm(due);
+        final int count = cancelOpenOrders(due, 0, null, CancelReason.CANCEL_ALL_AFTER, nowNs);
+        listener.onCancelAllAfterChanged(due.accountId, timeoutMs, deadlineNs, true, count, nowNs);
+    }
+
+    private void disarm(final Account account)
+    {
+        if (account.cancelAllAfterDeadlineNs == 0)
+        {
+            return;
+        }
+        account.cancelAllAfterTimeoutMs = 0;
+        account.cancelAllAfterDeadlineNs = 0;
+        for (int i = 0; i < armedCount; i++)
+        {
+            if (armedAccounts[i] == account)
+            {
+                armedAccounts[i] = armedAccounts[--armedCount];
+                armedAccounts[armedCount] = null;
+                break;
+            }
+        }
+        nextCancelAllAfterNs = earliestCancelAllAfterNs();
+    }
+
+    private long earliestCancelAllAfterNs()
+    {
+        long earliest = Long.MAX_VALUE;
+        for (int i = 0; i < armedCount; i++)
+        {
+            earliest = Math.min(earliest, armedAccounts[i].cancelAllAfterDeadlineNs);
+        }
+        return earliest;
+    }
+
+    /**
+     * Count an account loaded from a snapshot among the armed ones when its switch is armed.
+     */
+    void restoreCancelAllAfter(final Account account, final long timeoutMs, final long deadlineNs)
+    {
+        if (deadlineNs == 0)
+        {
+            return;
+        }
+        account.cancelAllAfterTimeoutMs = timeoutMs;
+        account.cancelAllAfterDeadlineNs = deadlineNs;
+        addArmed(account);
+        nextCancelAllAfterNs = Math.min(nextCancelAllAfterNs, deadlineNs);
+    }
+
+    private void addArmed(final Account account)
+    {
+        if (armedCount == armedAccounts.length)
+        {
+            armedAccounts = Arrays.copyOf(armedAccounts, armedCount * 2);
+        }
+        armedAccounts[armedCount++] = account;
+    }
+
     // ------------------------------------------------------------------------------------------------ snapshot
 
     /**
@@ -854,13 +1000,13 @@ public final class Engine
     }
 
     /**
-     * @return the earliest expiry time of a resting GTD order, or {@link Long#MAX_VALUE} when there is none: when
-     * the host should next call {@link #expireOrders(long)}.
+     * @return the earliest expiry time of a GTD order or deadline of a cancel-all-after switch, or
+     * {@link Long#MAX_VALUE} when there is none: when the host should next call {@link #expireOrders(long)}.
      */
     public long nextExpiryTimeNs()
     {
         final Order order = expiryQueue.peek();
-        return order == null ? Long.MAX_VALUE : order.expiryTimeNs;
+        return Math.min(order == null ? Long.MAX_VALUE : order.expiryTimeNs, nextCancelAllAfterNs);
     }
 
     /**

@@ -113,4 +113,15 @@ public interface EngineListener
      * @param takerFeePpm likewise.
      */
     void onAccountFeesChanged(long accountId, int makerFeePpm, int takerFeePpm, long timestampNs);
+
+    /**
+     * An account's cancel-all-after switch was armed, disarmed (timeout and deadline 0) or triggered.
+     *
+     * @param timeoutMs     the timeout it was armed with.
+     * @param deadlineNs    when it triggers, or when it was due if it triggered.
+     * @param triggered     whether its deadline passed: the account's orders were canceled and the switch disarmed.
+     * @param canceledCount how many orders it canceled when it triggered.
+     */
+    void onCancelAllAfterChanged(
+        long accountId, long timeoutMs, long deadlineNs, boolean triggered, int canceledCount, long timestampNs);
 }

@@ -54,6 +54,12 @@ final class EngineState
                 accountHash = mix(accountHash, account.makerFeePpm);
                 accountHash = mix(accountHash, account.takerFeePpm);
             }
+            if (account.cancelAllAfterDeadlineNs != 0)
+            {
+                // Likewise only an armed switch: the hashes of snapshots from before the switch still verify.
+                accountHash = mix(accountHash, account.cancelAllAfterTimeoutMs);
+                accountHash = mix(accountHash, account.cancelAllAfterDeadlineNs);
+            }
             for (int i = 0; i < engine.assetCount; i++)
             {
                 accountHash = mix(accountHash, account.available[i]);
@@ -201,6 +207,33 @@ final class EngineState
         return h ^ (h >>> 33);
     }
 
+    private static void validateCancelAllAfter(final Engine engine)
+    {
+        int armed = 0;
+        long earliest = Long.MAX_VALUE;
+        for (final Account account : engine.accounts.values())
+        {
+            if (account.cancelAllAfterDeadlineNs != 0)
+            {
+                armed++;
+                earliest = Math.min(earliest, account.cancelAllAfterDeadlineNs);
+            }
+        }
+        if (armed != engine.armedCount || earliest != engine.nextCancelAllAfterNs)
+        {
+            throw new IllegalStateException(armed + " cancel-all-after switches armed, earliest due at " + earliest +
+                ", but the engine counts " + engine.armedCount + " due at " + engine.nextCancelAllAfterNs);
+        }
+        for (int i = 0; i < engine.armedCount; i++)
+        {
+            if (engine.armedAccounts[i].cancelAllAfterDeadlineNs == 0)
+            {
+                throw new IllegalStateException("account " + engine.armedAccounts[i].accountId +
+                    " counts as armed but its switch is not");
+            }
+        }
+    }
+
     static void validate(final Engine engine)
     {
         final long[][] expectedReserved = new long[engine.accounts.size()][];
@@ -290,6 +323,7 @@ final class EngineState
         {
             throw new IllegalStateException("client order id indexes hold " + openByClientOrderId + ", books " + resting);
         }
+        validateCancelAllAfter(engine);
         for (int i = 0; i < engine.assetCount; i++)
         {
             final Asset asset = engine.assetsByIndex[i];

@@ -4,6 +4,7 @@ import io.bourse.protocol.codec.AccountFeesChangedEncoder;
 import io.bourse.protocol.codec.AccountLimitsChangedEncoder;
 import io.bourse.protocol.codec.AssetDefinedEncoder;
 import io.bourse.protocol.codec.BalanceChangeReason;
+import io.bourse.protocol.codec.CancelAllAfterChangedEncoder;
 import io.bourse.protocol.codec.BalanceChangedEncoder;
 import io.bourse.protocol.codec.BookLevelChangedEncoder;
 import io.bourse.protocol.codec.BooleanType;
@@ -63,6 +64,7 @@ public final class EventEncoder implements EngineListener
     private final AccountLimitsChangedEncoder accountLimitsChanged = new AccountLimitsChangedEncoder();
     private final AccountFeesChangedEncoder accountFeesChanged = new AccountFeesChangedEncoder();
     private final KillSwitchChangedEncoder killSwitchChanged = new KillSwitchChangedEncoder();
+    private final CancelAllAfterChangedEncoder cancelAllAfterChanged = new CancelAllAfterChangedEncoder();
     private final EventSink sink;
 
     public EventEncoder(final EventSink sink)
@@ -522,5 +524,23 @@ public final class EventEncoder implements EngineListener
             .active(active ? BooleanType.TRUE : BooleanType.FALSE)
             .timestampNs(timestampNs);
         sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + killSwitchChanged.encodedLength());
+    }
+
+    public void onCancelAllAfterChanged(
+        final long accountId,
+        final long timeoutMs,
+        final long deadlineNs,
+        final boolean triggered,
+        final int canceledCount,
+        final long timestampNs)
+    {
+        cancelAllAfterChanged.wrapAndApplyHeader(buffer, 0, header)
+            .accountId(accountId)
+            .timeoutMs(timeoutMs)
+            .deadlineNs(deadlineNs)
+            .triggered(triggered ? BooleanType.TRUE : BooleanType.FALSE)
+            .canceledCount(canceledCount)
+            .timestampNs(timestampNs);
+        sink.onEvent(buffer, 0, MessageHeaderEncoder.ENCODED_LENGTH + cancelAllAfterChanged.encodedLength());
     }
 }

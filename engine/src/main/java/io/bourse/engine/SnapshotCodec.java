@@ -36,7 +36,12 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class SnapshotCodec
 {
-    static final int FORMAT_VERSION = 4;
+    static final int FORMAT_VERSION = 5;
+    /**
+     * Format 4 held no cancel-all-after switch (AccountRecords of schema version 3 or earlier); such snapshots still
+     * load, every switch disarmed.
+     */
+    private static final int FORMAT_VERSION_WITHOUT_CANCEL_ALL_AFTER = 4;
     /**
      * Format 3 held no stop orders (OrderRecords of schema version 1 or 2); such snapshots still load.
      */
@@ -138,7 +143,9 @@ final class SnapshotCodec
                 .defaultSelfTradePrevention(account.defaultSelfTradePrevention)
                 .killSwitch(account.killSwitch ? BooleanType.TRUE : BooleanType.FALSE)
                 .makerFeePpm(account.makerFeePpm)
-                .takerFeePpm(account.takerFeePpm);
+                .takerFeePpm(account.takerFeePpm)
+                .cancelAllAfterTimeoutMs(account.cancelAllAfterTimeoutMs)
+                .cancelAllAfterDeadlineNs(account.cancelAllAfterDeadlineNs);
             final AccountRecordEncoder.BalancesEncoder balances = accountEncoder.balancesCount(engine.assetCount);
             for (int i = 0; i < engine.assetCount; i++)
             {
@@ -292,7 +299,8 @@ final class SnapshotCodec
                 {
                     final SnapshotBeginDecoder decoder = new SnapshotBeginDecoder().wrap(buffer, body, blockLength, version);
                     format = decoder.formatVersion();
-                    if (format != FORMAT_VERSION && format != FORMAT_VERSION_WITHOUT_STOPS &&
+                    if (format != FORMAT_VERSION && format != FORMAT_VERSION_WITHOUT_CANCEL_ALL_AFTER &&
+                        format != FORMAT_VERSION_WITHOUT_STOPS &&
                         format != FORMAT_VERSION_WITHOUT_ORDER_TIMES && format != FORMAT_VERSION_IDS_ONE_BY_ONE)
                     {
                         throw new IllegalStateException("unsupported snapshot format " + format);
@@ -437,6 +445,18 @@ final class SnapshotCodec
             throw new IllegalStateException("snapshot: account " + account.accountId + " has fee rates " +
                 account.makerFeePpm + " and " + account.takerFeePpm + ", outside -1 and 0 to 1,000,000");
         }
+        // Records from before the switch hold none: disarmed.
+        final long timeoutMs = decoder.cancelAllAfterTimeoutMs() == AccountRecordDecoder.cancelAllAfterTimeoutMsNullValue() ?
+            0 : decoder.cancelAllAfterTimeoutMs();
+        final long deadlineNs = decoder.cancelAllAfterDeadlineNs() == AccountRecordDecoder.cancelAllAfterDeadlineNsNullValue() ?
+            0 : decoder.cancelAllAfterDeadlineNs();
+        if (timeoutMs < 0 || timeoutMs > Engine.MAX_CANCEL_ALL_AFTER_MS || deadlineNs < 0 ||
+            (timeoutMs == 0) != (deadlineNs == 0))
+        {
+            throw new IllegalStateException("snapshot: account " + account.accountId + " has a cancel-all-after timeout of " +
+                timeoutMs + " ms and deadline " + deadlineNs + ": not a switch armed or disarmed");
+        }
+        engine.restoreCancelAllAfter(account, timeoutMs, deadlineNs);
         for (final AccountRecordDecoder.BalancesDecoder balance : decoder.balances())
         {
             final int index = require(engine, balance.assetId()).index;

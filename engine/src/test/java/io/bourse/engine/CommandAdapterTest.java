@@ -120,6 +120,10 @@ class CommandAdapterTest
             (b, o) -> encoding.massCancel(b, o, 2, 3, Side.SELL));
         step(covered, "mass cancel all", (e, t) -> e.massCancel(2, 0, Side.NULL_VAL, t),
             (b, o) -> encoding.massCancel(b, o, 2, 0, Side.NULL_VAL));
+        step(covered, "cancel all after", (e, t) -> e.setCancelAllAfter(1, 30_000, t),
+            (b, o) -> encoding.setCancelAllAfter(b, o, 1, 30_000));
+        step(covered, "cancel all after off", (e, t) -> e.setCancelAllAfter(1, 0, t),
+            (b, o) -> encoding.setCancelAllAfter(b, o, 1, 0));
         step(covered, "invalid side", (e, t) -> e.newOrder(1, 7, 3, Side.NULL_VAL, OrderType.LIMIT, TimeInForce.GTC,
                 false, SelfTradePrevention.ACCOUNT_DEFAULT, 9_900, 3, 0, 0, 0, t),
             (b, o) -> encoding.newOrder(b, o, 1, 7, 3, Side.NULL_VAL, OrderType.LIMIT, TimeInForce.GTC, false,

@@ -1,6 +1,7 @@
 package io.bourse.engine;
 
 import io.bourse.protocol.codec.AccountFeesChangedDecoder;
+import io.bourse.protocol.codec.CancelAllAfterChangedDecoder;
 import io.bourse.protocol.codec.AccountLimitsChangedDecoder;
 import io.bourse.protocol.codec.AssetDefinedDecoder;
 import io.bourse.protocol.codec.BalanceChangedDecoder;
@@ -101,6 +102,10 @@ class EventEncoderTest
         engine.setKillSwitch(0, true, ++nowNs);
         limit(2, 7, Side.BUY, 9_600, 2, TimeInForce.GTC, 0);
         engine.setKillSwitch(0, false, ++nowNs);
+        limit(2, 8, Side.BUY, 9_600, 2, TimeInForce.GTC, 0);
+        engine.setCancelAllAfter(2, 1, ++nowNs);
+        nowNs += 1_000_000;
+        engine.expireOrders(++nowNs);
         limit(1, 5, Side.SELL, 9_900, 1, TimeInForce.GTC, 0);
         limit(2, 9, Side.BUY, 9_900, 1, TimeInForce.GTC, 0);
         engine.newOrder(2, 10, BTC_USD, Side.BUY, OrderType.LIMIT, TimeInForce.GTC, false,
@@ -168,6 +173,7 @@ class EventEncoderTest
     private final AccountLimitsChangedDecoder accountLimitsChanged = new AccountLimitsChangedDecoder();
     private final AccountFeesChangedDecoder accountFeesChanged = new AccountFeesChangedDecoder();
     private final KillSwitchChangedDecoder killSwitchChanged = new KillSwitchChangedDecoder();
+    private final CancelAllAfterChangedDecoder cancelAllAfterChanged = new CancelAllAfterChangedDecoder();
 
         EventRecorder.Event decode(final DirectBuffer buffer, final int offset, final int length)
         {
@@ -441,6 +447,17 @@ class EventEncoderTest
                     killSwitchChanged.accountId(),
                     killSwitchChanged.active() == BooleanType.TRUE,
                     killSwitchChanged.timestampNs());
+            }
+            case CancelAllAfterChangedDecoder.TEMPLATE_ID ->
+            {
+                cancelAllAfterChanged.wrap(buffer, body, blockLength, version);
+                yield new EventRecorder.CancelAllAfterChanged(
+                    cancelAllAfterChanged.accountId(),
+                    cancelAllAfterChanged.timeoutMs(),
+                    cancelAllAfterChanged.deadlineNs(),
+                    cancelAllAfterChanged.triggered() == BooleanType.TRUE,
+                    cancelAllAfterChanged.canceledCount(),
+                    cancelAllAfterChanged.timestampNs());
             }
                 default -> throw new AssertionError("not an event template " + header.templateId());
             };

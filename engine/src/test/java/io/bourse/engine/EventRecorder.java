@@ -96,6 +96,12 @@ public final class EventRecorder implements EngineListener
     {
     }
 
+    record CancelAllAfterChanged(
+        long accountId, long timeoutMs, long deadlineNs, boolean triggered, int canceledCount, long timestampNs)
+        implements Event
+    {
+    }
+
     record AccountLimitsChanged(long accountId, long maxOrderQuantity, long maxOrderNotional, int maxOpenOrders, SelfTradePrevention defaultSelfTradePrevention, long timestampNs) implements Event
     {
     }
@@ -246,5 +252,16 @@ public final class EventRecorder implements EngineListener
         final long accountId, final int makerFeePpm, final int takerFeePpm, final long timestampNs)
     {
         events.add(new AccountFeesChanged(accountId, makerFeePpm, takerFeePpm, timestampNs));
+    }
+
+    public void onCancelAllAfterChanged(
+        final long accountId,
+        final long timeoutMs,
+        final long deadlineNs,
+        final boolean triggered,
+        final int canceledCount,
+        final long timestampNs)
+    {
+        events.add(new CancelAllAfterChanged(accountId, timeoutMs, deadlineNs, triggered, canceledCount, timestampNs));
     }
 }

@@ -277,12 +277,13 @@ class SnapshotTest
     void aFormatTwoSnapshotLoadsWithItsOrdersTimesUnknown()
     {
         final Engine engine = busyEngine(14);
-        // Accounts had no rates of their own then, nor stop orders.
+        // Accounts had no rates of their own then, nor stop orders, nor cancel-all-after switches.
         for (long account = 1; account <= Workload.ACCOUNTS + 2; account++)
         {
             engine.setAccountFees(account, -1, -1, engine.lastTimestampNs());
         }
         cancelStops(engine);
+        disarmCancelAllAfter(engine);
         final byte[] formatTwo = asFormatTwo(snapshot(engine));
         final Engine restored = new Engine(new EventRecorder());
         restored.loadSnapshot(new UnsafeBuffer(formatTwo), 0, formatTwo.length);
@@ -310,10 +311,56 @@ class SnapshotTest
     }
 
     @Test
+    void aFormatFourSnapshotWithoutCancelAllAfterLoadsDisarmed()
+    {
+        final Engine engine = busyEngine(16);
+        disarmCancelAllAfter(engine);
+        final byte[] formatFour = asFormatFour(snapshot(engine));
+        final Engine restored = new Engine(new EventRecorder());
+        restored.loadSnapshot(new UnsafeBuffer(formatFour), 0, formatFour.length);
+        assertEquals(engine.stateHash(), restored.stateHash(), "its recorded hash verifies, and the states agree");
+        assertEquals(Long.MAX_VALUE, restored.nextCancelAllAfterNs);
+        restored.validateInternalState();
+        assertArrayEquals(snapshot(engine), snapshot(restored));
+    }
+
+    @Test
+    void anArmedSwitchRoundTripsAndTriggersAfterTheLoadAsItWouldHave()
+    {
+        final Engine engine = busyEngine(17);
+        final long deadlineNs = engine.nextCancelAllAfterNs;
+        assertTrue(deadlineNs < Long.MAX_VALUE, "the coverage arms a switch");
+        final EventRecorder restoredEvents = new EventRecorder();
+        final Engine restored = new Engine(restoredEvents);
+        final byte[] bytes = snapshot(engine);
+        restored.loadSnapshot(new UnsafeBuffer(bytes), 0, bytes.length);
+        assertEquals(engine.nextExpiryTimeNs(), restored.nextExpiryTimeNs());
+
+        final EventRecorder originalEvents = (EventRecorder)engine.listener;
+        originalEvents.clear();
+        engine.expireOrders(deadlineNs);
+        restored.expireOrders(deadlineNs);
+        assertEquals(originalEvents.events(), restoredEvents.events());
+        assertTrue(restoredEvents.all(EventRecorder.CancelAllAfterChanged.class).stream()
+            .anyMatch(EventRecorder.CancelAllAfterChanged::triggered), restoredEvents.events().toString());
+        assertEquals(engine.stateHash(), restored.stateHash());
+        restored.validateInternalState();
+    }
+
+    private static void disarmCancelAllAfter(final Engine engine)
+    {
+        for (final long accountId : engine.accounts.keySet().stream().mapToLong(Long::longValue).toArray())
+        {
+            engine.setCancelAllAfter(accountId, 0, engine.lastTimestampNs());
+        }
+    }
+
+    @Test
     void aFormatThreeSnapshotWithoutStopsLoads()
     {
         final Engine engine = busyEngine(15);
         cancelStops(engine);
+        disarmCancelAllAfter(engine);
         final byte[] formatThree = asFormatThree(snapshot(engine));
         final Engine restored = new Engine(new EventRecorder());
         restored.loadSnapshot(new UnsafeBuffer(formatThree), 0, formatThree.length);
@@ -347,8 +394,20 @@ class SnapshotTest
     static byte[] asFormatThree(final byte[] snapshot)
     {
         return asEarlierFormat(snapshot, 3, 2,
-            OrderRecordDecoder.BLOCK_LENGTH - OrderRecordDecoder.stopPriceEncodingOffset(), 0);
+            OrderRecordDecoder.BLOCK_LENGTH - OrderRecordDecoder.stopPriceEncodingOffset(), ACCOUNT_CANCEL_ALL_AFTER_CUT);
     }
+
+    /**
+     * The same snapshot as format 4 wrote it: every record of schema version 3, account records without the
+     * cancel-all-after switch, the last fields of their block.
+     */
+    static byte[] asFormatFour(final byte[] snapshot)
+    {
+        return asEarlierFormat(snapshot, 4, 3, 0, ACCOUNT_CANCEL_ALL_AFTER_CUT);
+    }
+
+    private static final int ACCOUNT_CANCEL_ALL_AFTER_CUT =
+        AccountRecordDecoder.BLOCK_LENGTH - AccountRecordDecoder.cancelAllAfterTimeoutMsEncodingOffset();
 
     /**
      * The same snapshot as format 2 wrote it: the version in SnapshotBegin, every record of schema version 0, order
@@ -495,6 +554,7 @@ class SnapshotTest
         int killSwitches = 0;
         int limited = 0;
         int ownFees = 0;
+        int cancelAllAfter = 0;
         int notOpen = 0;
         int transactionIds = 0;
         int stops = 0;
@@ -520,6 +580,7 @@ class SnapshotTest
                     killSwitches += account.killSwitch() == BooleanType.TRUE ? 1 : 0;
                     limited += account.maxOpenOrders() > 0 || account.maxOrderQuantity() > 0 ? 1 : 0;
                     ownFees += account.makerFeePpm() >= 0 || account.takerFeePpm() >= 0 ? 1 : 0;
+                    cancelAllAfter += account.cancelAllAfterDeadlineNs() > 0 ? 1 : 0;
                 }
                 case InstrumentRecordDecoder.TEMPLATE_ID ->
                 {
@@ -544,9 +605,9 @@ class SnapshotTest
         }
         final String counts = "seed " + seed + ": gtd " + gtdOrders + ", partially filled " + partiallyFilled +
             ", kill switches " + killSwitches + ", limited " + limited + ", own fees " + ownFees + ", not open " + notOpen +
-            ", transaction ids " + transactionIds + ", stops " + stops;
+            ", transaction ids " + transactionIds + ", stops " + stops + ", cancel-all-after " + cancelAllAfter;
         assertTrue(gtdOrders > 0 && partiallyFilled > 0 && killSwitches > 0 && limited > 0 && ownFees > 0 && notOpen > 0 &&
-            transactionIds > 0 && stops >= 3, counts);
+            transactionIds > 0 && stops >= 3 && cancelAllAfter > 0, counts);
     }
 
     /**
@@ -634,6 +695,7 @@ class SnapshotTest
             commands.add(deposit(nextTransactionId++, b, USD, 100_000_000_000L));
             commands.add(command("limits", (e, t) -> e.setAccountLimits(a, 1_000, 0, 50, SelfTradePrevention.DECREMENT, t)));
             commands.add(command("fees", (e, t) -> e.setAccountFees(a, 0, 500, t)));
+            commands.add(command("cancel all after", (e, t) -> e.setCancelAllAfter(a, Engine.MAX_CANCEL_ALL_AFTER_MS, t)));
             commands.add(order(a, nextClientOrderId++, instrumentId, Side.SELL, OrderType.LIMIT, TimeInForce.GTD, false,
                 SelfTradePrevention.ACCOUNT_DEFAULT, 30_000, 10, 0, nowNs + 1_000_000_000_000L, 0));
             commands.add(order(a, nextClientOrderId++, instrumentId, Side.SELL, OrderType.LIMIT, TimeInForce.GTC, false,
@@ -699,6 +761,13 @@ class SnapshotTest
                 final long clientOrderId = recentClientOrderId(account);
                 return command("query " + account + "/" + clientOrderId,
                     (e, t) -> e.queryOrder(account, 0, clientOrderId, t));
+            }
+            if (roll < 77)
+            {
+                // Deadlines a few hundred commands ahead (1 µs each), so that later expiries trigger some; or disarmed.
+                final long timeoutMs = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(3);
+                return command("cancel all after " + account + " " + timeoutMs + " ms",
+                    (e, t) -> e.setCancelAllAfter(account, timeoutMs, t));
             }
             if (roll < 80)
             {

@@ -15,6 +15,7 @@ import io.bourse.protocol.codec.ReplaceOrderEncoder;
 import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.SetAccountFeesEncoder;
 import io.bourse.protocol.codec.SetAccountLimitsEncoder;
+import io.bourse.protocol.codec.SetCancelAllAfterEncoder;
 import io.bourse.protocol.codec.SetKillSwitchEncoder;
 import io.bourse.protocol.codec.SetTradingStateEncoder;
 import io.bourse.protocol.codec.Side;
@@ -47,6 +48,7 @@ public final class CommandEncoder
     private final SetAccountLimitsEncoder setAccountLimits = new SetAccountLimitsEncoder();
     private final SetAccountFeesEncoder setAccountFees = new SetAccountFeesEncoder();
     private final SetKillSwitchEncoder setKillSwitch = new SetKillSwitchEncoder();
+    private final SetCancelAllAfterEncoder setCancelAllAfter = new SetCancelAllAfterEncoder();
 
     public int newOrder(
         final MutableDirectBuffer buffer, final int offset, final long accountId, final long clientOrderId,
@@ -240,5 +242,17 @@ public final class CommandEncoder
             .accountId(accountId)
             .active(active ? BooleanType.TRUE : BooleanType.FALSE);
         return HEADER + setKillSwitch.encodedLength();
+    }
+
+    /**
+     * @param timeoutMs arm the account's dead man's switch for that long from the command's time; 0 disarms it.
+     */
+    public int setCancelAllAfter(
+        final MutableDirectBuffer buffer, final int offset, final long accountId, final long timeoutMs)
+    {
+        setCancelAllAfter.wrapAndApplyHeader(buffer, offset, header)
+            .accountId(accountId)
+            .timeoutMs(timeoutMs);
+        return HEADER + setCancelAllAfter.encodedLength();
     }
 }

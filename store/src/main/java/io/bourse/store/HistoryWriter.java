@@ -542,6 +542,16 @@ final class HistoryWriter implements EngineListener
     {
     }
 
+    public void onCancelAllAfterChanged(
+        final long accountId,
+        final long timeoutMs,
+        final long deadlineNs,
+        final boolean triggered,
+        final int canceledCount,
+        final long timestampNs)
+    {
+    }
+
     private static String[] reasonNames()
     {
         final String[] names = new String[256];

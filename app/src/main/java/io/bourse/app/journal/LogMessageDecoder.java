@@ -28,6 +28,7 @@ import io.bourse.protocol.codec.QueryOrderDecoder;
 import io.bourse.protocol.codec.ReplaceOrderDecoder;
 import io.bourse.protocol.codec.SetAccountFeesDecoder;
 import io.bourse.protocol.codec.SetAccountLimitsDecoder;
+import io.bourse.protocol.codec.SetCancelAllAfterDecoder;
 import io.bourse.protocol.codec.SetKillSwitchDecoder;
 import io.bourse.protocol.codec.SetTradingStateDecoder;
 import io.bourse.protocol.codec.WithdrawDecoder;
@@ -75,6 +76,7 @@ final class LogMessageDecoder
     private final SetAccountLimitsDecoder setAccountLimits = new SetAccountLimitsDecoder();
     private final SetAccountFeesDecoder setAccountFees = new SetAccountFeesDecoder();
     private final SetKillSwitchDecoder setKillSwitch = new SetKillSwitchDecoder();
+    private final SetCancelAllAfterDecoder setCancelAllAfter = new SetCancelAllAfterDecoder();
 
     private String type;
     private long timestamp;
@@ -303,6 +305,8 @@ final class LogMessageDecoder
             case SetKillSwitchDecoder.TEMPLATE_ID -> setKillSwitch.wrap(buffer, body, blockLength, version).appendTo(text);
             case SetAccountFeesDecoder.TEMPLATE_ID ->
                 setAccountFees.wrap(buffer, body, blockLength, version).appendTo(text);
+            case SetCancelAllAfterDecoder.TEMPLATE_ID ->
+                setCancelAllAfter.wrap(buffer, body, blockLength, version).appendTo(text);
             default ->
             {
                 type = "UnknownCommand";

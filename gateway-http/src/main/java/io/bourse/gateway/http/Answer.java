@@ -1,5 +1,6 @@
 package io.bourse.gateway.http;
 
+import io.bourse.protocol.codec.CancelAllAfterChangedDecoder;
 import io.bourse.protocol.codec.CommandRejectedDecoder;
 import io.bourse.protocol.codec.MassCancelCompletedDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
@@ -13,7 +14,8 @@ import org.agrona.DirectBuffer;
 
 /**
  * What the events answering one command say, read once on the gateway thread: rejected (and why), or the order
- * it created or changed, the number of orders a mass cancel canceled, whether a transfer was applied.
+ * it created or changed, the number of orders a mass cancel canceled, whether a transfer was applied, the
+ * cancel-all-after switch as armed.
  */
 final class Answer
 {
@@ -24,6 +26,7 @@ final class Answer
     private final OrderCanceledDecoder canceled = new OrderCanceledDecoder();
     private final MassCancelCompletedDecoder massCanceled = new MassCancelCompletedDecoder();
     private final TransferProcessedDecoder transfer = new TransferProcessedDecoder();
+    private final CancelAllAfterChangedDecoder cancelAllAfter = new CancelAllAfterChangedDecoder();
 
     RejectReason rejectReason;
     long orderId;
@@ -36,6 +39,13 @@ final class Answer
     boolean priorityKept;
     boolean transferApplied;
     boolean ignored;
+    /**
+     * The cancel-all-after switch as the command left it: its timeout and deadline (0 when disarmed), and the
+     * command's time (cluster time).
+     */
+    long cancelAllAfterTimeoutMs;
+    long cancelAllAfterDeadlineNs;
+    long cancelAllAfterTimeNs;
 
     Answer read(final DirectBuffer buffer, final int offset, final int length)
     {
@@ -47,6 +57,9 @@ final class Answer
         priorityKept = false;
         transferApplied = false;
         ignored = false;
+        cancelAllAfterTimeoutMs = 0;
+        cancelAllAfterDeadlineNs = 0;
+        cancelAllAfterTimeNs = 0;
         final int end = offset + length;
         int position = offset;
         while (position < end)
@@ -75,6 +88,13 @@ final class Answer
                     canceled.accountId());
                 case MassCancelCompletedDecoder.TEMPLATE_ID ->
                     canceledCount = massCanceled.wrap(buffer, body, blockLength, version).canceledCount();
+                case CancelAllAfterChangedDecoder.TEMPLATE_ID ->
+                {
+                    cancelAllAfter.wrap(buffer, body, blockLength, version);
+                    cancelAllAfterTimeoutMs = cancelAllAfter.timeoutMs();
+                    cancelAllAfterDeadlineNs = cancelAllAfter.deadlineNs();
+                    cancelAllAfterTimeNs = cancelAllAfter.timestampNs();
+                }
                 case TransferProcessedDecoder.TEMPLATE_ID ->
                     transferApplied = transfer.wrap(buffer, body, blockLength, version).applied() == BooleanType.TRUE;
                 default ->

@@ -24,7 +24,6 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -184,17 +183,6 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
-     * An account's dead man's switch: its orders are canceled at {@code deadlineNs} unless it is armed again or
-     * disarmed first.
-     *
-     * @param timeoutMs what it was armed with.
-     * @param fire      sends the account's mass cancel, at the deadline.
-     */
-    record CancelAllAfter(long deadlineNs, long timeoutMs, Runnable fire)
-    {
-    }
-
-    /**
      * Commands pushed back, to send again in the next duty cycle.
      */
     private final ArrayList<BackPressureRetried> retrying = new ArrayList<>();
@@ -239,11 +227,10 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     private volatile int leaderMemberId = -1;
     private volatile int wsSessionCount;
     /**
-     * Each account's armed {@code POST /api/v1/orders/cancel-all-after}, and the earliest of their deadlines.
+     * The model's count of armed cancel-all-after switches and of those triggered, for other threads.
      */
-    private final Long2ObjectHashMap<CancelAllAfter> cancelAllAfter = new Long2ObjectHashMap<>();
-    private long nextCancelAllAfterNs;
     private volatile int cancelAllAfterArmed;
+    private volatile long cancelAllAfterTriggered;
     private long statePosition = -1;
     /**
      * The log position of the last batch the model has applied, or of the state it loaded: how far the gateway's
@@ -351,32 +338,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
-     * Arm, arm again (a new deadline replacing the old) or, with null, disarm an account's dead man's switch.
-     */
-    void armCancelAllAfter(final long accountId, final CancelAllAfter armed)
-    {
-        if (armed == null)
-        {
-            cancelAllAfter.remove(accountId);
-        }
-        else
-        {
-            cancelAllAfter.put(accountId, armed);
-        }
-        if (armed != null && (cancelAllAfter.size() == 1 || armed.deadlineNs() - nextCancelAllAfterNs < 0))
-        {
-            nextCancelAllAfterNs = armed.deadlineNs();
-        }
-        cancelAllAfterArmed = cancelAllAfter.size();
-    }
-
-    CancelAllAfter cancelAllAfter(final long accountId)
-    {
-        return cancelAllAfter.get(accountId);
-    }
-
-    /**
-     * @return how many accounts have a dead man's switch armed on this gateway; read from any thread.
+     * @return how many accounts of the exchange have a cancel-all-after switch armed; read from any thread.
      */
     int cancelAllAfterArmed()
     {
@@ -384,38 +346,11 @@ final class GatewayAgent implements Agent, ExchangeClientListener
     }
 
     /**
-     * Send the mass cancels whose deadlines have passed, once the gateway can send them, and find the next deadline.
+     * @return how many cancel-all-after switches this gateway has seen trigger; read from any thread.
      */
-    private int cancelAllAfterDue(final long nowNs)
+    long cancelAllAfterTriggered()
     {
-        if (!live || !client.isConnected())
-        {
-            // Late is better than never: a switch due while the gateway cannot send stays armed until it can.
-            return 0;
-        }
-        int fired = 0;
-        boolean waiting = false;
-        long next = 0;
-        final Iterator<CancelAllAfter> armed = cancelAllAfter.values().iterator();
-        while (armed.hasNext())
-        {
-            final CancelAllAfter switchArmed = armed.next();
-            if (nowNs - switchArmed.deadlineNs() >= 0)
-            {
-                armed.remove();
-                metrics.cancelAllAfterTriggered.increment();
-                switchArmed.fire().run();
-                fired++;
-            }
-            else if (!waiting || switchArmed.deadlineNs() - next < 0)
-            {
-                waiting = true;
-                next = switchArmed.deadlineNs();
-            }
-        }
-        nextCancelAllAfterNs = next;
-        cancelAllAfterArmed = cancelAllAfter.size();
-        return fired;
+        return cancelAllAfterTriggered;
     }
 
     int wsSessionCount()
@@ -465,10 +400,6 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             lastTimeoutSweepNs = nowNs;
             work += answerTimedOut(nowNs);
-        }
-        if (!cancelAllAfter.isEmpty() && nowNs - nextCancelAllAfterNs >= 0)
-        {
-            work += cancelAllAfterDue(nowNs);
         }
         if (metrics.sample(nowNs))
         {
@@ -573,6 +504,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             model.apply(buffer, offset, length, changes);
             appliedLogPosition = logPosition;
             publish();
+            publishCancelAllAfter();
         }
         if (clientId == client.clientId())
         {
@@ -644,6 +576,7 @@ final class GatewayAgent implements Agent, ExchangeClientListener
             applyKeptBatches();
             appliedLogPosition = statePosition;
             live = true;
+            publishCancelAllAfter();
             if (missingTradesListener != null && model.missingTradesOfLastState() != null)
             {
                 missingTradesListener.accept(model.missingTradesOfLastState());
@@ -1298,6 +1231,12 @@ final class GatewayAgent implements Agent, ExchangeClientListener
         {
             send(session, text);
         }
+    }
+
+    private void publishCancelAllAfter()
+    {
+        cancelAllAfterArmed = model.cancelAllAfterArmed();
+        cancelAllAfterTriggered = model.cancelAllAfterTriggered();
     }
 
     private void publish()

@@ -54,12 +54,6 @@ final class GatewayMetrics
      * Cancels a WebSocket connection asked for when it closed that failed, or whose outcome is unknown.
      */
     final LongAdder cancelOnDisconnectFailed = new LongAdder();
-    /**
-     * Dead man's switches ({@code POST /api/v1/orders/cancel-all-after}) that reached their deadline, and their mass
-     * cancels that failed or whose outcome is unknown.
-     */
-    final LongAdder cancelAllAfterTriggered = new LongAdder();
-    final LongAdder cancelAllAfterFailed = new LongAdder();
     final AtomicLongArray rejects = new AtomicLongArray(256);
 
     private final Recorder[] recorders = new Recorder[STAGES.length];

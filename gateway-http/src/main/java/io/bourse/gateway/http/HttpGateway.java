@@ -8,6 +8,7 @@ import io.bourse.cluster.ClientActivity;
 import io.bourse.cluster.FatalErrors;
 import io.bourse.cluster.NodeIdleStrategy;
 import io.bourse.cluster.client.ExchangeClient;
+import io.bourse.engine.Engine;
 import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.RejectReason;
 import io.bourse.protocol.codec.SelfTradePrevention;
@@ -46,7 +47,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -376,7 +376,7 @@ public final class HttpGateway implements AutoCloseable
      * over HTTP; a day, about the most that is still a dead man's switch.
      */
     private static final long MIN_CANCEL_ALL_AFTER_MS = 1_000;
-    private static final long MAX_CANCEL_ALL_AFTER_MS = TimeUnit.DAYS.toMillis(1);
+    private static final long MAX_CANCEL_ALL_AFTER_MS = Engine.MAX_CANCEL_ALL_AFTER_MS;
     /**
      * The highest fee rate the engine takes, in millionths of notional: the whole notional.
      */
@@ -1490,11 +1490,12 @@ public final class HttpGateway implements AutoCloseable
 
     /**
      * {@code POST /api/v1/orders/cancel-all-after} ({@code timeoutMs}) arms the account's dead man's switch: unless it
-     * is armed again or disarmed ({@code timeoutMs} 0) within the timeout, the gateway cancels all of the account's
-     * open orders then (or, cut off from the exchange then, as soon as it is back), as {@code DELETE /api/v1/orders}
-     * would. A client calls it every few seconds while it is alive, so that its quotes do not outlive it or its
-     * network. {@code GET} answers what is armed. The switch is held by the gateway that armed it, in memory: one that
-     * restarts forgets it.
+     * is armed again or disarmed ({@code timeoutMs} 0) within the timeout, the exchange cancels all of the account's
+     * open orders then. A client calls it every few seconds while it is alive, so that its quotes do not outlive it
+     * or its network. The switch is the exchange's (the engine's state, by cluster time): it outlives this gateway,
+     * a restart of the node and a fail-over, and every gateway sees it. Answered with the switch as the command left
+     * it, {@code currentTime} being the command's time; {@code GET} answers the switch as the gateway last heard of
+     * it, with the gateway's clock.
      */
     private void cancelAllAfter(final Exchange ex, final HttpMethod method)
     {
@@ -1504,55 +1505,61 @@ public final class HttpGateway implements AutoCloseable
         }
         final long accountId = trader(ex).accountId();
         onlyParameters(ex);
-        final CancelAllAfterArming arming;
-        if (method == HttpMethod.POST)
+        if (method == HttpMethod.GET)
         {
-            final long timeoutMs = Requests.integer(Requests.object(ex.body, CANCEL_ALL_AFTER_FIELDS), "timeoutMs", true,
-                0, Long.MIN_VALUE, Long.MAX_VALUE);
-            if (timeoutMs != 0 && (timeoutMs < MIN_CANCEL_ALL_AFTER_MS || timeoutMs > MAX_CANCEL_ALL_AFTER_MS))
+            if (!agent.submit(a ->
             {
-                throw ApiException.badRequest("OUT_OF_RANGE", "timeoutMs: expected 0 (to disarm) or " +
-                    MIN_CANCEL_ALL_AFTER_MS + " to " + MAX_CANCEL_ALL_AFTER_MS + ", got " + timeoutMs, "timeoutMs");
-            }
-            arming = new CancelAllAfterArming(timeoutMs, timeoutMs == 0 ? null : () -> new UnattendedCancels(accountId,
-                "orders", metrics.cancelAllAfterFailed, "when its cancel-all-after deadline passed")
-                .sendOne(done -> massCancelCommand(accountId, 0, Side.NULL_VAL, done)));
-        }
-        else
-        {
-            arming = null;
-        }
-        if (!agent.submit(a ->
-        {
-            final long nowNs = System.nanoTime();
-            if (arming != null)
+                final ReadModel.AccountState account = a.model().existingAccount(accountId);
+                ex.complete(cancelAllAfterView(account == null ? 0 : account.cancelAllAfterTimeoutMs,
+                    account == null ? 0 : account.cancelAllAfterDeadlineNs, System.currentTimeMillis()), null);
+            }))
             {
-                a.armCancelAllAfter(accountId, arming.fire() == null ? null : new GatewayAgent.CancelAllAfter(
-                    nowNs + TimeUnit.MILLISECONDS.toNanos(arming.timeoutMs()), arming.timeoutMs(), arming.fire()));
+                throw busy();
             }
-            final GatewayAgent.CancelAllAfter armed = a.cancelAllAfter(accountId);
-            final long nowMs = System.currentTimeMillis();
-            final ObjectNode node = Views.MAPPER.createObjectNode();
-            node.put("armed", armed != null);
-            node.put("currentTime", nowMs);
-            if (armed != null)
-            {
-                node.put("timeoutMs", armed.timeoutMs());
-                node.put("triggerTime", nowMs + TimeUnit.NANOSECONDS.toMillis(armed.deadlineNs() - nowNs));
-            }
-            ex.complete(node, null);
-        }))
-        {
-            throw busy();
+            return;
         }
+        final long timeoutMs = Requests.integer(Requests.object(ex.body, CANCEL_ALL_AFTER_FIELDS), "timeoutMs", true,
+            0, Long.MIN_VALUE, Long.MAX_VALUE);
+        if (timeoutMs != 0 && (timeoutMs < MIN_CANCEL_ALL_AFTER_MS || timeoutMs > MAX_CANCEL_ALL_AFTER_MS))
+        {
+            throw ApiException.badRequest("OUT_OF_RANGE", "timeoutMs: expected 0 (to disarm) or " +
+                MIN_CANCEL_ALL_AFTER_MS + " to " + MAX_CANCEL_ALL_AFTER_MS + ", got " + timeoutMs, "timeoutMs");
+        }
+        command(ex, new Command()
+        {
+            public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
+            {
+                return encoder.setCancelAllAfter(buffer, 0, accountId, timeoutMs);
+            }
+
+            public Object answer(final Answer answer, final ReadModel model)
+            {
+                if (answer.rejectReason != null)
+                {
+                    throw rejected(answer.rejectReason);
+                }
+                return cancelAllAfterView(answer.cancelAllAfterTimeoutMs, answer.cancelAllAfterDeadlineNs,
+                    TimeUnit.NANOSECONDS.toMillis(answer.cancelAllAfterTimeNs));
+            }
+
+            public void complete(final Object response, final ApiException error)
+            {
+                ex.complete(response, error);
+            }
+        });
     }
 
-    /**
-     * A {@code POST /api/v1/orders/cancel-all-after} as read: {@code fire}, which sends the account's mass cancel on
-     * the gateway thread, is null when it disarms.
-     */
-    private record CancelAllAfterArming(long timeoutMs, Runnable fire)
+    private static ObjectNode cancelAllAfterView(final long timeoutMs, final long deadlineNs, final long currentTimeMs)
     {
+        final ObjectNode node = Views.MAPPER.createObjectNode();
+        node.put("armed", deadlineNs != 0);
+        node.put("currentTime", currentTimeMs);
+        if (deadlineNs != 0)
+        {
+            node.put("timeoutMs", timeoutMs);
+            node.put("triggerTime", TimeUnit.NANOSECONDS.toMillis(deadlineNs));
+        }
+        return node;
     }
 
     /**
@@ -2899,7 +2906,8 @@ public final class HttpGateway implements AutoCloseable
                 INVALID_EXPIRY, INVALID_QUOTE_AMOUNT, NOTIONAL_OVERFLOW, REPLACE_QUANTITY_NOT_ABOVE_FILLED,
                 INVALID_STP_MODE, INVALID_INSTRUMENT_DEFINITION, INVALID_AMOUNT, INVALID_TRADING_STATE, INVALID_LIMIT,
                 INVALID_ACCOUNT, INVALID_CLIENT_ORDER_ID, INVALID_ASSET_DEFINITION, UNKNOWN_COMMAND,
-                INVALID_TRANSACTION_ID, INVALID_INSTRUMENT, ASSET_REDEFINITION, INVALID_FEE_RATE, INVALID_STOP_PRICE -> 400;
+                INVALID_TRANSACTION_ID, INVALID_INSTRUMENT, ASSET_REDEFINITION, INVALID_FEE_RATE, INVALID_STOP_PRICE,
+                INVALID_TIMEOUT -> 400;
             default -> 422;
         };
         return new ApiException(status, reason.name(), "the exchange rejected the command: " +
@@ -3561,12 +3569,11 @@ public final class HttpGateway implements AutoCloseable
 
     private UnattendedCancels disconnectCancels(final long accountId, final String what)
     {
-        return new UnattendedCancels(accountId, what, metrics.cancelOnDisconnectFailed,
-            "when a WebSocket connection closed");
+        return new UnattendedCancels(accountId, what);
     }
 
     /**
-     * Cancels sent with nobody there to hear their answers (for a closed connection, or a dead man's switch): each
+     * Cancels sent with nobody there to hear their answers (for a closed WebSocket connection): each
      * failure (or unknown outcome) counted, and said once for them all; an order that had closed meanwhile
      * ({@code UNKNOWN_ORDER}) is no failure. Completions may come while the cancels are still being sent (a gateway
      * cut off from the exchange answers at once).
@@ -3575,8 +3582,6 @@ public final class HttpGateway implements AutoCloseable
     {
         private final long accountId;
         private final String what;
-        private final LongAdder failures;
-        private final String when;
         private int sent;
         private int answered;
         private int failed;
@@ -3584,16 +3589,12 @@ public final class HttpGateway implements AutoCloseable
         private ApiException firstFailure;
 
         /**
-         * @param what     the orders canceled, as the message says them.
-         * @param failures where each failure is counted.
-         * @param when     why they were canceled, as the message says it.
+         * @param what the orders canceled, as the message says them.
          */
-        UnattendedCancels(final long accountId, final String what, final LongAdder failures, final String when)
+        UnattendedCancels(final long accountId, final String what)
         {
             this.accountId = accountId;
             this.what = what;
-            this.failures = failures;
-            this.when = when;
         }
 
         BiConsumer<Object, ApiException> next()
@@ -3622,7 +3623,7 @@ public final class HttpGateway implements AutoCloseable
             answered++;
             if (error != null && !error.code.equals("UNKNOWN_ORDER"))
             {
-                failures.increment();
+                metrics.cancelOnDisconnectFailed.increment();
                 failed++;
                 if (firstFailure == null)
                 {
@@ -3640,7 +3641,7 @@ public final class HttpGateway implements AutoCloseable
                     firstFailure.code.equals("GATEWAY_STOPPING");
                 System.err.println("bourse HTTP gateway: " + (unknown ? "may not have canceled " : "did not cancel ") +
                     (sent == 1 ? "the " : failed + " of the " + sent + " ") + what + " of account " + accountId +
-                    " " + when + ": " + firstFailure.code + ": " + firstFailure.getMessage());
+                    " when a WebSocket connection closed: " + firstFailure.code + ": " + firstFailure.getMessage());
                 failed = 0;
             }
         }

@@ -78,8 +78,7 @@ final class Operations
         gateway.put("webSocketRefused", metrics.wsRefused.sum());
         gateway.put("cancelOnDisconnectFailed", metrics.cancelOnDisconnectFailed.sum());
         gateway.put("cancelAllAfterArmed", agent.cancelAllAfterArmed());
-        gateway.put("cancelAllAfterTriggered", metrics.cancelAllAfterTriggered.sum());
-        gateway.put("cancelAllAfterFailed", metrics.cancelAllAfterFailed.sum());
+        gateway.put("cancelAllAfterTriggered", agent.cancelAllAfterTriggered());
         gateway.put("eventGaps", metrics.eventGaps.sum());
         gateway.put("answersLost", metrics.answersLost.sum());
         gateway.put("commandsTimedOut", metrics.commandsTimedOut.sum());
@@ -202,13 +201,11 @@ final class Operations
         counter(out, "bourse_websocket_cancel_on_disconnect_failed_total",
             "cancels asked for by closed WebSocket connections that failed or whose outcome is unknown",
             metrics.cancelOnDisconnectFailed.sum());
-        gauge(out, "bourse_http_cancel_all_after_armed", "accounts with a dead man's switch armed on this gateway",
+        gauge(out, "bourse_http_cancel_all_after_armed", "accounts with a dead man's switch armed on the exchange",
             agent.cancelAllAfterArmed());
-        counter(out, "bourse_http_cancel_all_after_triggered_total", "dead man's switches that reached their deadline",
-            metrics.cancelAllAfterTriggered.sum());
-        counter(out, "bourse_http_cancel_all_after_failed_total",
-            "dead man's switches' mass cancels that failed or whose outcome is unknown",
-            metrics.cancelAllAfterFailed.sum());
+        counter(out, "bourse_http_cancel_all_after_triggered_total",
+            "dead man's switches this gateway has seen reach their deadline",
+            agent.cancelAllAfterTriggered());
         if (!sessionCounts.isEmpty())
         {
             byGateway(out, "bourse_sessions_logged_on", "sessions logged on now", "gauge", SessionCounts::loggedOn);

@@ -11,6 +11,7 @@ import io.bourse.protocol.codec.BookLevelChangedDecoder;
 import io.bourse.protocol.codec.BooleanType;
 import io.bourse.protocol.codec.InstrumentDefinedDecoder;
 import io.bourse.protocol.codec.InstrumentRecordDecoder;
+import io.bourse.protocol.codec.CancelAllAfterChangedDecoder;
 import io.bourse.protocol.codec.KillSwitchChangedDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.OrderAcceptedDecoder;
@@ -147,6 +148,12 @@ final class ReadModel
          */
         int makerFeePpm = -1;
         int takerFeePpm = -1;
+        /**
+         * The account's cancel-all-after switch as the exchange holds it: the timeout it was armed with and when it
+         * triggers (cluster time); both 0 while disarmed.
+         */
+        long cancelAllAfterTimeoutMs;
+        long cancelAllAfterDeadlineNs;
     }
 
     /**
@@ -200,6 +207,7 @@ final class ReadModel
     private final AccountLimitsChangedDecoder accountLimitsChanged = new AccountLimitsChangedDecoder();
     private final AccountFeesChangedDecoder accountFeesChanged = new AccountFeesChangedDecoder();
     private final KillSwitchChangedDecoder killSwitchChanged = new KillSwitchChangedDecoder();
+    private final CancelAllAfterChangedDecoder cancelAllAfterChanged = new CancelAllAfterChangedDecoder();
     private final AssetRecordDecoder assetRecord = new AssetRecordDecoder();
     private final InstrumentRecordDecoder instrumentRecord = new InstrumentRecordDecoder();
     private final SnapshotBeginDecoder snapshotBegin = new SnapshotBeginDecoder();
@@ -241,6 +249,8 @@ final class ReadModel
      */
     private long lastTradeId;
     private boolean globalKillSwitch;
+    private int cancelAllAfterArmed;
+    private long cancelAllAfterTriggered;
     /**
      * Before the first state, nothing is counted: the bars are complete from the gateway's start at best.
      */
@@ -294,6 +304,30 @@ final class ReadModel
     boolean globalKillSwitch()
     {
         return globalKillSwitch;
+    }
+
+    /**
+     * @return how many accounts of the exchange have their cancel-all-after switch armed.
+     */
+    int cancelAllAfterArmed()
+    {
+        return cancelAllAfterArmed;
+    }
+
+    /**
+     * @return how many cancel-all-after switches have triggered since the gateway started, as its events told it
+     * (one that triggered while the gateway was cut off, across a gap its state was fetched over, is not counted).
+     */
+    long cancelAllAfterTriggered()
+    {
+        return cancelAllAfterTriggered;
+    }
+
+    private void setCancelAllAfter(final AccountState account, final long timeoutMs, final long deadlineNs)
+    {
+        cancelAllAfterArmed += (deadlineNs != 0 ? 1 : 0) - (account.cancelAllAfterDeadlineNs != 0 ? 1 : 0);
+        account.cancelAllAfterTimeoutMs = timeoutMs;
+        account.cancelAllAfterDeadlineNs = deadlineNs;
     }
 
     /**
@@ -476,6 +510,7 @@ final class ReadModel
         {
             accounts.clear();
             accountIds.clear();
+            cancelAllAfterArmed = 0;
             closedOrdersOldestFirst.clear();
             fillsOldestFirst.clear();
             // Another cluster's trades: what the bars held, or lacked, is not of this one.
@@ -552,6 +587,10 @@ final class ReadModel
                         -1 : accountRecord.makerFeePpm();
                     account.takerFeePpm = accountRecord.takerFeePpm() == AccountRecordDecoder.takerFeePpmNullValue() ?
                         -1 : accountRecord.takerFeePpm();
+                    // A record from before the switch holds none: disarmed.
+                    setCancelAllAfter(account,
+                        Math.max(0, accountRecord.cancelAllAfterTimeoutMs()),
+                        Math.max(0, accountRecord.cancelAllAfterDeadlineNs()));
                     for (final AccountRecordDecoder.BalancesDecoder b : accountRecord.balances())
                     {
                         account.balances.put(b.assetId(), new long[]{ b.available(), b.reserved() });
@@ -765,6 +804,19 @@ final class ReadModel
                     final AccountState account = account(e.accountId());
                     account.makerFeePpm = e.makerFeePpm();
                     account.takerFeePpm = e.takerFeePpm();
+                }
+                case CancelAllAfterChangedDecoder.TEMPLATE_ID ->
+                {
+                    final CancelAllAfterChangedDecoder e = cancelAllAfterChanged.wrap(buffer, bodyOffset, blockLength, version);
+                    if (e.triggered() == BooleanType.TRUE)
+                    {
+                        setCancelAllAfter(account(e.accountId()), 0, 0);
+                        cancelAllAfterTriggered++;
+                    }
+                    else
+                    {
+                        setCancelAllAfter(account(e.accountId()), e.timeoutMs(), e.deadlineNs());
+                    }
                 }
                 case KillSwitchChangedDecoder.TEMPLATE_ID ->
                 {

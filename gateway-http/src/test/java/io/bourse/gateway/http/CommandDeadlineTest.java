@@ -18,6 +18,7 @@ import static io.bourse.gateway.http.GatewayHarness.CAROL;
 import static io.bourse.gateway.http.GatewayHarness.expect;
 import static io.bourse.gateway.http.RestApiTest.expectProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -25,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * answered {@code 504 OUTCOME_UNKNOWN} after the command timeout rather than kept waiting, and may still be applied
  * when the node goes on; once the gateway knows it has lost the node, requests are refused {@code 503 NOT_CONNECTED}
  * and never sent, and the same signed request may be sent again. A WebSocket placement answered {@code OUTCOME_UNKNOWN}
- * is canceled when its connection closes, and a dead man's switch that comes due while the gateway is cut off from
- * the exchange fires once it is back.
+ * is canceled when its connection closes, and a dead man's switch armed before the node was killed triggers once
+ * the node, started again from its journal, is past its deadline.
  */
 class CommandDeadlineTest
 {
@@ -127,24 +128,26 @@ class CommandDeadlineTest
             GatewayHarness.await("the unanswered placement canceled when its connection closed", () -> "CANCELED".equals(
                 expect(200, harness.call(CAROL, "GET", "/api/v1/orders/by-client-id/ws-late", null)).str("status")));
 
-            // The node killed: a switch armed then, and come due, stays armed while the gateway is cut off, and fires
-            // once the node, started again from its journal, has the gateway back.
+            // The node killed with a switch armed: the exchange holds the switch, in its journal, so the node started
+            // again after the deadline triggers it though the gateway was cut off from it meanwhile.
+            final JsonNode armed = expect(200,
+                harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":1000}")).json();
             node.kill();
             GatewayHarness.await("the gateway to find the node gone",
                 () -> !harness.get("/api/v1/monitor").json().get("cluster").get("connected").asBoolean());
-            expect(200, harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":1000}"));
-            JsonNode due;
-            do
+            expectProblem(503, "NOT_CONNECTED", null,
+                harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":0}"));
+            while (System.currentTimeMillis() < armed.get("triggerTime").asLong() + 100)
             {
                 GatewayHarness.sleepMs(100);
-                due = expect(200, harness.call(BOB, "GET", "/api/v1/orders/cancel-all-after", null)).json();
-                assertTrue(due.get("armed").asBoolean(), "fired while the gateway was cut off: " + due);
             }
-            while (due.get("currentTime").asLong() < due.get("triggerTime").asLong() + 100);
             node = startNode(baseDir, portBase, aeronDir);
-            GatewayHarness.await("the switch to fire once the gateway was back", () -> "CANCELED".equals(
+            GatewayHarness.await("the switch to trigger once the node was back", () -> "CANCELED".equals(
                 expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/switched", null)).str("status")));
-            assertEquals(0, harness.get("/api/v1/monitor").json().get("http").get("cancelAllAfterFailed").asLong());
+            assertEquals("CANCEL_ALL_AFTER", expect(200,
+                harness.call(BOB, "GET", "/api/v1/orders/by-client-id/switched", null)).str("cancelReason"));
+            assertFalse(expect(200, harness.call(BOB, "GET", "/api/v1/orders/cancel-all-after", null)).json()
+                .get("armed").asBoolean());
         }
         finally
         {

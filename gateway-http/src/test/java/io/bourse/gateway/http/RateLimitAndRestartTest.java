@@ -234,10 +234,13 @@ class RateLimitAndRestartTest
             final JsonNode book = bookWithoutSequence(harness);
             final JsonNode balances = expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null)).json();
             final JsonNode orders = openOrders(harness);
+            final JsonNode armed = expect(200,
+                harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":3600000}")).json();
 
             harness.stopGateway();
             harness.startGateway();
             assertEquals(book, bookWithoutSequence(harness));
+            assertSameSwitch(armed, harness);
             assertEquals(balances, expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null)).json());
             assertEquals(orders, openOrders(harness));
             assertEquals("keep-1", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + restingId, null))
@@ -245,6 +248,7 @@ class RateLimitAndRestartTest
 
             harness.restartNode();
             assertEquals(book, bookWithoutSequence(harness));
+            assertSameSwitch(armed, harness);
             assertEquals(balances, expect(200, harness.call(ALICE, "GET", "/api/v1/balances", null)).json());
             assertEquals(orders, openOrders(harness));
 
@@ -253,6 +257,17 @@ class RateLimitAndRestartTest
             assertEquals("FILLED", taker.str("status"));
             assertEquals("FILLED", expect(200, harness.call(ALICE, "GET", "/api/v1/orders/" + restingId, null)).str("status"));
         }
+    }
+
+    /**
+     * The dead man's switch is the exchange's: a gateway started again reads it from the exchange's state.
+     */
+    private static void assertSameSwitch(final JsonNode armed, final GatewayHarness harness)
+    {
+        final JsonNode now = expect(200, harness.call(BOB, "GET", "/api/v1/orders/cancel-all-after", null)).json();
+        assertTrue(now.get("armed").asBoolean(), now.toString());
+        assertEquals(armed.get("triggerTime"), now.get("triggerTime"), now.toString());
+        assertEquals(armed.get("timeoutMs"), now.get("timeoutMs"), now.toString());
     }
 
     @Test

@@ -81,7 +81,6 @@ async function refresh() {
       card('Cancel on disconnect failed', h.cancelOnDisconnectFailed, 'cancel-on-disconnect-failed'),
       card('Cancel-all-after armed', h.cancelAllAfterArmed, 'cancel-all-after-armed'),
       card('Cancel-all-after fired', h.cancelAllAfterTriggered, 'cancel-all-after-triggered'),
-      card('Cancel-all-after failed', h.cancelAllAfterFailed, 'cancel-all-after-failed'),
     );
     history.push(h.commandsPerSecond);
     if (history.length > 120) history.shift();
