@@ -845,7 +845,8 @@ public final class Engine
      * Arm an account's cancel-all-after switch (a dead man's switch): unless it is armed again or disarmed within
      * {@code timeoutMs} of {@code nowNs}, every open order of the account, stop orders included, is canceled then
      * ({@link CancelReason#CANCEL_ALL_AFTER}), by {@link #expireOrders}, and the switch is disarmed. Arming again
-     * replaces the deadline; 0 disarms. Held in the exchange's state, the switch outlives the gateway and the client
+     * replaces the deadline; 0 disarms. A switch whose deadline has passed when it is armed again or disarmed (the
+     * host had not called {@link #expireOrders} since) triggers first. Held in the exchange's state, the switch outlives the gateway and the client
      * that armed it, a restart and a fail-over.
      *
      * @param timeoutMs 0 to disarm, or 1 to {@link #MAX_CANCEL_ALL_AFTER_MS}.
@@ -861,6 +862,12 @@ public final class Engine
         {
             listener.onCommandRejected(CommandType.SET_CANCEL_ALL_AFTER, reason, accountId, 0, 0, 0, nowNs);
             return;
+        }
+        if (account.cancelAllAfterDeadlineNs != 0 && account.cancelAllAfterDeadlineNs <= nowNs)
+        {
+            // Past its deadline already (the command was sequenced before the timer that would have triggered it): a
+            // switch armed again too late triggers, as it would have had the timer come first.
+            trigger(account, nowNs);
         }
         if (timeoutMs == 0)
         {
@@ -894,11 +901,16 @@ public final class Engine
                 due = account;
             }
         }
-        final long timeoutMs = due.cancelAllAfterTimeoutMs;
-        final long deadlineNs = due.cancelAllAfterDeadlineNs;
-        disarm(due);
-        final int count = cancelOpenOrders(due, 0, null, CancelReason.CANCEL_ALL_AFTER, nowNs);
-        listener.onCancelAllAfterChanged(due.accountId, timeoutMs, deadlineNs, true, count, nowNs);
+        trigger(due, nowNs);
+    }
+
+    private void trigger(final Account account, final long nowNs)
+    {
+        final long timeoutMs = account.cancelAllAfterTimeoutMs;
+        final long deadlineNs = account.cancelAllAfterDeadlineNs;
+        disarm(account);
+        final int count = cancelOpenOrders(account, 0, null, CancelReason.CANCEL_ALL_AFTER, nowNs);
+        listener.onCancelAllAfterChanged(account.accountId, timeoutMs, deadlineNs, true, count, nowNs);
     }
 
     private void disarm(final Account account)
@@ -939,6 +951,10 @@ public final class Engine
         if (deadlineNs == 0)
         {
             return;
+        }
+        if (account.cancelAllAfterDeadlineNs != 0)
+        {
+            throw new IllegalStateException("snapshot: account " + account.accountId + " has two records");
         }
         account.cancelAllAfterTimeoutMs = timeoutMs;
         account.cancelAllAfterDeadlineNs = deadlineNs;

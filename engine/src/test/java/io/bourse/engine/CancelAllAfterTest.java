@@ -116,6 +116,25 @@ class CancelAllAfterTest
     }
 
     @Test
+    void aSwitchArmedAgainAfterItsDeadlineTriggersFirst()
+    {
+        f.limit(1, 1, Side.BUY, 10_000, 5);
+        final long armedNs = arm(1, 1_000);
+        f.events.clear();
+        // Sequenced before the timer that would have triggered the switch: too late all the same.
+        f.nowNs = armedNs + 1_000 * MS;
+        final long againNs = arm(1, 1_000);
+        assertEquals(List.of(CancelReason.CANCEL_ALL_AFTER),
+            f.events.all(EventRecorder.OrderCanceled.class).stream().map(EventRecorder.OrderCanceled::reason).toList());
+        assertEquals(List.of(
+                new EventRecorder.CancelAllAfterChanged(1, 1_000, armedNs + 1_000 * MS, true, 1, againNs),
+                new EventRecorder.CancelAllAfterChanged(1, 1_000, againNs + 1_000 * MS, false, 0, againNs)),
+            f.events.all(EventRecorder.CancelAllAfterChanged.class), "triggered, then armed again");
+        assertEquals(againNs + 1_000 * MS, f.engine.nextExpiryTimeNs());
+        f.engine.validateInternalState();
+    }
+
+    @Test
     void switchesDueTogetherTriggerEarliestFirstThenByAccountAndBeforeGtdExpiries()
     {
         f.fundAll(3);

@@ -7,6 +7,7 @@ import io.bourse.protocol.codec.InstrumentRecordDecoder;
 import io.bourse.protocol.codec.MessageHeaderDecoder;
 import io.bourse.protocol.codec.MessageHeaderEncoder;
 import io.bourse.protocol.codec.OrderRecordDecoder;
+import io.bourse.protocol.codec.CancelReason;
 import io.bourse.protocol.codec.OrderType;
 import io.bourse.protocol.codec.RejectReason;
 import io.bourse.protocol.codec.SelfTradePrevention;
@@ -78,6 +79,8 @@ class SnapshotTest
 
         final Command repeatDeposit = workload.deposit(depositTransactionId, 1, USD, 5);
         final Map<Object, Integer> tally = new HashMap<>();
+        final long triggeredBefore = a.events.all(EventRecorder.CancelAllAfterChanged.class).stream()
+            .filter(EventRecorder.CancelAllAfterChanged::triggered).count();
         for (int i = 0; i < COMMANDS_AFTER; i++)
         {
             final Command command = i == 0 ? repeatDeposit : workload.next();
@@ -88,7 +91,9 @@ class SnapshotTest
             assertEquals(a.events.events(), recorderB.events(), "seed " + seed + " command " + i + ": " + command);
             assertEquals(a.engine.stateHash(), b.stateHash(), "seed " + seed + " command " + i + ": " + command);
             recorderB.events().forEach(event -> tally.merge(
-                event instanceof EventRecorder.CommandRejected r ? r.reason() : event.getClass(), 1, Integer::sum));
+                event instanceof EventRecorder.CommandRejected r ? r.reason() :
+                event instanceof EventRecorder.CancelAllAfterChanged c && c.triggered() ? CancelReason.CANCEL_ALL_AFTER :
+                event.getClass(), 1, Integer::sum));
             if (i == 0)
             {
                 assertFalse(recorderB.only(EventRecorder.TransferProcessed.class).applied(),
@@ -99,6 +104,8 @@ class SnapshotTest
         assertTrue(tally.getOrDefault(EventRecorder.OrderExpired.class, 0) > 0, "seed " + seed + ": " + tally);
         assertTrue(tally.getOrDefault(EventRecorder.OrderReplaced.class, 0) > 0, "seed " + seed + ": " + tally);
         assertTrue(tally.getOrDefault(EventRecorder.OrderTriggered.class, 0) > 0, "seed " + seed + ": " + tally);
+        assertTrue(triggeredBefore + tally.getOrDefault(CancelReason.CANCEL_ALL_AFTER, 0) > 0,
+            "switches triggered, seed " + seed + ": " + triggeredBefore + " before the snapshot; " + tally);
         final int rejected = tally.entrySet().stream()
             .filter(entry -> entry.getKey() instanceof RejectReason).mapToInt(Map.Entry::getValue).sum();
         assertTrue(rejected < COMMANDS_AFTER / 2,
@@ -643,6 +650,7 @@ class SnapshotTest
         private static final int KEEP_CLIENT_ORDER_IDS = 12;
 
         private final Random random;
+        private final Random switchRandom;
         private final List<List<Long>> clientOrderIds = new ArrayList<>();
         private final List<Long> transactionIds = new ArrayList<>();
         private long nowNs;
@@ -654,6 +662,7 @@ class SnapshotTest
         Workload(final long seed)
         {
             random = new Random(seed);
+            switchRandom = new Random(~seed);
             for (int i = 0; i <= ACCOUNTS + 2; i++)
             {
                 clientOrderIds.add(new ArrayList<>());
@@ -762,10 +771,12 @@ class SnapshotTest
                 return command("query " + account + "/" + clientOrderId,
                     (e, t) -> e.queryOrder(account, 0, clientOrderId, t));
             }
-            if (roll < 77)
+            if (roll < 80 && switchRandom.nextInt(20) == 0)
             {
-                // Deadlines a few hundred commands ahead (1 µs each), so that later expiries trigger some; or disarmed.
-                final long timeoutMs = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(3);
+                // Seldom, so that an account often goes the 1,000 to 2,000 commands of a deadline (1 µs each) without
+                // arming its switch again, which then triggers at an expiry; or disarmed. Drawn apart, so that the
+                // other commands are those of the workloads before switches, the odd expiry replaced.
+                final long timeoutMs = switchRandom.nextInt(4) == 0 ? 0 : 1 + switchRandom.nextInt(2);
                 return command("cancel all after " + account + " " + timeoutMs + " ms",
                     (e, t) -> e.setCancelAllAfter(account, timeoutMs, t));
             }

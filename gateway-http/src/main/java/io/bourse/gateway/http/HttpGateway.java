@@ -1507,15 +1507,14 @@ public final class HttpGateway implements AutoCloseable
         onlyParameters(ex);
         if (method == HttpMethod.GET)
         {
-            if (!agent.submit(a ->
+            query(ex, model ->
             {
-                final ReadModel.AccountState account = a.model().existingAccount(accountId);
-                ex.complete(cancelAllAfterView(account == null ? 0 : account.cancelAllAfterTimeoutMs,
-                    account == null ? 0 : account.cancelAllAfterDeadlineNs, System.currentTimeMillis()), null);
-            }))
-            {
-                throw busy();
-            }
+                // Before the gateway holds the exchange's state, "disarmed" could be false.
+                checkLive();
+                final ReadModel.AccountState account = model.existingAccount(accountId);
+                return cancelAllAfterView(account == null ? 0 : account.cancelAllAfterTimeoutMs,
+                    account == null ? 0 : account.cancelAllAfterDeadlineNs, System.currentTimeMillis());
+            });
             return;
         }
         final long timeoutMs = Requests.integer(Requests.object(ex.body, CANCEL_ALL_AFTER_FIELDS), "timeoutMs", true,

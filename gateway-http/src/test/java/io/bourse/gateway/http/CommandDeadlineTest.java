@@ -131,8 +131,10 @@ class CommandDeadlineTest
             // The node killed with a switch armed: the exchange holds the switch, in its journal, so the node started
             // again after the deadline triggers it though the gateway was cut off from it meanwhile.
             final JsonNode armed = expect(200,
-                harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":1000}")).json();
+                harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":3000}")).json();
             node.kill();
+            assertTrue(System.currentTimeMillis() < armed.get("triggerTime").asLong(),
+                "the node was killed before the deadline: " + armed);
             GatewayHarness.await("the gateway to find the node gone",
                 () -> !harness.get("/api/v1/monitor").json().get("cluster").get("connected").asBoolean());
             expectProblem(503, "NOT_CONNECTED", null,
