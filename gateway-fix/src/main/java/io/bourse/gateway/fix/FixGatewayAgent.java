@@ -176,9 +176,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      * the day's sequence, rather than being held for the next Logon.
      */
     private static final long DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS = TimeUnit.SECONDS.toNanos(1);
+    private static final long NANOS_PER_DAY = TimeUnit.DAYS.toNanos(1);
     private static final char TIME_IN_FORCE_GTD = '6';
     private static final String DAY_ORDER_TOO_LATE = "Too late for a Day order: the trading day is closing";
     private static final String INVALID_EXPIRE_TIME = "ExpireTime (126) is not a date and time between 1970 and 2261";
+    private static final String INVALID_EXPIRE_DATE = "ExpireDate (432) is not a date between 1970 and 2261";
     private static final String MASS_CANCEL_NOT_SUPPORTED = "0";
     private static final String MASS_CANCEL_UNKNOWN_SECURITY = "1";
     /**
@@ -350,6 +352,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private final UtcTimestampEncoder expireTimeEncoder = new UtcTimestampEncoder();
     private final UtcTimestampEncoder expireTimeNanosEncoder = new UtcTimestampEncoder(EpochFractionFormat.NANOSECONDS);
+    /**
+     * A report's ExpireDate, {@code YYYYMMDD}: its own bytes, for the same reason.
+     */
+    private final byte[] expireDate = new byte[8];
     private final UnsafeBuffer idBuffer = new UnsafeBuffer(new byte[64]);
     private final UnsafeBuffer orderIdBuffer = new UnsafeBuffer(new byte[32]);
     private final char[] msgTypeChars = new char[8];
@@ -1020,7 +1026,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 (!hasGroups || groupsValid(state, header, "D", messageType, buffer, offset, length)) &&
                 timestampsValid(state, header, "D", newOrderSingle.transactTime(),
                 newOrderSingle.transactTimeLength(), newOrderSingle.hasExpireTime() ? newOrderSingle.expireTime() : null,
-                newOrderSingle.hasExpireTime() ? newOrderSingle.expireTimeLength() : 0))
+                newOrderSingle.hasExpireTime() ? newOrderSingle.expireTimeLength() : 0,
+                newOrderSingle.hasExpireDate() ? newOrderSingle.expireDate() : null,
+                newOrderSingle.hasExpireDate() ? newOrderSingle.expireDateLength() : 0))
             {
                 if (applicationMessageOverride != null)
                 {
@@ -1052,7 +1060,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 timestampsValid(state, replaceRequest.header(), "G", replaceRequest.transactTime(),
                 replaceRequest.transactTimeLength(),
                 replaceRequest.hasExpireTime() ? replaceRequest.expireTime() : null,
-                replaceRequest.hasExpireTime() ? replaceRequest.expireTimeLength() : 0))
+                replaceRequest.hasExpireTime() ? replaceRequest.expireTimeLength() : 0,
+                replaceRequest.hasExpireDate() ? replaceRequest.expireDate() : null,
+                replaceRequest.hasExpireDate() ? replaceRequest.expireDateLength() : 0))
             {
                 onReplaceRequest(state, sequenceIndex);
             }
@@ -1221,8 +1231,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
     }
 
     /**
-     * Artio's decoders keep UTCTimestamp fields as bytes without checking them: TransactTime (60) and ExpireTime
-     * (126) in a bad format get a session Reject (incorrect data format) rather than being passed on.
+     * Artio's decoders keep UTCTimestamp and LocalMktDate fields as bytes without checking them: TransactTime (60),
+     * ExpireTime (126) and ExpireDate (432) in a bad format get a session Reject (incorrect data format) rather than
+     * being passed on.
      */
     private boolean timestampsValid(
         final FixSessionState state,
@@ -1231,10 +1242,13 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         final byte[] transactTime,
         final int transactTimeLength,
         final byte[] expireTime,
-        final int expireTimeLength)
+        final int expireTimeLength,
+        final byte[] expireDate,
+        final int expireDateLength)
     {
         final int badTag = !FixTimestamps.isUtcTimestamp(transactTime, transactTimeLength) ? 60 :
-            expireTime != null && !FixTimestamps.isUtcTimestamp(expireTime, expireTimeLength) ? 126 : 0;
+            expireTime != null && !FixTimestamps.isUtcTimestamp(expireTime, expireTimeLength) ? 126 :
+            expireDate != null && !FixTimestamps.isLocalMktDate(expireDate, expireDateLength) ? 432 : 0;
         return badTag == 0 || validates(state, false, badTag, FixRejects.SESSION_INCORRECT_DATA_FORMAT, header, msgType);
     }
 
@@ -1429,9 +1443,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 "TimeInForce must be 0 (Day), 1 (GTC), 3 (IOC), 4 (FOK) or 6 (GTD); market orders IOC or FOK");
             return;
         }
+        final boolean byDate = in.hasExpireDate();
         final long expireTimeNs = day ? dayOrderExpiryNs(System.currentTimeMillis() * 1_000_000L) :
-            in.hasExpireTime() ? FixTimestamps.epochNanos(in.expireTime(), in.expireTimeLength()) : 0;
-        final String expiryProblem = expiryProblem(timeInForce == TimeInForce.GTD && !day, in.hasExpireTime(),
+            in.hasExpireTime() ? FixTimestamps.epochNanos(in.expireTime(), in.expireTimeLength()) :
+            byDate ? expiryOfDate(FixTimestamps.epochDay(in.expireDate(), in.expireDateLength())) : 0;
+        final String expiryProblem = expiryProblem(timeInForce == TimeInForce.GTD && !day, in.hasExpireTime(), byDate,
             expireTimeNs);
         if (expiryProblem != null)
         {
@@ -1502,6 +1518,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.price = price;
         order.stopPx = stopPx;
         order.expireTimeNs = expireTimeNs;
+        order.expireByDate = byDate;
         order.quantity = quantity;
         order.receivedNs = receivedNs;
         final int length = commandEncoder.newOrder(commandBuffer, 0, order.accountId, order.engineClientOrderId,
@@ -1727,6 +1744,22 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             if (order.expireTimeNs != 0 && expireTimeNs != order.expireTimeNs)
             {
                 return "ExpireTime cannot change on a replace";
+            }
+        }
+        if (in.hasExpireDate())
+        {
+            if (order.timeInForce != TIME_IN_FORCE_GTD)
+            {
+                return "ExpireDate (432) only on a GTD order";
+            }
+            final long epochDay = FixTimestamps.epochDay(in.expireDate(), in.expireDateLength());
+            if (epochDay == FixTimestamps.INVALID)
+            {
+                return INVALID_EXPIRE_DATE;
+            }
+            if (order.expireTimeNs != 0 && (!order.expireByDate || epochDay != dateOfExpiry(order.expireTimeNs)))
+            {
+                return "ExpireDate cannot change on a replace";
             }
         }
         final boolean priced = ordType != ORD_TYPE_STOP;
@@ -3048,7 +3081,12 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             report.timeInForce(order.timeInForce);
         }
-        if (order.expireTimeNs != 0 && order.timeInForce == TIME_IN_FORCE_GTD)
+        if (order.expireTimeNs != 0 && order.timeInForce == TIME_IN_FORCE_GTD && order.expireByDate)
+        {
+            FixTimestamps.writeLocalMktDate(dateOfExpiry(order.expireTimeNs), expireDate);
+            report.expireDate(expireDate, expireDate.length);
+        }
+        else if (order.expireTimeNs != 0 && order.timeInForce == TIME_IN_FORCE_GTD)
         {
             final UtcTimestampEncoder encoder =
                 order.expireTimeNs % 1_000_000 == 0 ? expireTimeEncoder : expireTimeNanosEncoder;
@@ -3331,6 +3369,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             report.expireTime(in.expireTime(), in.expireTimeLength());
         }
+        if (in.hasExpireDate())
+        {
+            report.expireDate(in.expireDate(), in.expireDateLength());
+        }
         transactTime(System.currentTimeMillis() * 1_000_000L);
         send(state, report);
     }
@@ -3432,6 +3474,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         view.price = orderReplaced.price();
         view.stopPx = stopPx(orderReplaced.stopPrice(), order.stopPx);
         view.expireTimeNs = order.expireTimeNs;
+        view.expireByDate = order.expireByDate;
         view.triggered = order.triggered;
         view.quantity = orderReplaced.quantity();
         view.filledQuantity = orderReplaced.filledQuantity();
@@ -3930,27 +3973,65 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private long dayOrderExpiryNs(final long nowNs)
     {
-        final long dayNs = TimeUnit.DAYS.toNanos(1);
-        final long endOfToday = Math.floorDiv(nowNs, dayNs) * dayNs + endOfDayNsOfDay;
-        return (endOfToday > nowNs ? endOfToday : endOfToday + dayNs) - DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS;
+        final long endOfToday = Math.floorDiv(nowNs, NANOS_PER_DAY) * NANOS_PER_DAY + endOfDayNsOfDay;
+        return (endOfToday > nowNs ? endOfToday : endOfToday + NANOS_PER_DAY) - DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS;
     }
 
     /**
-     * @param expireTimeNs ExpireTime (126) as {@link FixTimestamps#epochNanos} reads it.
-     * @return why an order's ExpireTime is wrong for its TimeInForce, or null: a GTD order (6) needs one that is a real
-     * instant, and no other order may have one. One already past is the exchange's to refuse, by its own clock.
+     * @param expireTimeNs the expiry ExpireTime (126) or ExpireDate (432) gives, {@link FixTimestamps#INVALID} when it
+     *                     names no real instant or date.
+     * @return why an order's expiry is wrong for its TimeInForce, or null: a GTD order (6) needs ExpireTime or
+     * ExpireDate, one of them, that is real, and no other order may have either. One already past is the exchange's
+     * to refuse, by its own clock.
      */
-    private static String expiryProblem(final boolean gtd, final boolean hasExpireTime, final long expireTimeNs)
+    private static String expiryProblem(
+        final boolean gtd, final boolean hasExpireTime, final boolean hasExpireDate, final long expireTimeNs)
     {
         if (!gtd)
         {
-            return hasExpireTime ? "ExpireTime (126) only with TimeInForce 6 (GTD)" : null;
+            return hasExpireTime ? "ExpireTime (126) only with TimeInForce 6 (GTD)" :
+                hasExpireDate ? "ExpireDate (432) only with TimeInForce 6 (GTD)" : null;
         }
-        if (!hasExpireTime)
+        if (hasExpireTime == hasExpireDate)
         {
-            return "ExpireTime (126) required with TimeInForce 6 (GTD)";
+            return hasExpireTime ? "ExpireTime (126) and ExpireDate (432) together: give one" :
+                "ExpireTime (126) or ExpireDate (432) required with TimeInForce 6 (GTD)";
         }
-        return expireTimeNs == FixTimestamps.INVALID ? INVALID_EXPIRE_TIME : null;
+        return expireTimeNs != FixTimestamps.INVALID ? null : hasExpireTime ? INVALID_EXPIRE_TIME : INVALID_EXPIRE_DATE;
+    }
+
+    /**
+     * The trading day a date names ends at the first end of day after its start, 00:00 UTC (at 24:00 for a gateway
+     * whose end of day is midnight, or that has none): a GTD order given it as ExpireDate (432) trades through it and
+     * expires a second before that end, as a Day order does on its last day.
+     *
+     * @return when an order good through the date expires, or {@link FixTimestamps#INVALID} for an invalid date.
+     */
+    private long expiryOfDate(final long epochDay)
+    {
+        if (epochDay == FixTimestamps.INVALID)
+        {
+            return FixTimestamps.INVALID;
+        }
+        return epochDay * NANOS_PER_DAY + endOfTradingDayNs() - DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS;
+    }
+
+    /**
+     * @return the date, days since 1970-01-01, whose orders good through it expire at {@code expireTimeNs}: what
+     * {@link #expiryOfDate} was given.
+     */
+    private long dateOfExpiry(final long expireTimeNs)
+    {
+        return Math.floorDiv(expireTimeNs + DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS - endOfTradingDayNs(), NANOS_PER_DAY);
+    }
+
+    /**
+     * @return when a trading day ends after its date's 00:00 UTC: the gateway's end of day, or 24 hours when that is
+     * midnight or there is none.
+     */
+    private long endOfTradingDayNs()
+    {
+        return endOfDayNsOfDay > 0 ? endOfDayNsOfDay : NANOS_PER_DAY;
     }
 
     private static Side side(final char side)
@@ -4048,6 +4129,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         order.stopPx = entry.stopPx();
         order.expireTimeNs = entry.expireTimeNs();
         order.triggered = entry.triggered();
+        order.expireByDate = entry.expireByDate();
         order.quantity = entry.quantity();
         order.filledQuantity = entry.filledQuantity();
         order.executedNotional = entry.executedNotional();

@@ -43,6 +43,10 @@ final class FixOrder
      */
     long expireTimeNs;
     /**
+     * Whether a GTD order was given its expiry as ExpireDate (432), which its reports echo in place of ExpireTime.
+     */
+    boolean expireByDate;
+    /**
      * Whether the exchange has said that the stop order triggered (it is a limit order in the book now, or was a market
      * order): its StopPx cannot change any more.
      */
@@ -116,6 +120,7 @@ final class FixOrder
         price = 0;
         stopPx = 0;
         expireTimeNs = 0;
+        expireByDate = false;
         triggered = false;
         quantity = 0;
         filledQuantity = 0;

@@ -49,6 +49,8 @@ final class FixOrderStore implements AutoCloseable
     static final byte REPLACING = 4;
     static final byte REPLACE_DONE = 5;
     private static final int COMP_ID_LENGTH = 64;
+    private static final byte TRIGGERED = 1;
+    private static final byte EXPIRE_BY_DATE = 2;
     /**
      * A record of a gateway that did not keep stop prices, expiry times and triggers: the file it wrote is
      * {@link #LEGACY_FILE_NAME}, read once and rewritten as the current file.
@@ -57,7 +59,8 @@ final class FixOrderStore implements AutoCloseable
         1 + 8 * 8 + 2 + (2 + COMP_ID_LENGTH) + 2 * (2 + FixOrder.MAX_ID_LENGTH) + 2;
     /**
      * Side, post only, the CompID, the ClOrdIDs, OrdType and TimeInForce follow the eight longs, then StopPx, the
-     * expiry time and whether the stop triggered. Side and OrdType are ASCII in the first byte of two; post only and
+     * expiry time and a byte of flags: whether the stop triggered (1) and whether the expiry was given as ExpireDate
+     * (2; gateways before it wrote 0 or 1). Side and OrdType are ASCII in the first byte of two; post only and
      * TimeInForce take the second, which gateways that did not keep them left zero, so their records still read
      * (TimeInForce unknown, not post only); so do a legacy record's, the fields after it zero (none known). The
      * reverse does not hold: a gateway is not to be downgraded past a change of record.
@@ -84,7 +87,8 @@ final class FixOrderStore implements AutoCloseable
     record Entry(
         String senderCompId, long orderId, long engineClientOrderId, long accountId, int instrumentId, char side,
         char ordType, char timeInForce, boolean postOnly, long price, long quantity, long filledQuantity,
-        long executedNotional, String clOrdId, String origClOrdId, long stopPx, long expireTimeNs, boolean triggered)
+        long executedNotional, String clOrdId, String origClOrdId, long stopPx, long expireTimeNs, boolean triggered,
+        boolean expireByDate)
     {
     }
 
@@ -364,7 +368,7 @@ final class FixOrderStore implements AutoCloseable
         offset += 2;
         buffer.putLong(offset, stopPx, ByteOrder.LITTLE_ENDIAN);
         buffer.putLong(offset + 8, order.expireTimeNs, ByteOrder.LITTLE_ENDIAN);
-        buffer.putByte(offset + 16, (byte)(order.triggered ? 1 : 0));
+        buffer.putByte(offset + 16, (byte)((order.triggered ? TRIGGERED : 0) | (order.expireByDate ? EXPIRE_BY_DATE : 0)));
     }
 
     void writeClosed(final long orderId)
@@ -651,8 +655,9 @@ final class FixOrderStore implements AutoCloseable
         offset += 2;
         final long stopPx = in.getLong(offset, ByteOrder.LITTLE_ENDIAN);
         final long expireTimeNs = in.getLong(offset + 8, ByteOrder.LITTLE_ENDIAN);
-        final boolean triggered = in.getByte(offset + 16) == 1;
+        final byte flags = in.getByte(offset + 16);
         return new Entry(compId, orderId, engineClientOrderId, accountId, instrumentId, side, ordType, timeInForce,
-            postOnly, price, quantity, filled, notional, clOrdId, origClOrdId, stopPx, expireTimeNs, triggered);
+            postOnly, price, quantity, filled, notional, clOrdId, origClOrdId, stopPx, expireTimeNs,
+            (flags & TRIGGERED) != 0, (flags & EXPIRE_BY_DATE) != 0);
     }
 }

@@ -2,7 +2,7 @@ package io.bourse.gateway.fix;
 
 /**
  * Checks and reads the FIX UTCTimestamp format, {@code YYYYMMDD-HH:MM:SS} with an optional fraction of 1 to 9
- * digits, without allocating.
+ * digits, and the LocalMktDate format, {@code YYYYMMDD}, without allocating.
  */
 final class FixTimestamps
 {
@@ -76,6 +76,70 @@ final class FixTimestamps
             fraction = fraction * 10 + (i < length ? value[i] - '0' : 0);
         }
         return seconds * 1_000_000_000L + fraction;
+    }
+
+    static boolean isLocalMktDate(final byte[] value, final int length)
+    {
+        if (length != 8)
+        {
+            return false;
+        }
+        for (int i = 0; i < 8; i++)
+        {
+            if (value[i] < '0' || value[i] > '9')
+            {
+                return false;
+            }
+        }
+        final int month = digits(value, 4, 2);
+        final int day = digits(value, 6, 2);
+        return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+    }
+
+    /**
+     * @return the days since 1970-01-01 of a value {@link #isLocalMktDate} accepts, or {@link #INVALID} when it names a
+     * day its month does not have or lies outside the years 1970 to 2261.
+     */
+    static long epochDay(final byte[] value, final int length)
+    {
+        final int year = digits(value, 0, 4);
+        final int month = digits(value, 4, 2);
+        final int day = digits(value, 6, 2);
+        if (year < 1970 || year > 2261 || day > daysInMonth(year, month))
+        {
+            return INVALID;
+        }
+        return daysSinceEpoch(year, month, day);
+    }
+
+    /**
+     * Write a date, days since 1970-01-01 (to 2261), as a LocalMktDate, {@code YYYYMMDD}, into the first 8 bytes
+     * (Howard Hinnant's civil_from_days).
+     */
+    static void writeLocalMktDate(final long epochDay, final byte[] into)
+    {
+        final long z = epochDay + 719_468L;
+        final long era = Math.floorDiv(z, 146_097L);
+        final long dayOfEra = z - era * 146_097L;
+        final long yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365;
+        final long dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100);
+        final long shiftedMonth = (5 * dayOfYear + 2) / 153;
+        final int day = (int)(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1);
+        final int month = (int)(shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9);
+        final int year = (int)(yearOfEra + era * 400 + (month <= 2 ? 1 : 0));
+        putDigits(into, 0, 4, year);
+        putDigits(into, 4, 2, month);
+        putDigits(into, 6, 2, day);
+    }
+
+    private static void putDigits(final byte[] into, final int offset, final int count, final int value)
+    {
+        int remaining = value;
+        for (int i = offset + count - 1; i >= offset; i--)
+        {
+            into[i] = (byte)('0' + remaining % 10);
+            remaining /= 10;
+        }
     }
 
     private static int digits(final byte[] value, final int offset, final int count)

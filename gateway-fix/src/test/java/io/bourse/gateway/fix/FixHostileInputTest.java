@@ -502,7 +502,14 @@ class FixHostileInputTest
     {
         assertOrderRejected("126=20301122-01:00:00|", "99", "ExpireTime (126) only with TimeInForce 6 (GTD)");
         assertOrderRejected("59=1|126=20301122-01:00:00|", "99", "ExpireTime (126) only with TimeInForce 6 (GTD)");
-        assertOrderRejected("59=6|", "99", "ExpireTime (126) required with TimeInForce 6 (GTD)");
+        assertOrderRejected("59=6|", "99", "ExpireTime (126) or ExpireDate (432) required with TimeInForce 6 (GTD)");
+        assertOrderRejected("432=22501122|", "99", "ExpireDate (432) only with TimeInForce 6 (GTD)");
+        assertOrderRejected("59=1|432=22501122|", "99", "ExpireDate (432) only with TimeInForce 6 (GTD)");
+        assertOrderRejected("59=6|126=22501122-01:00:00|432=22501122|", "99",
+            "ExpireTime (126) and ExpireDate (432) together: give one");
+        assertOrderRejected("59=6|432=20300230|", "99", "ExpireDate (432) is not a date between 1970 and 2261");
+        assertOrderRejected("59=6|432=22620101|", "99", "ExpireDate (432) is not a date between 1970 and 2261");
+        assertOrderRejected("59=6|432=20200101|", "4", "Rejected by the exchange: EXPIRY_IN_PAST");
         assertOrderRejected("59=6|126=20300230-01:00:00|", "99",
             "ExpireTime (126) is not a date and time between 1970 and 2261");
         assertOrderRejected("59=6|126=22620101-00:00:00|", "99",
@@ -515,10 +522,13 @@ class FixHostileInputTest
             assertMessage(reject, "3");
             assertEquals("126", reject.get("371"));
             assertEquals("6", reject.get("373"));
-            eve.sendApp("D", "11=" + id() + "|59=6|432=22501122|" + ORDER_FIELDS);
+            eve.sendApp("D", "11=" + id() + "|59=6|432=2250112|" + ORDER_FIELDS);
             final Map<String, String> expireDate = eve.read(2_000);
             assertMessage(expireDate, "3");
             assertEquals("432", expireDate.get("371"), expireDate.get("raw"));
+            assertEquals("6", expireDate.get("373"));
+            eve.sendApp("D", "11=" + id() + "|59=6|432=2250-11-2|" + ORDER_FIELDS);
+            assertEquals("432", eve.read(2_000).get("371"));
         }
     }
 
@@ -559,6 +569,21 @@ class FixHostileInputTest
             // An expiry finer than a millisecond is echoed as given.
             final Map<String, String> fine = placeResting(eve, id() + "|59=6|126=22501122-01:00:00.000000001");
             assertEquals("22501122-01:00:00.000000001", fine.get("126"));
+
+            // An expiry given as ExpireDate is echoed so, and a replace may name that date only.
+            assertReplaceRefused(eve, gtc, "432=22501122|", "ExpireDate (432) only on a GTD order");
+            assertReplaceRefused(eve, replacement, "59=6|432=22501122|", "ExpireDate cannot change on a replace");
+            final String byDate = id();
+            final Map<String, String> dated = placeResting(eve, byDate + "|59=6|432=22501122");
+            assertEquals("22501122", dated.get("432"), dated.get("raw"));
+            assertNull(dated.get("126"), dated.get("raw"));
+            assertReplaceRefused(eve, byDate, "59=6|432=22501123|", "ExpireDate cannot change on a replace");
+            assertReplaceRefused(eve, byDate, "59=6|432=22500230|", "ExpireDate (432) is not a date between 1970 and 2261");
+            eve.sendApp("G", "11=" + id() + "|41=" + byDate + "|59=6|432=22501122|" +
+                ORDER_FIELDS.replace("44=10.00", "44=9.00"));
+            final Map<String, String> datedReplaced = eve.read(2_000);
+            assertEquals("5", datedReplaced.get("150"), datedReplaced.get("raw"));
+            assertEquals("22501122", datedReplaced.get("432"), datedReplaced.get("raw"));
             cancelAll(eve);
         }
     }

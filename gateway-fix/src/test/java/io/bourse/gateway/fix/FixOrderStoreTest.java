@@ -234,13 +234,23 @@ class FixOrderStoreTest
             gtd.expireTimeNs = 1_900_000_000_123_456_789L;
             gtd.orderId = 3;
             store.writeOpen(gtd);
+            final FixOrder byDate = recordedOrder(session, "D", 15, '2', 100, 1);
+            byDate.timeInForce = '6';
+            byDate.expireTimeNs = 1_900_000_000_000_000_000L;
+            byDate.expireByDate = true;
+            byDate.ordType = '3';
+            byDate.stopPx = 90;
+            byDate.triggered = true;
+            byDate.orderId = 4;
+            store.writeOpen(byDate);
             store.writeReplacing(stop, 14, 101, 2, 106, "S2".toCharArray(), 2);
         }
         try (FixOrderStore store = new FixOrderStore(file, System.out))
         {
-            assertEquals(List.of("S:105:0:false", "T:95:0:true", "G:0:1900000000123456789:false"),
+            assertEquals(List.of("S:105:0:false:false", "T:95:0:true:false", "G:0:1900000000123456789:false:false",
+                "D:90:1900000000000000000:true:true"),
                 store.open().stream().map(FixOrderStoreTest::stopAndExpiry).toList());
-            assertEquals(List.of("S2:106:0:false"), store.replacing().stream().map(FixOrderStoreTest::stopAndExpiry)
+            assertEquals(List.of("S2:106:0:false:false"), store.replacing().stream().map(FixOrderStoreTest::stopAndExpiry)
                 .toList(), "a replace under way as it would leave the order");
         }
     }
@@ -274,7 +284,7 @@ class FixOrderStoreTest
             try (FixOrderStore store = new FixOrderStore(file, System.out))
             {
                 final List<FixOrderStore.Entry> entries = store.open();
-                assertEquals(List.of("L1:0:0:false", "L3:0:0:false"),
+                assertEquals(List.of("L1:0:0:false:false", "L3:0:0:false:false"),
                     entries.stream().map(FixOrderStoreTest::stopAndExpiry).toList(), "start " + start);
                 assertEquals(List.of(100L, 300L), entries.stream().map(FixOrderStore.Entry::price).toList());
             }
@@ -326,7 +336,8 @@ class FixOrderStoreTest
 
     private static String stopAndExpiry(final FixOrderStore.Entry entry)
     {
-        return entry.clOrdId() + ":" + entry.stopPx() + ":" + entry.expireTimeNs() + ":" + entry.triggered();
+        return entry.clOrdId() + ":" + entry.stopPx() + ":" + entry.expireTimeNs() + ":" + entry.triggered() + ":" +
+            entry.expireByDate();
     }
 
     private static long pick(final SplittableRandom random, final Map<Long, FixOrder> orders)
