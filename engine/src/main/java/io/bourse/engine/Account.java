@@ -36,6 +36,10 @@ final class Account
      */
     long cancelAllAfterTimeoutMs;
     long cancelAllAfterDeadlineNs;
+    /**
+     * The account's slot in the engine's queue of armed switches, -1 while disarmed.
+     */
+    int cancelAllAfterIndex = -1;
     final Long2ObjectHashMap<Order> openOrdersByClientOrderId = new Long2ObjectHashMap<>(8, 0.65f);
 
     Account(final long accountId, final int assetCount)

@@ -96,15 +96,7 @@ public final class Engine
     long nextTradeId = 1;
     boolean globalKillSwitch;
     long lastTimestampNs;
-    /**
-     * The accounts whose cancel-all-after switch is armed, in no order, and the earliest of their deadlines. A switch
-     * is armed again every few seconds by each client that uses it, an order command never touches it, and clients
-     * that use it are few (market makers): a scan of them on arming keeps the next deadline at hand for
-     * {@link #nextExpiryTimeNs()}, which the host asks after every command.
-     */
-    Account[] armedAccounts = new Account[16];
-    int armedCount;
-    long nextCancelAllAfterNs = Long.MAX_VALUE;
+    final CancelAllAfterQueue cancelAllAfterQueue = new CancelAllAfterQueue();
 
     private long[] scratchOrderIds = new long[64];
     private long marketBudget;
@@ -567,9 +559,10 @@ public final class Engine
     public void expireOrders(final long nowNs)
     {
         lastTimestampNs = nowNs;
-        while (armedCount > 0 && nextCancelAllAfterNs <= nowNs)
+        Account armed;
+        while ((armed = cancelAllAfterQueue.peek()) != null && armed.cancelAllAfterDeadlineNs <= nowNs)
         {
-            triggerCancelAllAfter(nowNs);
+            trigger(armed, nowNs);
         }
         Order order;
         while ((order = expiryQueue.peek()) != null && order.expiryTimeNs <= nowNs)
@@ -875,33 +868,18 @@ public final class Engine
             listener.onCancelAllAfterChanged(accountId, 0, 0, false, 0, nowNs);
             return;
         }
-        if (account.cancelAllAfterDeadlineNs == 0)
-        {
-            addArmed(account);
-        }
+        final boolean armedBefore = account.cancelAllAfterDeadlineNs != 0;
         account.cancelAllAfterTimeoutMs = timeoutMs;
         account.cancelAllAfterDeadlineNs = nowNs + timeoutMs * 1_000_000L;
-        nextCancelAllAfterNs = earliestCancelAllAfterNs();
-        listener.onCancelAllAfterChanged(accountId, timeoutMs, account.cancelAllAfterDeadlineNs, false, 0, nowNs);
-    }
-
-    /**
-     * Trigger the switch due first: the earliest deadline, then the lowest account id, so that every replay cancels
-     * in the same order.
-     */
-    private void triggerCancelAllAfter(final long nowNs)
-    {
-        Account due = null;
-        for (int i = 0; i < armedCount; i++)
+        if (armedBefore)
         {
-            final Account account = armedAccounts[i];
-            if (due == null || account.cancelAllAfterDeadlineNs < due.cancelAllAfterDeadlineNs ||
-                account.cancelAllAfterDeadlineNs == due.cancelAllAfterDeadlineNs && account.accountId < due.accountId)
-            {
-                due = account;
-            }
+            cancelAllAfterQueue.update(account);
         }
-        trigger(due, nowNs);
+        else
+        {
+            cancelAllAfterQueue.add(account);
+        }
+        listener.onCancelAllAfterChanged(accountId, timeoutMs, account.cancelAllAfterDeadlineNs, false, 0, nowNs);
     }
 
     private void trigger(final Account account, final long nowNs)
@@ -919,28 +897,9 @@ public final class Engine
         {
             return;
         }
+        cancelAllAfterQueue.remove(account);
         account.cancelAllAfterTimeoutMs = 0;
         account.cancelAllAfterDeadlineNs = 0;
-        for (int i = 0; i < armedCount; i++)
-        {
-            if (armedAccounts[i] == account)
-            {
-                armedAccounts[i] = armedAccounts[--armedCount];
-                armedAccounts[armedCount] = null;
-                break;
-            }
-        }
-        nextCancelAllAfterNs = earliestCancelAllAfterNs();
-    }
-
-    private long earliestCancelAllAfterNs()
-    {
-        long earliest = Long.MAX_VALUE;
-        for (int i = 0; i < armedCount; i++)
-        {
-            earliest = Math.min(earliest, armedAccounts[i].cancelAllAfterDeadlineNs);
-        }
-        return earliest;
     }
 
     /**
@@ -958,17 +917,7 @@ public final class Engine
         }
         account.cancelAllAfterTimeoutMs = timeoutMs;
         account.cancelAllAfterDeadlineNs = deadlineNs;
-        addArmed(account);
-        nextCancelAllAfterNs = Math.min(nextCancelAllAfterNs, deadlineNs);
-    }
-
-    private void addArmed(final Account account)
-    {
-        if (armedCount == armedAccounts.length)
-        {
-            armedAccounts = Arrays.copyOf(armedAccounts, armedCount * 2);
-        }
-        armedAccounts[armedCount++] = account;
+        cancelAllAfterQueue.add(account);
     }
 
     // ------------------------------------------------------------------------------------------------ snapshot
@@ -1022,7 +971,16 @@ public final class Engine
     public long nextExpiryTimeNs()
     {
         final Order order = expiryQueue.peek();
-        return Math.min(order == null ? Long.MAX_VALUE : order.expiryTimeNs, nextCancelAllAfterNs);
+        return Math.min(order == null ? Long.MAX_VALUE : order.expiryTimeNs, nextCancelAllAfterNs());
+    }
+
+    /**
+     * @return the earliest deadline of an armed cancel-all-after switch, {@link Long#MAX_VALUE} when none is armed.
+     */
+    long nextCancelAllAfterNs()
+    {
+        final Account armed = cancelAllAfterQueue.peek();
+        return armed == null ? Long.MAX_VALUE : armed.cancelAllAfterDeadlineNs;
     }
 
     /**

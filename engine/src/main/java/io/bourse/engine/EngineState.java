@@ -219,17 +219,19 @@ final class EngineState
                 earliest = Math.min(earliest, account.cancelAllAfterDeadlineNs);
             }
         }
-        if (armed != engine.armedCount || earliest != engine.nextCancelAllAfterNs)
+        if (armed != engine.cancelAllAfterQueue.size() || earliest != engine.nextCancelAllAfterNs())
         {
             throw new IllegalStateException(armed + " cancel-all-after switches armed, earliest due at " + earliest +
-                ", but the engine counts " + engine.armedCount + " due at " + engine.nextCancelAllAfterNs);
+                ", but the engine's queue holds " + engine.cancelAllAfterQueue.size() + " due from " +
+                engine.nextCancelAllAfterNs());
         }
-        for (int i = 0; i < engine.armedCount; i++)
+        for (final Account account : engine.accounts.values())
         {
-            if (engine.armedAccounts[i].cancelAllAfterDeadlineNs == 0)
+            if ((account.cancelAllAfterDeadlineNs != 0) != (account.cancelAllAfterIndex >= 0))
             {
-                throw new IllegalStateException("account " + engine.armedAccounts[i].accountId +
-                    " counts as armed but its switch is not");
+                throw new IllegalStateException("account " + account.accountId + " is " +
+                    (account.cancelAllAfterIndex >= 0 ? "" : "not ") + "in the queue of armed switches, but its switch" +
+                    (account.cancelAllAfterDeadlineNs != 0 ? " is armed" : " is not"));
             }
         }
     }

@@ -162,6 +162,44 @@ class CancelAllAfterTest
     }
 
     @Test
+    void manySwitchesArmedAgainAndDisarmedAtRandomTriggerInDeadlineThenAccountOrder()
+    {
+        final long seed = System.nanoTime();
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        final int accounts = 300;
+        for (long account = 3; account <= accounts; account++)
+        {
+            f.fund(account, USD, 1);
+        }
+        // The model: each account's deadline, 0 while disarmed.
+        final java.util.Map<Long, Long> deadlines = new java.util.HashMap<>();
+        for (int i = 0; i < 5_000; i++)
+        {
+            final long account = 1 + random.nextInt(accounts);
+            // Whole milliseconds and few of them, so that deadlines often tie.
+            final long timeoutMs = random.nextInt(5) == 0 ? 0 : 1 + random.nextInt(5);
+            f.nowNs += random.nextInt(3) * MS;
+            f.engine.setCancelAllAfter(account, timeoutMs, f.nowNs);
+            deadlines.put(account, timeoutMs == 0 ? 0 : f.nowNs + timeoutMs * MS);
+            if (i % 500 == 0)
+            {
+                f.engine.validateInternalState();
+            }
+        }
+        f.engine.validateInternalState();
+        f.events.clear();
+
+        final List<Long> expected = deadlines.entrySet().stream().filter(e -> e.getValue() != 0)
+            .sorted(java.util.Map.Entry.<Long, Long>comparingByValue().thenComparing(java.util.Map.Entry.comparingByKey()))
+            .map(java.util.Map.Entry::getKey).toList();
+        f.engine.expireOrders(f.nowNs + 10 * MS);
+        assertEquals(expected, f.events.all(EventRecorder.CancelAllAfterChanged.class).stream()
+            .map(EventRecorder.CancelAllAfterChanged::accountId).toList(), "seed " + seed);
+        assertEquals(Long.MAX_VALUE, f.engine.nextExpiryTimeNs(), "seed " + seed);
+        f.engine.validateInternalState();
+    }
+
+    @Test
     void refusals()
     {
         arm(0, 1_000);

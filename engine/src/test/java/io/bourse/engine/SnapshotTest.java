@@ -326,7 +326,7 @@ class SnapshotTest
         final Engine restored = new Engine(new EventRecorder());
         restored.loadSnapshot(new UnsafeBuffer(formatFour), 0, formatFour.length);
         assertEquals(engine.stateHash(), restored.stateHash(), "its recorded hash verifies, and the states agree");
-        assertEquals(Long.MAX_VALUE, restored.nextCancelAllAfterNs);
+        assertEquals(Long.MAX_VALUE, restored.nextCancelAllAfterNs());
         restored.validateInternalState();
         assertArrayEquals(snapshot(engine), snapshot(restored));
     }
@@ -335,7 +335,7 @@ class SnapshotTest
     void anArmedSwitchRoundTripsAndTriggersAfterTheLoadAsItWouldHave()
     {
         final Engine engine = busyEngine(17);
-        final long deadlineNs = engine.nextCancelAllAfterNs;
+        final long deadlineNs = engine.nextCancelAllAfterNs();
         assertTrue(deadlineNs < Long.MAX_VALUE, "the coverage arms a switch");
         final EventRecorder restoredEvents = new EventRecorder();
         final Engine restored = new Engine(restoredEvents);
