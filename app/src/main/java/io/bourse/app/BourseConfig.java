@@ -53,7 +53,7 @@ public final class BourseConfig
     private static final Pattern HTTP_KEY = Pattern.compile(
         "http\\.(host|port|event\\.loops|auth\\.window\\.ms|auth\\.reject\\.replays|rate\\.limit\\.per\\.second|" +
             "rate\\.limit\\.burst|rate\\.limit\\.per\\.address\\.per\\.second|rate\\.limit\\.per\\.address\\.burst|" +
-            "trusted\\.proxies|" +
+            "trusted\\.proxies|admin\\.audit\\.log|" +
             "idle\\.timeout\\.seconds|command\\.timeout\\.ms|recent\\.closed\\.orders|" +
             "recent\\.fills|demo\\.traders\\.per\\.second|ws\\.max\\.connections|ws\\.max\\.connections\\.per\\.address|" +
             "key\\.[^.]+\\.(secret|account|admin|readonly))");

@@ -4,6 +4,7 @@ import io.bourse.gateway.http.ApiKey;
 import io.bourse.gateway.http.HttpGateway;
 import io.bourse.gateway.http.TrustedProxies;
 
+import java.io.File;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,10 +21,14 @@ final class HttpConfig
     private final long agentDeepIdleNs;
     private final boolean rejectReplays;
     private final List<ApiKey> keys = new ArrayList<>();
+    private final File adminAuditLog;
 
     HttpConfig(final BourseConfig config)
     {
         this.values = config.section("http.");
+        final String auditLog = values.get("http.admin.audit.log");
+        this.adminAuditLog = auditLog == null ? new File(config.nodeContext().dataDir(), "http/admin-audit.log") :
+            auditLog.isBlank() ? null : new File(auditLog);
         this.agentYieldWindowNs = config.agentYieldWindowNs();
         this.agentDeepIdleNs = config.agentDeepIdleNs();
         this.rejectReplays = BourseConfig.parseBoolean(
@@ -119,7 +124,17 @@ final class HttpConfig
                 longValue("http.rate.limit.burst", 100, 1, 10_000_000))
             .addressRateLimit(longValue("http.rate.limit.per.address.per.second", 100, 0, 10_000_000),
                 longValue("http.rate.limit.per.address.burst", 200, 1, 10_000_000))
-            .trustedProxies(trustedProxies());
+            .trustedProxies(trustedProxies())
+            .adminAuditLog(adminAuditLog);
+    }
+
+    /**
+     * @return the operators' audit trail ({@code http.admin.audit.log}, by default {@code http/admin-audit.log} in the
+     * data directory; empty for none), or null.
+     */
+    File adminAuditLog()
+    {
+        return adminAuditLog;
     }
 
     private TrustedProxies trustedProxies()

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -134,6 +135,16 @@ class BourseConfigTest
             assertTrue(ex.getMessage().endsWith(", got '" + bad.getValue() + "'"), ex.getMessage());
         }
         new HttpConfig(BourseConfig.load(null, Map.of("http.idle.timeout.seconds", "0"))).context();
+    }
+
+    @Test
+    void theAdminAuditTrailIsInTheDataDirectoryUnlessSetElsewhereOrToNone()
+    {
+        assertEquals(new File("/var/bourse/http/admin-audit.log"),
+            new HttpConfig(BourseConfig.load(null, Map.of("data.dir", "/var/bourse"))).adminAuditLog());
+        assertEquals(new File("/var/log/bourse-audit.log"), new HttpConfig(BourseConfig.load(null,
+            Map.of("http.admin.audit.log", "/var/log/bourse-audit.log"))).adminAuditLog());
+        assertNull(new HttpConfig(BourseConfig.load(null, Map.of("http.admin.audit.log", ""))).adminAuditLog());
     }
 
     @Test

@@ -29,6 +29,7 @@ import io.vertx.core.http.ServerWebSocket;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -98,6 +99,7 @@ public final class HttpGateway implements AutoCloseable
         private final List<MonitorSection> monitorSections = new ArrayList<>();
         private final List<SessionCounts> sessionCounts = new ArrayList<>();
         private HistorySource history;
+        private File adminAuditLog;
         private StoreStatus storeStatus;
         private Consumer<Throwable> onFatalError = FatalErrors.HALT;
 
@@ -320,6 +322,16 @@ public final class HttpGateway implements AutoCloseable
         }
 
         /**
+         * Where the operators' audit trail goes ({@link AdminAudit}): a line per admin request that would change
+         * the exchange. Null (the default) keeps none.
+         */
+        public Context adminAuditLog(final File adminAuditLog)
+        {
+            this.adminAuditLog = adminAuditLog;
+            return this;
+        }
+
+        /**
          * Another gateway's sessions (FIX) to show beside the WebSocket sessions.
          */
         public Context sessionCounts(final SessionCounts counts)
@@ -439,10 +451,15 @@ public final class HttpGateway implements AutoCloseable
      */
     private volatile Thread missingTradesReader;
     private volatile boolean closed;
+    /**
+     * Null when none is kept.
+     */
+    private final AdminAudit adminAudit;
 
     private HttpGateway(final Context context)
     {
         this.context = context;
+        this.adminAudit = context.adminAuditLog == null ? null : AdminAudit.open(context.adminAuditLog, System.err);
         this.rateLimiter = new RateLimiter(context.rateLimitPerSecond, context.rateLimitBurst, "for this API key");
         this.addressRateLimiter = context.addressRateLimitPerSecond > 0 ? new RateLimiter(
             context.addressRateLimitPerSecond, context.addressRateLimitBurst,
@@ -566,6 +583,7 @@ public final class HttpGateway implements AutoCloseable
             quietly(() -> vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
         }
         CloseHelper.quietClose(agentRunner);
+        CloseHelper.quietClose(adminAudit);
     }
 
     private interface Action
@@ -779,6 +797,10 @@ public final class HttpGateway implements AutoCloseable
         final long startNs;
         byte[] body;
         ApiKey key;
+        /**
+         * The code of the problem it was answered with, for the audit trail.
+         */
+        String errorCode;
         /**
          * Of the key's rate limit the request takes: a batch of orders takes one an order.
          */
@@ -3006,6 +3028,7 @@ public final class HttpGateway implements AutoCloseable
         {
             ex.request.response().putHeader("Retry-After", Long.toString(error.retryAfterS));
         }
+        ex.errorCode = error.code;
         if (error.invitesResend() && ex.key != null)
         {
             // It did not act: the same signed request, sent again as Retry-After invites, is not a replay.
@@ -3027,6 +3050,13 @@ public final class HttpGateway implements AutoCloseable
             .putHeader("Cache-Control", "no-store")
             .end(Buffer.buffer(body));
         metrics.recordHttp(System.nanoTime() - ex.startNs);
+        final String method = ex.request.method().name();
+        if (adminAudit != null && AdminAudit.isAdminChange(method, ex.request.path()))
+        {
+            adminAudit.record(System.currentTimeMillis(), ex.key == null ? null : ex.key.key(),
+                ex.key == null ? ex.request.getHeader("X-Bourse-Key") : null, clientAddress(ex.request), method,
+                ex.request.uri(), ex.body, status, ex.errorCode);
+        }
     }
 
     private void file(final Exchange ex, final String name)

@@ -2,7 +2,10 @@ package io.bourse.gateway.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,6 +24,48 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class AdminAccountsTest
 {
+    @Test
+    void everyAdminChangeAcceptedOrRefusedIsInTheAuditTrailWithWhoAskedForIt(@TempDir final File dir) throws Exception
+    {
+        final File audit = new File(dir, "audit/admin-audit.log");
+        try (GatewayHarness harness = new GatewayHarness(context -> context.adminAuditLog(audit)))
+        {
+            expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/2/kill-switch", "{\"active\":true}"));
+            expect(200, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/2/kill-switch", "{\"active\":false}"));
+            expect(400, harness.call(ADMIN, "PUT", "/api/v1/admin/accounts/2/limits", "{\"maxOpenOrders\":-1}"));
+            expect(403, harness.call(BOB, "PUT", "/api/v1/admin/kill-switch", "{\"active\":true}"));
+            expect(401, harness.call(ADMIN.key(), "not-the-secret", System.currentTimeMillis(), "PUT",
+                "/api/v1/admin/kill-switch", "{\"active\":true}"));
+            // Reads are not changes.
+            expect(200, harness.call(ADMIN, "GET", "/api/v1/admin/accounts/2", null));
+        }
+        final List<JsonNode> all = new ArrayList<>();
+        for (final String line : Files.readAllLines(audit.toPath()))
+        {
+            all.add(com.fasterxml.jackson.databind.json.JsonMapper.builder().build().readTree(line));
+        }
+        // The harness's own set-up first (assets, instruments, deposits), then the test's five changes.
+        assertEquals("/api/v1/admin/assets/BTC", all.get(0).get("uri").asText(), all.toString());
+        final List<JsonNode> lines = all.subList(all.size() - 5, all.size());
+        final JsonNode on = lines.get(0);
+        assertEquals(ADMIN.key(), on.get("key").asText());
+        assertEquals("PUT", on.get("method").asText());
+        assertEquals("/api/v1/admin/accounts/2/kill-switch", on.get("uri").asText());
+        assertEquals("{\"active\":true}", on.get("body").asText());
+        assertEquals(200, on.get("status").asInt());
+        assertTrue(on.get("code").isNull(), on.toString());
+        assertEquals("127.0.0.1", on.get("address").asText());
+        assertTrue(java.time.Instant.parse(on.get("time").asText()).isAfter(java.time.Instant.now().minusSeconds(600)));
+        assertEquals("{\"active\":false}", lines.get(1).get("body").asText());
+        assertEquals(400, lines.get(2).get("status").asInt());
+        assertEquals("OUT_OF_RANGE", lines.get(2).get("code").asText(), lines.get(2).toString());
+        assertEquals(BOB.key(), lines.get(3).get("key").asText());
+        assertEquals(403, lines.get(3).get("status").asInt());
+        assertTrue(lines.get(4).get("key").isNull(), "no key's signature held: " + lines.get(4));
+        assertEquals(ADMIN.key(), lines.get(4).get("claimedKey").asText());
+        assertEquals(401, lines.get(4).get("status").asInt());
+    }
+
     @Test
     void anOperatorSeesEveryAccountsSwitchLimitsOrdersAndBalances()
     {
