@@ -406,9 +406,10 @@ public final class HttpGateway implements AutoCloseable
         "order.replace", Set.of("op", "id", "orderId", "order"),
         "order.cancel", Set.of("op", "id", "orderId", "clientOrderId"),
         "orders.cancel", Set.of("op", "id", "symbol", "side"),
-        "cancelOnDisconnect", Set.of("op", "id", "enabled", "scope"));
+        "cancelOnDisconnect", Set.of("op", "id", "enabled", "scope"),
+        "cancelAllAfter", Set.of("op", "id", "timeoutMs"));
     private static final Set<String> WS_MESSAGE_FIELDS = Set.of("op", "channel", "symbol", "key", "timestamp",
-        "signature", "id", "order", "orderId", "clientOrderId", "side", "enabled", "scope");
+        "signature", "id", "order", "orderId", "clientOrderId", "side", "enabled", "scope", "timeoutMs");
     /**
      * Longest id a WebSocket order message may carry, which its response repeats.
      */
@@ -1539,14 +1540,31 @@ public final class HttpGateway implements AutoCloseable
             });
             return;
         }
-        final long timeoutMs = Requests.integer(Requests.object(ex.body, CANCEL_ALL_AFTER_FIELDS), "timeoutMs", true,
-            0, Long.MIN_VALUE, Long.MAX_VALUE);
+        final long timeoutMs = cancelAllAfterTimeoutMs(Requests.object(ex.body, CANCEL_ALL_AFTER_FIELDS));
+        command(ex, cancelAllAfterCommand(accountId, timeoutMs, ex::complete));
+    }
+
+    /**
+     * @return the {@code timeoutMs} of a cancel-all-after request: 0 (to disarm) or within the bounds.
+     */
+    private static long cancelAllAfterTimeoutMs(final ObjectNode body)
+    {
+        final long timeoutMs = Requests.integer(body, "timeoutMs", true, 0, Long.MIN_VALUE, Long.MAX_VALUE);
         if (timeoutMs != 0 && (timeoutMs < MIN_CANCEL_ALL_AFTER_MS || timeoutMs > MAX_CANCEL_ALL_AFTER_MS))
         {
             throw ApiException.badRequest("OUT_OF_RANGE", "timeoutMs: expected 0 (to disarm) or " +
                 MIN_CANCEL_ALL_AFTER_MS + " to " + MAX_CANCEL_ALL_AFTER_MS + ", got " + timeoutMs, "timeoutMs");
         }
-        command(ex, new Command()
+        return timeoutMs;
+    }
+
+    /**
+     * Arm (or, with 0, disarm) the account's cancel-all-after switch, answered with the switch as the command left it.
+     */
+    private static Command cancelAllAfterCommand(
+        final long accountId, final long timeoutMs, final BiConsumer<Object, ApiException> completion)
+    {
+        return new Command()
         {
             public int encode(final io.bourse.protocol.CommandEncoder encoder, final org.agrona.MutableDirectBuffer buffer)
             {
@@ -1565,9 +1583,9 @@ public final class HttpGateway implements AutoCloseable
 
             public void complete(final Object response, final ApiException error)
             {
-                ex.complete(response, error);
+                completion.accept(response, error);
             }
-        });
+        };
     }
 
     private static ObjectNode cancelAllAfterView(final long timeoutMs, final long deadlineNs, final long currentTimeMs)
@@ -3339,7 +3357,7 @@ public final class HttpGateway implements AutoCloseable
                 }
                 default -> throw ApiException.badRequest("UNKNOWN_OP",
                     "op: expected subscribe, unsubscribe, auth, ping, order.place, order.replace, order.cancel, " +
-                    "orders.cancel or cancelOnDisconnect", "op");
+                    "orders.cancel, cancelOnDisconnect or cancelAllAfter", "op");
             }
         }
         catch (final ApiException error)
@@ -3352,10 +3370,11 @@ public final class HttpGateway implements AutoCloseable
      * {@code order.place} ({@code order}: a new order as {@code POST /api/v1/orders} takes it), {@code order.cancel}
      * ({@code orderId} or {@code clientOrderId}), {@code order.replace} ({@code orderId}, {@code order}: the new terms
      * as {@code PUT /api/v1/orders/{orderId}} takes them), {@code orders.cancel} (as {@code DELETE /api/v1/orders}) and
-     * {@code cancelOnDisconnect} ({@code enabled}, {@code scope}) on a connection authenticated with a trading key: answered with a
-     * {@code response} that repeats the message's {@code id} and carries what the REST call would have answered, its
-     * {@code status} and the {@code order}, the mass cancel's {@code canceledCount} or the setting, or the
-     * {@code error}. Each order message takes a token of the key's rate limit, as a REST call does, besides the
+     * {@code cancelOnDisconnect} ({@code enabled}, {@code scope}) and {@code cancelAllAfter} ({@code timeoutMs}, as
+     * {@code POST /api/v1/orders/cancel-all-after} takes it) on a connection authenticated with a trading key: answered
+     * with a {@code response} that repeats the message's {@code id} and carries what the REST call would have answered,
+     * its {@code status} and the {@code order}, the mass cancel's {@code canceledCount}, the setting or the switch, or
+     * the {@code error}. Each order message takes a token of the key's rate limit, as a REST call does, besides the
      * connection's own.
      */
     private void wsOrder(final GatewayAgent.WsSession session, final String op, final ObjectNode message)
@@ -3415,6 +3434,11 @@ public final class HttpGateway implements AutoCloseable
                             clip(scope) + "\"", "scope");
                     }
                     yield accountId -> cancelOnDisconnect(session, accountId, enabled, accountWide, respond);
+                }
+                case "cancelAllAfter" ->
+                {
+                    final long timeoutMs = cancelAllAfterTimeoutMs(message);
+                    yield accountId -> cancelAllAfterCommand(accountId, timeoutMs, inFlight(session, respond));
                 }
                 default ->
                 {

@@ -422,6 +422,46 @@ class WebSocketTest
     }
 
     @Test
+    void aConnectionArmsTheAccountsDeadMansSwitch()
+    {
+        expect(200, harness.call(BOB, "DELETE", "/api/v1/orders", null));
+        try (Client client = new Client(harness.baseUrl()))
+        {
+            client.send("{\"op\":\"cancelAllAfter\",\"id\":\"early\",\"timeoutMs\":60000}");
+            expectRefused(response(client, "early"), 401, "NOT_AUTHENTICATED", null);
+            client.send(auth(BOB, System.currentTimeMillis()));
+            client.next("authenticated");
+            client.send("{\"op\":\"cancelAllAfter\",\"id\":\"short\",\"timeoutMs\":999}");
+            expectRefused(response(client, "short"), 400, "OUT_OF_RANGE", "timeoutMs");
+            client.send("{\"op\":\"cancelAllAfter\",\"id\":\"arm\",\"timeoutMs\":60000}");
+            final JsonNode armed = response(client, "arm");
+            assertEquals(200, armed.get("status").asInt(), armed.toString());
+            assertTrue(armed.get("armed").asBoolean(), armed.toString());
+            assertEquals(60_000, armed.get("triggerTime").asLong() - armed.get("currentTime").asLong(), armed.toString());
+            assertTrue(expect(200, harness.call(BOB, "GET", "/api/v1/orders/cancel-all-after", null)).json()
+                .get("armed").asBoolean(), "REST reads the switch the connection armed");
+
+            client.send("{\"op\":\"order.place\",\"id\":\"quote\",\"order\":" +
+                GatewayHarness.limitOrder("BUY", "5.00", "1", "dms-ws") + "}");
+            final JsonNode quoted = response(client, "quote");
+            assertEquals(200, quoted.get("status").asInt(), quoted.toString());
+            client.send("{\"op\":\"cancelAllAfter\",\"id\":\"soon\",\"timeoutMs\":1000}");
+            assertEquals(1_000, response(client, "soon").get("timeoutMs").asLong());
+            GatewayHarness.await("the switch to cancel the order", () -> "CANCEL_ALL_AFTER".equals(
+                expect(200, harness.call(BOB, "GET", "/api/v1/orders/by-client-id/dms-ws", null))
+                    .str("cancelReason")));
+            client.send("{\"op\":\"cancelAllAfter\",\"id\":\"off\",\"timeoutMs\":0}");
+            final JsonNode off = response(client, "off");
+            assertEquals(false, off.get("armed").asBoolean(), off.toString());
+        }
+        finally
+        {
+            // Not left armed for the other tests' orders of the account, whatever happened above.
+            expect(200, harness.call(BOB, "POST", "/api/v1/orders/cancel-all-after", "{\"timeoutMs\":0}"));
+        }
+    }
+
+    @Test
     void aConnectionCancelsTheOrdersItPlacedWhenItCloses()
     {
         expect(200, harness.call(BOB, "DELETE", "/api/v1/orders", null));
