@@ -1752,12 +1752,17 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 return "ExpireDate (432) only on a GTD order";
             }
-            final long epochDay = FixTimestamps.epochDay(in.expireDate(), in.expireDateLength());
-            if (epochDay == FixTimestamps.INVALID)
+            if (in.hasExpireTime())
+            {
+                return "ExpireTime (126) and ExpireDate (432) together: give one";
+            }
+            final long expireTimeNs = expiryOfDate(FixTimestamps.epochDay(in.expireDate(), in.expireDateLength()));
+            if (expireTimeNs == FixTimestamps.INVALID)
             {
                 return INVALID_EXPIRE_DATE;
             }
-            if (order.expireTimeNs != 0 && (!order.expireByDate || epochDay != dateOfExpiry(order.expireTimeNs)))
+            // The same expiry, however the order was given it: the date's is compared as an instant, as ExpireTime's.
+            if (order.expireTimeNs != 0 && expireTimeNs != order.expireTimeNs)
             {
                 return "ExpireDate cannot change on a replace";
             }

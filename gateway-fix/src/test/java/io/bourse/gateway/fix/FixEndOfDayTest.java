@@ -3,6 +3,7 @@ package io.bourse.gateway.fix;
 import org.junit.jupiter.api.Test;
 
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -88,7 +89,12 @@ class FixEndOfDayTest
             .startWithoutGateway())
         {
             // Whole seconds, five or six ahead once the node runs: time for the gateway and the orders below.
-            endOfDay.set(LocalTime.now(ZoneOffset.UTC).plusSeconds(6).withNano(0));
+            final LocalDateTime endOfDayAt = LocalDateTime.now(ZoneOffset.UTC).plusSeconds(6).withNano(0);
+            endOfDay.set(endOfDayAt.toLocalTime());
+            // The trading date this end of day closes: its own date, or the day before when it falls at midnight.
+            final LocalDate tradingDate = endOfDay.get().equals(LocalTime.MIDNIGHT) ?
+                endOfDayAt.toLocalDate().minusDays(1) : endOfDayAt.toLocalDate();
+            final String date = tradingDate.format(DateTimeFormatter.BASIC_ISO_DATE);
             exchange.startGateway();
             final List<Map<String, String>> received = new ArrayList<>();
             try (RawFixClient bob = new RawFixClient(exchange.fixPort, "BOB"))
@@ -99,20 +105,16 @@ class FixEndOfDayTest
                 assertEquals("0", accepted.get("150"), String.valueOf(accepted));
                 assertEquals("0", accepted.get("59"), "the order is a Day order");
                 assertNull(accepted.get("126"), "with no ExpireTime of its own");
-                bob.sendApp("D", "11=GTC1|59=1|60=" + RawFixClient.now() + "|" + ORDER);
-                assertEquals("0", bob.read(10_000).get("150"));
-                bob.sendApp("D", "11=DAY2|59=0|126=20301122-01:00:00|60=" + RawFixClient.now() + "|" + ORDER);
-                assertEquals("ExpireTime (126) only with TimeInForce 6 (GTD)", bob.read(10_000).get("58"));
                 // Good through the trading date that this end of day closes, and through the next one.
-                final LocalDate tradingDate = LocalTime.now(ZoneOffset.UTC).isBefore(endOfDay.get()) ?
-                    LocalDate.now(ZoneOffset.UTC) : LocalDate.now(ZoneOffset.UTC).plusDays(1);
-                final String date = tradingDate.format(DateTimeFormatter.BASIC_ISO_DATE);
                 bob.sendApp("D", "11=GTD1|59=6|432=" + date + "|60=" + RawFixClient.now() + "|" + ORDER);
                 final Map<String, String> dated = bob.read(10_000);
                 assertEquals("0", dated.get("150"), String.valueOf(dated));
                 assertEquals(date, dated.get("432"));
-                final String nextDate =
-                    tradingDate.plusDays(1).format(DateTimeFormatter.BASIC_ISO_DATE);
+                bob.sendApp("D", "11=GTC1|59=1|60=" + RawFixClient.now() + "|" + ORDER);
+                assertEquals("0", bob.read(10_000).get("150"));
+                bob.sendApp("D", "11=DAY2|59=0|126=20301122-01:00:00|60=" + RawFixClient.now() + "|" + ORDER);
+                assertEquals("ExpireTime (126) only with TimeInForce 6 (GTD)", bob.read(10_000).get("58"));
+                final String nextDate = tradingDate.plusDays(1).format(DateTimeFormatter.BASIC_ISO_DATE);
                 bob.sendApp("D", "11=GTD2|59=6|432=" + nextDate + "|60=" + RawFixClient.now() + "|" + ORDER);
                 assertEquals("0", bob.read(10_000).get("150"));
                 Map<String, String> message;
@@ -151,7 +153,7 @@ class FixEndOfDayTest
             }
             assertEquals("C", expiredByDate.get("39"), String.valueOf(expiredByDate));
             assertEquals("6", expiredByDate.get("59"));
-            assertNotNull(expiredByDate.get("432"), "its ExpireDate echoed");
+            assertEquals(date, expiredByDate.get("432"), "its ExpireDate echoed");
             assertExpiredASecondBefore(endOfDay.get(), expiredByDate);
             assertNotNull(expired, "the Day order's expiry was reported");
             assertEquals("8", expired.get("35"), String.valueOf(expired));

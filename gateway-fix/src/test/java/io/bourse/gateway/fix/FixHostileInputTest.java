@@ -579,11 +579,21 @@ class FixHostileInputTest
             assertNull(dated.get("126"), dated.get("raw"));
             assertReplaceRefused(eve, byDate, "59=6|432=22501123|", "ExpireDate cannot change on a replace");
             assertReplaceRefused(eve, byDate, "59=6|432=22500230|", "ExpireDate (432) is not a date between 1970 and 2261");
-            eve.sendApp("G", "11=" + id() + "|41=" + byDate + "|59=6|432=22501122|" +
+            assertReplaceRefused(eve, byDate, "59=6|432=22501122|126=22501122-23:59:59|",
+                "ExpireTime (126) and ExpireDate (432) together: give one");
+            final String datedAgain = id();
+            eve.sendApp("G", "11=" + datedAgain + "|41=" + byDate + "|59=6|432=22501122|" +
                 ORDER_FIELDS.replace("44=10.00", "44=9.00"));
             final Map<String, String> datedReplaced = eve.read(2_000);
             assertEquals("5", datedReplaced.get("150"), datedReplaced.get("raw"));
             assertEquals("22501122", datedReplaced.get("432"), datedReplaced.get("raw"));
+            // Named as the instant it stands for (this gateway has no end of day: the date's last second), the expiry
+            // is the same: taken, and the order's reports still say it as the date it was given.
+            eve.sendApp("G", "11=" + id() + "|41=" + datedAgain + "|59=6|126=22501122-23:59:59|" + ORDER_FIELDS);
+            final Map<String, String> asInstant = eve.read(2_000);
+            assertEquals("5", asInstant.get("150"), asInstant.get("raw"));
+            assertEquals("22501122", asInstant.get("432"), asInstant.get("raw"));
+            assertNull(asInstant.get("126"), asInstant.get("raw"));
             cancelAll(eve);
         }
     }
