@@ -23,8 +23,7 @@ class CorruptSnapshotTest
         {
             final ReferenceWorkload workload = twoSnapshotsWithCommandsBetweenAndAfter(cluster, 5);
             final File file = latestServiceSnapshotFile(cluster);
-            final long dataLength = JournalFiles.dataLength(file);
-            JournalFiles.flipBytes(file, dataLength / 2, 8);
+            JournalFiles.flipMessageBytesInTheMiddle(file);
 
             restartAndExpectTheReferenceState(cluster, workload, file);
         }
@@ -68,7 +67,7 @@ class CorruptSnapshotTest
             }
             cluster.crash(0);
             final File file = latestServiceSnapshotFile(cluster);
-            JournalFiles.flipBytes(file, JournalFiles.dataLength(file) / 2, 8);
+            JournalFiles.flipMessageBytesInTheMiddle(file);
 
             final IllegalStateException error = assertThrows(IllegalStateException.class, () -> cluster.start(0));
             assertTrue(error.getMessage().contains(file.getPath()), "names the file: " + error.getMessage());

@@ -16,6 +16,9 @@ import java.util.List;
  */
 final class JournalFiles
 {
+    private static final int FRAME_HEADER_LENGTH = 32;
+    private static final int FRAME_ALIGNMENT = 32;
+
     private final File dataDir;
 
     JournalFiles(final File dataDir)
@@ -106,7 +109,44 @@ final class JournalFiles
         }
     }
 
-    static void flipBytes(final File file, final long position, final int count) throws IOException
+    /**
+     * Flip 8 bytes of a recording segment in the middle of its data, within the message of the frame there (or of
+     * the next frame whose message is long enough), never in a frame's header: Aeron's archive replays a frame whose
+     * header is damaged so that its type is neither data nor padding by looping for ever (its ReplaySession reads the
+     * frame again and again), and the archive then never closes. A damaged message is what a node must find.
+     */
+    static void flipMessageBytesInTheMiddle(final File file) throws IOException
+    {
+        final int count = 8;
+        final long middle = dataLength(file) / 2;
+        long position = -1;
+        try (RandomAccessFile raf = new RandomAccessFile(file, "r"))
+        {
+            long frame = 0;
+            while (position < 0 && frame + FRAME_HEADER_LENGTH <= raf.length())
+            {
+                raf.seek(frame);
+                final int frameLength = Integer.reverseBytes(raf.readInt());
+                if (frameLength <= 0)
+                {
+                    break;
+                }
+                final long next = frame + ((frameLength + FRAME_ALIGNMENT - 1) & -FRAME_ALIGNMENT);
+                if (next > middle && frameLength - FRAME_HEADER_LENGTH >= count)
+                {
+                    position = Math.max(frame + FRAME_HEADER_LENGTH, Math.min(middle, frame + frameLength - count));
+                }
+                frame = next;
+            }
+        }
+        if (position < 0)
+        {
+            throw new IllegalStateException("no frame with a message of " + count + " bytes after the middle of " + file);
+        }
+        flipBytes(file, position, count);
+    }
+
+    private static void flipBytes(final File file, final long position, final int count) throws IOException
     {
         try (RandomAccessFile raf = new RandomAccessFile(file, "rw"))
         {

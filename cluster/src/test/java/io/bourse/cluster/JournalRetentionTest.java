@@ -252,7 +252,7 @@ class JournalRetentionTest
         throws IOException
     {
         final File[] files = journal.segmentFiles(serviceSnapshot.recordingId);
-        JournalFiles.flipBytes(files[0], JournalFiles.dataLength(files[0]) / 2, 8);
+        JournalFiles.flipMessageBytesInTheMiddle(files[0]);
     }
 
     private static void assertRetainedJournal(final JournalFiles journal, final ReferenceWorkload workload)
