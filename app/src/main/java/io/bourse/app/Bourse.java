@@ -216,6 +216,11 @@ public final class Bourse
         {
             throw new UsageException("node needs --member-id and --member-hosts (or a --config file that sets them)");
         }
+        if (httpConfig != null)
+        {
+            // The last check, once every value has been read: it makes the file.
+            httpConfig.checkAdminAuditLog();
+        }
 
         // Handle the signals rather than stop in a shutdown hook: the node then closes on this thread, in order,
         // and the process exits 0 (a JVM ended by SIGTERM exits 143 whatever its hooks do).
@@ -459,6 +464,7 @@ public final class Bourse
         final BourseConfig config = config(options);
         final ClusterNode.Context context = config.nodeContext();
         final HttpConfig httpConfig = new HttpConfig(config);
+        httpConfig.checkAdminAuditLog();
         final CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
         Signal.handle(new Signal("INT"), signal -> stop.countDown());

@@ -129,6 +129,20 @@ final class HttpConfig
     }
 
     /**
+     * Refuse, before anything starts, an audit trail that cannot be written: making its file (and directory) if
+     * needed, as the gateway would.
+     */
+    void checkAdminAuditLog()
+    {
+        final String problem = adminAuditLog == null ? null : HttpGateway.adminAuditLogProblem(adminAuditLog);
+        if (problem != null)
+        {
+            throw new BourseConfig.ConfigException("configuration key 'http.admin.audit.log': cannot write " +
+                adminAuditLog + ": " + problem);
+        }
+    }
+
+    /**
      * @return the operators' audit trail ({@code http.admin.audit.log}, by default {@code http/admin-audit.log} in the
      * data directory; empty for none), or null.
      */

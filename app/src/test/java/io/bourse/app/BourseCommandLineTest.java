@@ -74,6 +74,8 @@ class BourseCommandLineTest
                 "run", "--data-dir=" + dataDir, "--http.command.timeout.ms=5");
             assertExit(2, "configuration key 'store.report.interval.ms'",
                 "run", "--data-dir=" + dataDir, "--store.report.interval.ms=-1");
+            assertExit(2, "configuration key 'http.admin.audit.log': cannot write " + dataDir,
+                "run", "--data-dir=" + dataDir, "--http.admin.audit.log=" + dataDir);
             try (Stream<Path> entries = Files.list(dataDir))
             {
                 assertEquals(0, entries.count(), "nothing started in the data directory");

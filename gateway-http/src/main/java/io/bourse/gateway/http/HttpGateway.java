@@ -322,8 +322,8 @@ public final class HttpGateway implements AutoCloseable
         }
 
         /**
-         * Where the operators' audit trail goes ({@link AdminAudit}): a line per admin request that would change
-         * the exchange. Null (the default) keeps none.
+         * Where the operators' audit trail goes ({@link AdminAudit}): a line per signed admin request that would
+         * change the exchange. Null (the default) keeps none.
          */
         public Context adminAuditLog(final File adminAuditLog)
         {
@@ -456,6 +456,14 @@ public final class HttpGateway implements AutoCloseable
      * Null when none is kept.
      */
     private final AdminAudit adminAudit;
+
+    /**
+     * @return why the gateway could not keep its audit trail in that file (it is made if need be), or null.
+     */
+    public static String adminAuditLogProblem(final File file)
+    {
+        return AdminAudit.problem(file);
+    }
 
     private HttpGateway(final Context context)
     {
@@ -3069,10 +3077,9 @@ public final class HttpGateway implements AutoCloseable
             .end(Buffer.buffer(body));
         metrics.recordHttp(System.nanoTime() - ex.startNs);
         final String method = ex.request.method().name();
-        if (adminAudit != null && AdminAudit.isAdminChange(method, ex.request.path()))
+        if (adminAudit != null && ex.key != null && AdminAudit.isAdminChange(method, ex.request.path()))
         {
-            adminAudit.record(System.currentTimeMillis(), ex.key == null ? null : ex.key.key(),
-                ex.key == null ? ex.request.getHeader("X-Bourse-Key") : null, clientAddress(ex.request), method,
+            adminAudit.record(System.currentTimeMillis(), ex.key.key(), clientAddress(ex.request), method,
                 ex.request.uri(), ex.body, status, ex.errorCode);
         }
     }
