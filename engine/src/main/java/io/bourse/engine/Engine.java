@@ -839,8 +839,8 @@ public final class Engine
      * {@code timeoutMs} of {@code nowNs}, every open order of the account, stop orders included, is canceled then
      * ({@link CancelReason#CANCEL_ALL_AFTER}), by {@link #expireOrders}, and the switch is disarmed. Arming again
      * replaces the deadline; 0 disarms. A switch whose deadline has passed when it is armed again or disarmed (the
-     * host had not called {@link #expireOrders} since) triggers first. Held in the exchange's state, the switch outlives the gateway and the client
-     * that armed it, a restart and a fail-over.
+     * host had not called {@link #expireOrders} since) triggers first. Held in the exchange's state, the switch
+     * outlives the gateway and the client that armed it, a restart and a fail-over.
      *
      * @param timeoutMs 0 to disarm, or 1 to {@link #MAX_CANCEL_ALL_AFTER_MS}.
      */

@@ -96,6 +96,18 @@ class LogMessageDecoderTest
         assertDecoded(length - Long.BYTES, "NewOrder", fields);
     }
 
+    @Test
+    void aCancelAllAfterIsNamedWithItsAccountAndTimeout()
+    {
+        new RequestEncoder().wrapAndApplyHeader(buffer, AeronCluster.SESSION_HEADER_LENGTH, header)
+            .clientId(7).requestSequence(1);
+        final int length = RequestEncoder.BLOCK_LENGTH + new CommandEncoder().setCancelAllAfter(buffer,
+            AeronCluster.SESSION_HEADER_LENGTH + MessageHeaderEncoder.ENCODED_LENGTH + RequestEncoder.BLOCK_LENGTH, 3,
+            30_000);
+        assertDecoded(length, "SetCancelAllAfter",
+            ",\"clusterSessionId\":3,\"clientId\":7,\"requestSequence\":1,\"accountId\":3,\"timeoutMs\":30000");
+    }
+
     /**
      * @return the length after the cluster's message header of a Request carrying a DefineAsset of asset 9.
      */
