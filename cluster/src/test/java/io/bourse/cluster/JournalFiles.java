@@ -16,8 +16,8 @@ import java.util.List;
  */
 final class JournalFiles
 {
-    private static final int FRAME_HEADER_LENGTH = 32;
-    private static final int FRAME_ALIGNMENT = 32;
+    private static final int FRAME_HEADER_LENGTH = io.aeron.protocol.DataHeaderFlyweight.HEADER_LENGTH;
+    private static final int FRAME_ALIGNMENT = io.aeron.logbuffer.FrameDescriptor.FRAME_ALIGNMENT;
 
     private final File dataDir;
 
@@ -110,10 +110,10 @@ final class JournalFiles
     }
 
     /**
-     * Flip 8 bytes of a recording segment in the middle of its data, within the message of the frame there (or of
-     * the next frame whose message is long enough), never in a frame's header: Aeron's archive replays a frame whose
-     * header is damaged so that its type is neither data nor padding by looping for ever (its ReplaySession reads the
-     * frame again and again), and the archive then never closes. A damaged message is what a node must find.
+     * Flip 8 bytes of a recording segment in the middle of its data, within the message of the data frame there (or
+     * of the next data frame whose message is long enough), never in a frame's header: Aeron's archive replays a frame
+     * whose header is damaged so that its type is neither data nor padding by looping for ever (its ReplaySession
+     * reads the frame again and again), and the archive then never closes. A damaged message is what a node must find.
      */
     static void flipMessageBytesInTheMiddle(final File file) throws IOException
     {
@@ -127,12 +127,15 @@ final class JournalFiles
             {
                 raf.seek(frame);
                 final int frameLength = Integer.reverseBytes(raf.readInt());
-                if (frameLength <= 0)
+                if (frameLength <= 0 || frameLength > raf.length() - frame)
                 {
                     break;
                 }
+                raf.seek(frame + io.aeron.protocol.HeaderFlyweight.TYPE_FIELD_OFFSET);
+                final boolean data =
+                    Short.reverseBytes(raf.readShort()) == io.aeron.protocol.HeaderFlyweight.HDR_TYPE_DATA;
                 final long next = frame + ((frameLength + FRAME_ALIGNMENT - 1) & -FRAME_ALIGNMENT);
-                if (next > middle && frameLength - FRAME_HEADER_LENGTH >= count)
+                if (data && next > middle && frameLength - FRAME_HEADER_LENGTH >= count)
                 {
                     position = Math.max(frame + FRAME_HEADER_LENGTH, Math.min(middle, frame + frameLength - count));
                 }
@@ -141,7 +144,8 @@ final class JournalFiles
         }
         if (position < 0)
         {
-            throw new IllegalStateException("no frame with a message of " + count + " bytes after the middle of " + file);
+            throw new IllegalStateException(
+                "no data frame with a message of " + count + " bytes after the middle of " + file);
         }
         flipBytes(file, position, count);
     }

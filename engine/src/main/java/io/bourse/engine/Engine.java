@@ -509,7 +509,8 @@ public final class Engine
      * @return how many.
      */
     private int cancelOpenOrders(
-        final Account account, final int instrumentId, final Side sideFilter, final CancelReason reason, final long nowNs)
+        final Account account, final int instrumentId, final Side sideFilter, final CancelReason reason,
+        final long nowNs)
     {
         int count = 0;
         for (final Order order : account.openOrdersByClientOrderId.values())

@@ -230,8 +230,8 @@ final class EngineState
             if ((account.cancelAllAfterDeadlineNs != 0) != (account.cancelAllAfterIndex >= 0))
             {
                 throw new IllegalStateException("account " + account.accountId + " is " +
-                    (account.cancelAllAfterIndex >= 0 ? "" : "not ") + "in the queue of armed switches, but its switch" +
-                    (account.cancelAllAfterDeadlineNs != 0 ? " is armed" : " is not"));
+                    (account.cancelAllAfterIndex >= 0 ? "" : "not ") + "in the queue of armed switches, but its " +
+                    "switch" + (account.cancelAllAfterDeadlineNs != 0 ? " is armed" : " is not"));
             }
         }
     }

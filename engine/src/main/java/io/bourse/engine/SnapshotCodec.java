@@ -446,15 +446,18 @@ final class SnapshotCodec
                 account.makerFeePpm + " and " + account.takerFeePpm + ", outside -1 and 0 to 1,000,000");
         }
         // Records from before the switch hold none: disarmed.
-        final long timeoutMs = decoder.cancelAllAfterTimeoutMs() == AccountRecordDecoder.cancelAllAfterTimeoutMsNullValue() ?
+        final long timeoutMs =
+            decoder.cancelAllAfterTimeoutMs() == AccountRecordDecoder.cancelAllAfterTimeoutMsNullValue() ?
             0 : decoder.cancelAllAfterTimeoutMs();
-        final long deadlineNs = decoder.cancelAllAfterDeadlineNs() == AccountRecordDecoder.cancelAllAfterDeadlineNsNullValue() ?
+        final long deadlineNs =
+            decoder.cancelAllAfterDeadlineNs() == AccountRecordDecoder.cancelAllAfterDeadlineNsNullValue() ?
             0 : decoder.cancelAllAfterDeadlineNs();
         if (timeoutMs < 0 || timeoutMs > Engine.MAX_CANCEL_ALL_AFTER_MS || deadlineNs < 0 ||
             (timeoutMs == 0) != (deadlineNs == 0))
         {
-            throw new IllegalStateException("snapshot: account " + account.accountId + " has a cancel-all-after timeout of " +
-                timeoutMs + " ms and deadline " + deadlineNs + ": not a switch armed or disarmed");
+            throw new IllegalStateException("snapshot: account " + account.accountId +
+                " has a cancel-all-after timeout of " + timeoutMs + " ms and deadline " + deadlineNs +
+                ": not a switch armed or disarmed");
         }
         engine.restoreCancelAllAfter(account, timeoutMs, deadlineNs);
         for (final AccountRecordDecoder.BalancesDecoder balance : decoder.balances())

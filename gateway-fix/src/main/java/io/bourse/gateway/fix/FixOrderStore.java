@@ -368,7 +368,8 @@ final class FixOrderStore implements AutoCloseable
         offset += 2;
         buffer.putLong(offset, stopPx, ByteOrder.LITTLE_ENDIAN);
         buffer.putLong(offset + 8, order.expireTimeNs, ByteOrder.LITTLE_ENDIAN);
-        buffer.putByte(offset + 16, (byte)((order.triggered ? TRIGGERED : 0) | (order.expireByDate ? EXPIRE_BY_DATE : 0)));
+        buffer.putByte(offset + 16,
+            (byte)((order.triggered ? TRIGGERED : 0) | (order.expireByDate ? EXPIRE_BY_DATE : 0)));
     }
 
     void writeClosed(final long orderId)

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The operators' audit trail: one JSON line per request that would change the exchange through the admin API (any
  * method but GET under {@code /api/v1/admin}) whose API key's signature held, whoever's key it was and however it
- * was answered: when, with which key, from which client address, the method, path and body, and the answer's status
+ * was answered: when, with which key, from which client address, the method, URI and body, and the answer's status
  * and error code. The journal holds every command the exchange applied but not who asked for it; this file says who,
  * and what was refused. Requests no key vouches for are not written (anyone could fill the disk with them): the
  * authentication failures' metrics count them.
@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
  * A line is made as the answer is sent and appended and synced to disk by a thread of its own, so that no request
  * thread waits for the disk. A request whose answer was never sent (the gateway killed, or stopped while the exchange
  * had not answered) has no line, though the exchange may have applied it. A line that cannot be written is said on
- * stderr, and the gateway goes on. The file is made readable by its owner only.
+ * stderr, and the gateway goes on. A file the gateway makes is readable by its owner only (one that exists keeps its
+ * permissions).
  */
 final class AdminAudit implements AutoCloseable
 {
@@ -79,7 +80,7 @@ final class AdminAudit implements AutoCloseable
         {
             return null;
         }
-        catch (final IOException ex)
+        catch (final IOException | java.nio.file.InvalidPathException ex)
         {
             return ex.toString();
         }
@@ -88,12 +89,16 @@ final class AdminAudit implements AutoCloseable
     private static FileChannel openForAppend(final File file) throws IOException
     {
         final Path path = file.toPath().toAbsolutePath();
-        Files.createDirectories(path.getParent());
+        if (path.getParent() != null)
+        {
+            Files.createDirectories(path.getParent());
+        }
         if (!Files.exists(path))
         {
             try
             {
-                Files.createFile(path, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(path,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             }
             catch (final FileAlreadyExistsException raced)
             {
