@@ -3978,8 +3978,8 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
      */
     private long dayOrderExpiryNs(final long nowNs)
     {
-        final long endOfToday = Math.floorDiv(nowNs, NANOS_PER_DAY) * NANOS_PER_DAY + endOfDayNsOfDay;
-        return (endOfToday > nowNs ? endOfToday : endOfToday + NANOS_PER_DAY) - DAY_ORDERS_CLOSE_BEFORE_END_OF_DAY_NS;
+        // Good through the trading date under way: the one its next end of day closes.
+        return expiryOfDate(Math.floorDiv(nowNs - endOfTradingDayNs(), NANOS_PER_DAY) + 1);
     }
 
     /**

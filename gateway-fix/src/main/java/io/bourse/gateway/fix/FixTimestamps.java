@@ -61,15 +61,13 @@ final class FixTimestamps
      */
     static long epochNanos(final byte[] value, final int length)
     {
-        final int year = digits(value, 0, 4);
-        final int month = digits(value, 4, 2);
-        final int day = digits(value, 6, 2);
-        if (year < 1970 || year > 2261 || day > daysInMonth(year, month))
+        final long epochDay = epochDay(value, length);
+        if (epochDay == INVALID)
         {
             return INVALID;
         }
-        final long seconds = daysSinceEpoch(year, month, day) * 86_400L + digits(value, 9, 2) * 3_600L +
-            digits(value, 12, 2) * 60L + digits(value, 15, 2);
+        final long seconds = epochDay * 86_400L + digits(value, 9, 2) * 3_600L + digits(value, 12, 2) * 60L +
+            digits(value, 15, 2);
         long fraction = 0;
         for (int i = 18; i < 27; i++)
         {
@@ -97,8 +95,9 @@ final class FixTimestamps
     }
 
     /**
-     * @return the days since 1970-01-01 of a value {@link #isLocalMktDate} accepts, or {@link #INVALID} when it names a
-     * day its month does not have or lies outside the years 1970 to 2261.
+     * @return the days since 1970-01-01 of a value {@link #isLocalMktDate} accepts (or of the date a UTCTimestamp
+     * {@link #isUtcTimestamp} accepts starts with), or {@link #INVALID} when it names a day its month does not have or
+     * lies outside the years 1970 to 2261.
      */
     static long epochDay(final byte[] value, final int length)
     {
