@@ -173,7 +173,8 @@ class JournalToolTest
         {
             stopPosition = journal.logRecording().stopPosition();
         }
-        final SavedBytes lost = zeroFrameLengthOfLastLogFragment(config.nodeContext().dataDir());
+        final SavedBytes lost = overwriteLastLogFragment(config.nodeContext().dataDir(),
+            DataHeaderFlyweight.FRAME_LENGTH_FIELD_OFFSET, new byte[Integer.BYTES]);
         final CommandLine truncated = bourse("journal", "verify", "--config", configFile.getPath());
         assertEquals(1, truncated.code(), truncated.out());
         assertTrue(truncated.err().contains("before its recording's stop position " + stopPosition), truncated.err());
@@ -201,11 +202,22 @@ class JournalToolTest
 
         // A byte changed on disk, in the alignment padding of a fragment, leaves its message readable; its checksum
         // no longer matches and verify says so.
-        damagePaddingOfLastSnapshotMessage(config.nodeContext().dataDir());
+        final SavedBytes padding = overwriteLastSnapshotFrame(config.nodeContext().dataDir(), -1, new byte[] {0x5A});
         final CommandLine damaged = bourse("journal", "verify", "--config", configFile.getPath());
         assertEquals(1, damaged.code(), damaged.out());
-        assertTrue(damaged.err().contains("the journal is damaged: 1 fragment(s) whose bytes no longer match their " +
-            "checksum"), damaged.err());
+        assertTrue(damaged.err().matches("(?s).*the journal is damaged: 1 fragment\\(s\\), the first with bytes at " +
+            "position \\d+ that no longer match their checksum.*"), damaged.err());
+        padding.putBack();
+
+        // A frame's header changed on disk: its length, and so where every later frame starts, cannot be trusted.
+        final SavedBytes header = overwriteLastSnapshotFrame(config.nodeContext().dataDir(),
+            DataHeaderFlyweight.TYPE_FIELD_OFFSET, new byte[] {7, 0});
+        final CommandLine damagedHeader = bourse("journal", "verify", "--config", configFile.getPath());
+        assertEquals(1, damagedHeader.code(), damagedHeader.out());
+        assertTrue(damagedHeader.err().matches("(?s).*the journal is damaged: 1 fragment\\(s\\), the first with a " +
+            "header at position \\d+ that does not fit where it lies \\(type 7 is neither data nor padding\\).*"),
+            damagedHeader.err());
+        header.putBack();
     }
 
     /**
@@ -224,9 +236,11 @@ class JournalToolTest
     }
 
     /**
-     * Zero the frame length of the log's last fragment, as a write lost from the disk leaves it.
+     * Overwrite a field of the header of the log's last fragment: zeros in its frame length are a write lost from the
+     * disk.
      */
-    private static SavedBytes zeroFrameLengthOfLastLogFragment(final File dataDir) throws IOException
+    private static SavedBytes overwriteLastLogFragment(final File dataDir, final int fieldOffset, final byte[] bytes)
+        throws IOException
     {
         final File segment;
         final long offset;
@@ -239,27 +253,36 @@ class JournalToolTest
             final long segmentBase = AeronArchive.segmentFileBasePosition(log.startPosition(), lastStart[0],
                 log.termBufferLength(), log.segmentFileLength());
             segment = new File(dataDir, "archive/" + log.recordingId() + "-" + segmentBase + ".rec");
-            offset = lastStart[0] - segmentBase + DataHeaderFlyweight.FRAME_LENGTH_FIELD_OFFSET;
+            offset = lastStart[0] - segmentBase + fieldOffset;
         }
-        final byte[] held = new byte[Integer.BYTES];
+        return overwrite(segment, offset, bytes);
+    }
+
+    private static SavedBytes overwrite(final File segment, final long offset, final byte[] bytes) throws IOException
+    {
+        final byte[] held = new byte[bytes.length];
         try (RandomAccessFile file = new RandomAccessFile(segment, "rw"))
         {
             file.seek(offset);
             file.readFully(held);
             file.seek(offset);
-            file.write(new byte[Integer.BYTES]);
+            file.write(bytes);
         }
         return new SavedBytes(segment, offset, held);
     }
 
     /**
      * Mark the log's recording open, as a kill leaves it, and write after its last fragment the first page's worth
-     * of one more, whose frame runs on into the next page: a write the kernel stopped between two pages.
+     * of one more (its whole header and the start of its message), whose frame runs on into the next page: a write the
+     * kernel stopped between two pages.
      */
     private static void tearWriteAtEndOfLog(final File dataDir) throws IOException
     {
         final File segment;
         final long offset;
+        final int termOffset;
+        final int termId;
+        final int streamId;
         try (Journal journal = Journal.open(dataDir))
         {
             final Journal.Recording log = journal.logRecording();
@@ -269,6 +292,9 @@ class JournalToolTest
                 log.termBufferLength(), log.segmentFileLength());
             segment = new File(dataDir, "archive/" + log.recordingId() + "-" + segmentBase + ".rec");
             offset = end - segmentBase;
+            termOffset = (int)(end & (log.termBufferLength() - 1));
+            termId = log.initialTermId() + (int)(end / log.termBufferLength());
+            streamId = log.streamId();
             CatalogAccess.markRecordingOpen(new File(dataDir, "archive"), log.recordingId());
         }
         final int pageSize = 4096;
@@ -276,7 +302,10 @@ class JournalToolTest
         final ByteBuffer written = ByteBuffer.allocate((int)(pageEnd - offset)).order(ByteOrder.LITTLE_ENDIAN);
         written.putInt(DataHeaderFlyweight.FRAME_LENGTH_FIELD_OFFSET, (int)(pageEnd - offset) + 256)
             .put(DataHeaderFlyweight.FLAGS_FIELD_OFFSET, (byte)DataHeaderFlyweight.BEGIN_AND_END_FLAGS)
-            .putShort(DataHeaderFlyweight.TYPE_FIELD_OFFSET, (short)DataHeaderFlyweight.HDR_TYPE_DATA);
+            .putShort(DataHeaderFlyweight.TYPE_FIELD_OFFSET, (short)DataHeaderFlyweight.HDR_TYPE_DATA)
+            .putInt(DataHeaderFlyweight.TERM_OFFSET_FIELD_OFFSET, termOffset)
+            .putInt(DataHeaderFlyweight.STREAM_ID_FIELD_OFFSET, streamId)
+            .putInt(DataHeaderFlyweight.TERM_ID_FIELD_OFFSET, termId);
         for (int i = DataHeaderFlyweight.HEADER_LENGTH; i < written.capacity(); i++)
         {
             written.put(i, (byte)0x5A);
@@ -288,16 +317,22 @@ class JournalToolTest
         }
     }
 
-    private static void damagePaddingOfLastSnapshotMessage(final File dataDir) throws IOException
+    /**
+     * Overwrite bytes of the last frame of the latest snapshot that holds a message with alignment padding after it:
+     * at {@code offset} from the frame's start, or after its message when {@code offset} is negative.
+     */
+    private static SavedBytes overwriteLastSnapshotFrame(final File dataDir, final int offset, final byte[] bytes)
+        throws IOException
     {
         final long[] frame = new long[2];
         final File segment;
+        final long segmentBase;
         try (Journal journal = Journal.open(dataDir))
         {
             final Journal.Recording recording = journal.recording(
                 journal.latestSnapshot(JournalTool.SERVICE_ID).recordingId);
             journal.scan(recording, recording.startPosition(), Long.MAX_VALUE,
-                (buffer, offset, length, start, end) ->
+                (buffer, messageOffset, length, start, end) ->
                 {
                     final int frameLength = DataHeaderFlyweight.HEADER_LENGTH + length;
                     // One frame (not reassembled from several) with padding after its payload.
@@ -308,17 +343,12 @@ class JournalToolTest
                         frame[1] = start + DataHeaderFlyweight.HEADER_LENGTH + length;
                     }
                 });
-            final long segmentBase = AeronArchive.segmentFileBasePosition(recording.startPosition(), frame[0],
+            assertTrue(frame[1] > 0, "a snapshot message with padding after it");
+            segmentBase = AeronArchive.segmentFileBasePosition(recording.startPosition(), frame[0],
                 recording.termBufferLength(), recording.segmentFileLength());
             segment = new File(dataDir, "archive/" + recording.recordingId() + "-" + segmentBase + ".rec");
-            frame[1] -= segmentBase;
         }
-        assertTrue(frame[1] > 0, "a snapshot message with padding after it");
-        try (RandomAccessFile file = new RandomAccessFile(segment, "rw"))
-        {
-            file.seek(frame[1]);
-            file.write(0x5A);
-        }
+        return overwrite(segment, (offset < 0 ? frame[1] : frame[0] + offset) - segmentBase, bytes);
     }
 
     private JournalTool.VerifyResult verify(final BourseConfig config)

@@ -35,6 +35,7 @@ final class SnapshotPreflight
     private final ClusterNode.Context context;
     private final AeronArchive archive;
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
+    private final RecordedFrames frames;
     private ServiceSnapshot.Loaded lastLoaded;
 
     /**
@@ -55,6 +56,7 @@ final class SnapshotPreflight
     {
         this.context = context;
         this.archive = archive;
+        this.frames = new RecordedFrames(context.archiveDir());
     }
 
     /**
@@ -148,6 +150,16 @@ final class SnapshotPreflight
                 files(consensusRecordingId) + ")";
         }
         final long recordingId = snapshot.serviceEntry().recordingId;
+        // Checked on disk before either is replayed: Aeron's replay of a frame whose header is damaged never ends.
+        for (final long checkedId : new long[] {consensusRecordingId, recordingId})
+        {
+            final String damage = frameProblem(checkedId);
+            if (damage != null)
+            {
+                return (checkedId == recordingId ? "service" : "consensus module") + " snapshot at log position " +
+                    snapshot.serviceEntry().logPosition + " is unusable: " + damage;
+            }
+        }
         try
         {
             final long startNs = System.nanoTime();
@@ -162,6 +174,18 @@ final class SnapshotPreflight
         {
             return "service snapshot at log position " + snapshot.serviceEntry().logPosition + " in " +
                 files(recordingId) + " is unusable: " + ex.getMessage();
+        }
+    }
+
+    private String frameProblem(final long recordingId)
+    {
+        try
+        {
+            return frames.check(RecordedFrames.describe(archive, recordingId), 0).problem();
+        }
+        catch (final RuntimeException ex)
+        {
+            return "recording " + recordingId + " cannot be read (" + files(recordingId) + "): " + ex.getMessage();
         }
     }
 

@@ -43,6 +43,19 @@ class CorruptSnapshotTest
     }
 
     @Test
+    void damagedFrameHeaderInLatestSnapshotFallsBackInsteadOfHanging() throws IOException
+    {
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            final ReferenceWorkload workload = twoSnapshotsWithCommandsBetweenAndAfter(cluster, 7);
+            final File file = latestServiceSnapshotFile(cluster);
+            JournalFiles.damageFrameType(file);
+
+            restartAndExpectTheReferenceState(cluster, workload, file);
+        }
+    }
+
+    @Test
     void corruptedSnapshotWithNothingToFallBackToStopsTheNodeNamingTheFile() throws IOException
     {
         try (TestCluster cluster = new TestCluster(1, context -> context

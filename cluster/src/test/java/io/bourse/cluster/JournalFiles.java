@@ -111,19 +111,50 @@ final class JournalFiles
 
     /**
      * Flip 8 bytes of a recording segment in the middle of its data, within the message of the data frame there (or
-     * of the next data frame whose message is long enough), never in a frame's header: Aeron's archive replays a frame
-     * whose header is damaged so that its type is neither data nor padding by looping for ever (its ReplaySession
-     * reads the frame again and again), and the archive then never closes. A damaged message is what a node must find.
+     * of the next data frame whose message is long enough), never in a frame's header ({@link #damageFrameType}
+     * damages one). A damaged message is what a node must find.
      */
     static void flipMessageBytesInTheMiddle(final File file) throws IOException
     {
+        flipMessageBytesAfter(file, dataLength(file) / 2);
+    }
+
+    /**
+     * Flip 8 bytes of the message of the first data frame of a segment file that ends after {@code offset} and whose
+     * message is long enough.
+     *
+     * @return the offset of the frame damaged.
+     */
+    static long flipMessageBytesAfter(final File file, final long offset) throws IOException
+    {
         final int count = 8;
-        final long middle = dataLength(file) / 2;
-        long position = -1;
+        final long frame = dataFrameAfter(file, offset, count);
+        final int frameLength = readFrameLength(file, frame);
+        flipBytes(file, Math.max(frame + FRAME_HEADER_LENGTH, Math.min(offset, frame + frameLength - count)), count);
+        return frame;
+    }
+
+    /**
+     * Change the type in the header of the data frame in the middle of a segment file's data to one Aeron has no
+     * such type for: Aeron's archive replays such a frame by looping for ever (its ReplaySession reads the frame
+     * again and again), and the archive then never closes.
+     */
+    static void damageFrameType(final File file) throws IOException
+    {
+        final long frame = dataFrameAfter(file, dataLength(file) / 2, 0);
+        try (RandomAccessFile raf = new RandomAccessFile(file, "rw"))
+        {
+            raf.seek(frame + io.aeron.protocol.HeaderFlyweight.TYPE_FIELD_OFFSET);
+            raf.writeShort(Short.reverseBytes((short)7));
+        }
+    }
+
+    private static long dataFrameAfter(final File file, final long offset, final int messageLength) throws IOException
+    {
         try (RandomAccessFile raf = new RandomAccessFile(file, "r"))
         {
             long frame = 0;
-            while (position < 0 && frame + FRAME_HEADER_LENGTH <= raf.length())
+            while (frame + FRAME_HEADER_LENGTH <= raf.length())
             {
                 raf.seek(frame);
                 final int frameLength = Integer.reverseBytes(raf.readInt());
@@ -135,19 +166,24 @@ final class JournalFiles
                 final boolean data =
                     Short.reverseBytes(raf.readShort()) == io.aeron.protocol.HeaderFlyweight.HDR_TYPE_DATA;
                 final long next = frame + ((frameLength + FRAME_ALIGNMENT - 1) & -FRAME_ALIGNMENT);
-                if (data && next > middle && frameLength - FRAME_HEADER_LENGTH >= count)
+                if (data && next > offset && frameLength - FRAME_HEADER_LENGTH >= messageLength)
                 {
-                    position = Math.max(frame + FRAME_HEADER_LENGTH, Math.min(middle, frame + frameLength - count));
+                    return frame;
                 }
                 frame = next;
             }
         }
-        if (position < 0)
+        throw new IllegalStateException(
+            "no data frame with a message of " + messageLength + " bytes after offset " + offset + " of " + file);
+    }
+
+    private static int readFrameLength(final File file, final long frame) throws IOException
+    {
+        try (RandomAccessFile raf = new RandomAccessFile(file, "r"))
         {
-            throw new IllegalStateException(
-                "no data frame with a message of " + count + " bytes after the middle of " + file);
+            raf.seek(frame);
+            return Integer.reverseBytes(raf.readInt());
         }
-        flipBytes(file, position, count);
     }
 
     private static void flipBytes(final File file, final long position, final int count) throws IOException

@@ -8,6 +8,7 @@ import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.protocol.DataHeaderFlyweight;
 import io.bourse.cluster.DataDirectoryLock;
 import io.bourse.cluster.RecordChecksum;
+import io.bourse.cluster.RecordedFrames;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -40,8 +41,16 @@ public final class Journal implements AutoCloseable
      */
     public record Recording(
         long recordingId, long startTimestampMs, long stopTimestampMs, long startPosition, long stopPosition,
-        int segmentFileLength, int termBufferLength, int streamId, String channel)
+        int initialTermId, int segmentFileLength, int termBufferLength, int streamId, String channel)
     {
+        /**
+         * Where its frames lie, for checking their headers.
+         */
+        RecordedFrames.Recording frames()
+        {
+            return new RecordedFrames.Recording(recordingId, startPosition, stopPosition, initialTermId,
+                termBufferLength, segmentFileLength, streamId);
+        }
     }
 
     /**
@@ -66,11 +75,13 @@ public final class Journal implements AutoCloseable
      * @param withoutChecksum      fragments before the first match of their scan: recorded without checksums.
      * @param damaged              fragments after a match whose bytes do not match: damaged since they were written.
      * @param firstDamagedPosition the position of the first damaged fragment, or -1.
+     * @param firstDamage          what is wrong with it, or null.
      * @param tornLastWrite        whether a scan ended at a last fragment that a crash tore (the node cuts it when it
      *                             next starts; it was never committed).
      */
     public record FragmentChecks(
-        long matched, long withoutChecksum, long damaged, long firstDamagedPosition, boolean tornLastWrite)
+        long matched, long withoutChecksum, long damaged, long firstDamagedPosition, String firstDamage,
+        boolean tornLastWrite)
     {
     }
 
@@ -85,6 +96,7 @@ public final class Journal implements AutoCloseable
     private long checksumsMissing;
     private long fragmentsDamaged;
     private long firstDamagedPosition = -1;
+    private String firstDamage;
     private boolean tornLastWrite;
     /**
      * Set by a handler that has seen what it wants: the scan ends after the message it was handed.
@@ -116,7 +128,7 @@ public final class Journal implements AutoCloseable
             stopTimestamp, startPosition, stopPosition, initialTermId, segmentFileLength, termBufferLength,
             mtuLength, sessionId, streamId, strippedChannel, originalChannel, sourceIdentity) ->
             recordings.put(recordingId, new Recording(recordingId, startTimestamp, stopTimestamp, startPosition,
-                stopPosition, segmentFileLength, termBufferLength, streamId, strippedChannel)));
+                stopPosition, initialTermId, segmentFileLength, termBufferLength, streamId, strippedChannel)));
         try (RecordingLog recordingLog = new RecordingLog(clusterDir, false))
         {
             entries = List.copyOf(recordingLog.entries());
@@ -277,6 +289,7 @@ public final class Journal implements AutoCloseable
     {
         final long limit = recording.stopPosition() == Aeron.NULL_VALUE ? toPosition :
             Math.min(toPosition, recording.stopPosition());
+        final RecordedFrames.Recording frames = recording.frames();
         final ExpandableArrayBuffer assembly = new ExpandableArrayBuffer(4096);
         boolean checksummed = false;
         int assembledLength = 0;
@@ -302,8 +315,19 @@ public final class Journal implements AutoCloseable
                 {
                     final int offset = (int)(position - segmentBase);
                     final int frameLength = segment.getIntVolatile(offset);
-                    if (frameLength <= 0)
+                    if (frameLength == 0)
                     {
+                        return messageEnd;
+                    }
+                    final String headerProblem = RecordedFrames.headerProblem(segment, offset, position, frames);
+                    if (headerProblem != null)
+                    {
+                        // Its length cannot be trusted, so neither can where the frames after it start.
+                        fragmentsDamaged++;
+                        firstDamagedPosition = firstDamagedPosition == -1 ? position : firstDamagedPosition;
+                        firstDamage = firstDamage == null ? "a header at position " + position + " that does not " +
+                            "fit where it lies (" + headerProblem + "): the frames after it cannot be read" :
+                            firstDamage;
                         return messageEnd;
                     }
                     final int alignedLength = BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
@@ -332,6 +356,8 @@ public final class Journal implements AutoCloseable
                         {
                             fragmentsDamaged++;
                             firstDamagedPosition = firstDamagedPosition == -1 ? position : firstDamagedPosition;
+                            firstDamage = firstDamage == null ? "bytes at position " + position + " that no longer " +
+                                "match their checksum" : firstDamage;
                         }
                         final byte flags = segment.getByte(offset + DataHeaderFlyweight.FLAGS_FIELD_OFFSET);
                         final int payloadOffset = offset + DataHeaderFlyweight.HEADER_LENGTH;
@@ -393,7 +419,7 @@ public final class Journal implements AutoCloseable
     public FragmentChecks fragmentChecks()
     {
         return new FragmentChecks(checksumsMatched, checksumsMissing, fragmentsDamaged, firstDamagedPosition,
-            tornLastWrite);
+            firstDamage, tornLastWrite);
     }
 
     /**

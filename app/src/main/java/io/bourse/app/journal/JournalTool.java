@@ -237,18 +237,18 @@ public final class JournalTool
                 counts[2], endPosition, replay.stateHash(), replay.engineStateHash(), replay.openOrderCount(),
                 snapshotLoadNs, replayNs, journal.fragmentChecks());
             print(result);
+            final Journal.FragmentChecks checks = result.fragmentChecks();
+            if (checks.damaged() > 0)
+            {
+                throw new IllegalStateException("the journal is damaged: " + checks.damaged() + " fragment(s), the " +
+                    "first with " + checks.firstDamage() + "; restore the data directory from a backup or, in a " +
+                    "cluster, from another member");
+            }
             if (log != null && log.stopPosition() != io.aeron.Aeron.NULL_VALUE && endPosition < log.stopPosition())
             {
                 throw new IllegalStateException("the log ends at position " + endPosition + ", before its recording's " +
                     "stop position " + log.stopPosition() + ": the rest is missing or zeroed on disk; restore the data " +
                     "directory from a backup or, in a cluster, from another member");
-            }
-            final Journal.FragmentChecks checks = result.fragmentChecks();
-            if (checks.damaged() > 0)
-            {
-                throw new IllegalStateException("the journal is damaged: " + checks.damaged() + " fragment(s) whose " +
-                    "bytes no longer match their checksum, the first at position " + checks.firstDamagedPosition() +
-                    "; restore the data directory from a backup or, in a cluster, from another member");
             }
             return result;
         }
