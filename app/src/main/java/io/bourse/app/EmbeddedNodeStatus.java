@@ -66,6 +66,16 @@ final class EmbeddedNodeStatus implements NodeStatus
         return lastSnapshotMs < 0 ? -1 : System.currentTimeMillis() - lastSnapshotMs;
     }
 
+    public long stateHashesAgreed()
+    {
+        return node.stateHashesAgreed();
+    }
+
+    public long stateHashesDiverged()
+    {
+        return node.stateHashesDiverged();
+    }
+
     private static long size(final Path file)
     {
         try

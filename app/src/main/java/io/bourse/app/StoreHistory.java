@@ -149,6 +149,16 @@ final class StoreHistory implements HistorySource, StoreStatus, AutoCloseable
         return metrics.lagSeconds();
     }
 
+    public long stateHashesAgreed()
+    {
+        return metrics.stateHashesAgreed();
+    }
+
+    public long stateHashesDiverged()
+    {
+        return metrics.stateHashesDiverged();
+    }
+
     public void close()
     {
         queries.close();

@@ -34,6 +34,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -166,6 +167,8 @@ class JournalToolTest
         assertTrue(verified.fragmentChecks().matched() > ORDERS_AFTER_SNAPSHOT, verified.fragmentChecks().toString());
         assertEquals(0, verified.fragmentChecks().withoutChecksum(), verified.fragmentChecks().toString());
         assertEquals(0, verified.fragmentChecks().damaged(), verified.fragmentChecks().toString());
+        assertEquals(1, verified.checkpointsAgreed(), "the snapshot's state hash checkpoint, in the tail");
+        assertEquals(0, verified.checkpointsDiverged());
 
         // The last fragment of the stopped log lost from the disk (read as zeros): verify does not stop short quietly.
         final long stopPosition;
@@ -202,7 +205,7 @@ class JournalToolTest
 
         // A byte changed on disk, in the alignment padding of a fragment, leaves its message readable; its checksum
         // no longer matches and verify says so.
-        final SavedBytes padding = overwriteLastSnapshotFrame(config.nodeContext().dataDir(), -1, new byte[] {0x5A});
+        final SavedBytes padding = overwriteSnapshotFrame(config.nodeContext().dataDir(), -1, new byte[] {0x5A});
         final CommandLine damaged = bourse("journal", "verify", "--config", configFile.getPath());
         assertEquals(1, damaged.code(), damaged.out());
         assertTrue(damaged.err().matches("(?s).*the journal is damaged: 1 fragment\\(s\\), the first with bytes at " +
@@ -210,7 +213,7 @@ class JournalToolTest
         padding.putBack();
 
         // A frame's header changed on disk: its length, and so where every later frame starts, cannot be trusted.
-        final SavedBytes header = overwriteLastSnapshotFrame(config.nodeContext().dataDir(),
+        final SavedBytes header = overwriteSnapshotFrame(config.nodeContext().dataDir(),
             DataHeaderFlyweight.TYPE_FIELD_OFFSET, new byte[] {7, 0});
         final CommandLine damagedHeader = bourse("journal", "verify", "--config", configFile.getPath());
         assertEquals(1, damagedHeader.code(), damagedHeader.out());
@@ -318,15 +321,18 @@ class JournalToolTest
     }
 
     /**
-     * Overwrite bytes of the last frame of the latest snapshot that holds a message with alignment padding after it:
-     * at {@code offset} from the frame's start, or after its message when {@code offset} is negative.
+     * Overwrite bytes of a frame of the latest snapshot: after the message of its last frame that holds a whole
+     * message with alignment padding after it (when {@code offset} is negative), or at {@code offset} from the start of
+     * the frame that begins the middle one of its messages (one of the service's chunks).
      */
-    private static SavedBytes overwriteLastSnapshotFrame(final File dataDir, final int offset, final byte[] bytes)
+    private static SavedBytes overwriteSnapshotFrame(final File dataDir, final int offset, final byte[] bytes)
         throws IOException
     {
-        final long[] frame = new long[2];
+        final long[] padding = new long[2];
+        final List<Long> messageStarts = new ArrayList<>();
         final File segment;
         final long segmentBase;
+        final long position;
         try (Journal journal = Journal.open(dataDir))
         {
             final Journal.Recording recording = journal.recording(
@@ -334,21 +340,24 @@ class JournalToolTest
             journal.scan(recording, recording.startPosition(), Long.MAX_VALUE,
                 (buffer, messageOffset, length, start, end) ->
                 {
+                    messageStarts.add(start);
                     final int frameLength = DataHeaderFlyweight.HEADER_LENGTH + length;
                     // One frame (not reassembled from several) with padding after its payload.
                     if (end - start == BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT) &&
                         end - start > frameLength)
                     {
-                        frame[0] = start;
-                        frame[1] = start + DataHeaderFlyweight.HEADER_LENGTH + length;
+                        padding[0] = start;
+                        padding[1] = start + DataHeaderFlyweight.HEADER_LENGTH + length;
                     }
                 });
-            assertTrue(frame[1] > 0, "a snapshot message with padding after it");
-            segmentBase = AeronArchive.segmentFileBasePosition(recording.startPosition(), frame[0],
+            assertTrue(padding[1] > 0, "a snapshot message with padding after it");
+            final long frame = offset < 0 ? padding[0] : messageStarts.get(messageStarts.size() / 2);
+            position = offset < 0 ? padding[1] : frame + offset;
+            segmentBase = AeronArchive.segmentFileBasePosition(recording.startPosition(), frame,
                 recording.termBufferLength(), recording.segmentFileLength());
             segment = new File(dataDir, "archive/" + recording.recordingId() + "-" + segmentBase + ".rec");
         }
-        return overwrite(segment, (offset < 0 ? frame[1] : frame[0] + offset) - segmentBase, bytes);
+        return overwrite(segment, position - segmentBase, bytes);
     }
 
     private JournalTool.VerifyResult verify(final BourseConfig config)

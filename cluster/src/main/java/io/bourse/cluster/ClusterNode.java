@@ -375,6 +375,8 @@ public final class ClusterNode implements AutoCloseable
     private final JournalMaintenance maintenance;
     private final CountDownLatch terminated = new CountDownLatch(2);
     private volatile Cluster.Role role = Cluster.Role.FOLLOWER;
+    private volatile long stateHashesAgreed;
+    private volatile long stateHashesDiverged;
     // Read by the components' termination hooks, on their threads.
     private volatile boolean started;
     private volatile boolean closed;
@@ -584,6 +586,23 @@ public final class ClusterNode implements AutoCloseable
         final int counterId = ClusterCounters.find(
             aeron.countersReader(), ConsensusModule.Configuration.SNAPSHOT_COUNTER_TYPE_ID, 0);
         return counterId == -1 ? 0 : aeron.countersReader().getCounterValue(counterId);
+    }
+
+    /**
+     * @return state hash checkpoints of another member (or of this one before a restart) whose hashes this member's
+     * agreed with at their snapshot's log position, since it started ({@link StateHashCheckpoints}).
+     */
+    public long stateHashesAgreed()
+    {
+        return stateHashesAgreed;
+    }
+
+    /**
+     * @return those whose hashes this member's did not agree with: its state went another way than that member's.
+     */
+    public long stateHashesDiverged()
+    {
+        return stateHashesDiverged;
     }
 
     /**
@@ -807,6 +826,25 @@ public final class ClusterNode implements AutoCloseable
         {
             context.log().printf("bourse node %d: took snapshot: %,d bytes, %,d open orders, in %.3f s%n",
                 context.memberId(), lengthBytes, openOrders, durationNs / 1e9);
+        }
+
+        public void onStateHashCheckpoint(final int result, final StateHashCheckpoints checkpoint)
+        {
+            if (result == StateHashCheckpoints.AGREED)
+            {
+                stateHashesAgreed++;
+                context.log().printf("bourse node %d: state at log position %,d agrees with member %d's (hash %016x)%n",
+                    context.memberId(), checkpoint.logPosition(), checkpoint.memberId(), checkpoint.stateHash());
+            }
+            else if (result == StateHashCheckpoints.DIVERGED)
+            {
+                stateHashesDiverged++;
+                context.log().printf("bourse node %d: STATE DIVERGED at log position %,d: this member's state hash " +
+                    "%016x (engine %016x), member %d's %016x (engine %016x); this member's state went another way " +
+                    "from there on: restore its data directory from a member that agrees%n", context.memberId(),
+                    checkpoint.logPosition(), checkpoint.ownStateHash(), checkpoint.ownEngineStateHash(),
+                    checkpoint.memberId(), checkpoint.stateHash(), checkpoint.engineStateHash());
+            }
         }
     }
 }

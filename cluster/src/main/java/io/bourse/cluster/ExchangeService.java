@@ -3,11 +3,14 @@ package io.bourse.cluster;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.Publication;
+import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.codecs.CloseReason;
 import io.aeron.cluster.service.ClientSession;
 import io.aeron.cluster.service.Cluster;
 import io.aeron.cluster.service.ClusteredService;
+import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
+import io.aeron.protocol.DataHeaderFlyweight;
 import io.bourse.engine.CommandAdapter;
 import io.bourse.engine.Engine;
 import io.bourse.engine.EventEncoder;
@@ -28,6 +31,7 @@ import io.bourse.protocol.cluster.SnapshotRequestDecoder;
 import io.bourse.protocol.cluster.StateChunkEncoder;
 import io.bourse.protocol.cluster.StateContinueDecoder;
 import io.bourse.protocol.cluster.StateRequestDecoder;
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -109,6 +113,20 @@ public final class ExchangeService implements ClusteredService
     private final Consumer<ClientSession> broadcaster = this::sendBatch;
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
     private final Queue<StateProbe> stateProbes = new ConcurrentLinkedQueue<>();
+    private final StateHashCheckpoints checkpoints = new StateHashCheckpoints();
+    private final UnsafeBuffer checkpointBuffer = new UnsafeBuffer(new byte[64]);
+    /**
+     * The checkpoint of the last snapshot taken, until the cluster has taken it: Aeron numbers service messages by
+     * the order they are offered in, which must be the same on every member, so one refused is offered again rather
+     * than dropped.
+     */
+    private int pendingCheckpointLength;
+    /**
+     * The snapshot position the last checkpoint applied names, and the log bytes it took: log the snapshot policy
+     * does not count as new.
+     */
+    private volatile long lastCheckpointLogPosition = -1;
+    private volatile int lastCheckpointLogBytes;
 
     private Cluster cluster;
     private IdleStrategy idleStrategy;
@@ -192,6 +210,7 @@ public final class ExchangeService implements ClusteredService
         if (loaded != null)
         {
             loadState(loaded);
+            noteCheckpointPosition(cluster.logPosition());
             serviceSnapshot.expectLength(loaded.lengthBytes());
             serviceListener.onSnapshotLoaded(
                 loaded.lengthBytes(), engine.lastTimestampNs(), System.nanoTime() - loadStartNs, engine.openOrderCount());
@@ -219,6 +238,16 @@ public final class ExchangeService implements ClusteredService
         final int length,
         final Header header)
     {
+        if (pendingCheckpointLength > 0)
+        {
+            offerCheckpoint();
+        }
+        if (session == null)
+        {
+            onServiceMessage(buffer, offset, length);
+            appliedLogPosition = cluster.logPosition();
+            return;
+        }
         ClientActivity.note();
         if (recovering)
         {
@@ -303,6 +332,10 @@ public final class ExchangeService implements ClusteredService
 
     public void onTimerEvent(final long correlationId, final long timestamp)
     {
+        if (pendingCheckpointLength > 0)
+        {
+            offerCheckpoint();
+        }
         if (correlationId == EXPIRY_TIMER_ID)
         {
             scheduledExpiryNs = Long.MAX_VALUE;
@@ -319,7 +352,62 @@ public final class ExchangeService implements ClusteredService
         final long startNs = System.nanoTime();
         final long bytes = serviceSnapshot.write(
             snapshotPublication, idleStrategy, nextBatchSequence, lastRequestSequenceByClient, history, engine);
+        final long engineStateHash = engine.stateHash();
+        final long stateHash = stateHash(engineStateHash);
+        checkpoints.noteService(cluster.logPosition(), stateHash, engineStateHash, true);
+        pendingCheckpointLength = checkpoints.encode(
+            checkpointBuffer, 0, cluster.logPosition(), stateHash, engineStateHash, cluster.memberId());
+        offerCheckpoint();
         serviceListener.onSnapshotTaken(bytes, System.nanoTime() - startNs, engine.openOrderCount());
+    }
+
+    /**
+     * Note the service's hashes at a snapshot's log position, where it stands now: one it loaded, or, replaying a
+     * journal offline, one the cluster took there. A checkpoint for the position is then compared with them.
+     */
+    void noteCheckpointPosition(final long logPosition)
+    {
+        final long engineStateHash = engine.stateHash();
+        checkpoints.noteService(logPosition, stateHash(engineStateHash), engineStateHash, false);
+    }
+
+    private void offerCheckpoint()
+    {
+        if (cluster.offer(checkpointBuffer, 0, pendingCheckpointLength) > 0)
+        {
+            pendingCheckpointLength = 0;
+        }
+    }
+
+    /**
+     * A message the cluster's services sent (the leader's, sequenced in the log): a state hash checkpoint, compared
+     * with this member's hashes at its position. It changes no state.
+     */
+    private void onServiceMessage(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int result = checkpoints.check(buffer, offset, length, cluster.memberId());
+        if (result == StateHashCheckpoints.NOT_A_CHECKPOINT)
+        {
+            return;
+        }
+        lastCheckpointLogBytes = BitUtil.align(
+            DataHeaderFlyweight.HEADER_LENGTH + AeronCluster.SESSION_HEADER_LENGTH + length,
+            FrameDescriptor.FRAME_ALIGNMENT);
+        lastCheckpointLogPosition = checkpoints.logPosition();
+        if (result != StateHashCheckpoints.OWN)
+        {
+            serviceListener.onStateHashCheckpoint(result, checkpoints);
+        }
+    }
+
+    /**
+     * @return the log bytes the checkpoint of the snapshot at {@code snapshotLogPosition} took, once it has been
+     * applied, else 0: log after a snapshot that is not new state. Safe to read from any thread.
+     */
+    public long checkpointLogBytes(final long snapshotLogPosition)
+    {
+        final int bytes = lastCheckpointLogBytes;
+        return lastCheckpointLogPosition == snapshotLogPosition ? bytes : 0;
     }
 
     public void onRoleChange(final Cluster.Role newRole)
@@ -457,7 +545,12 @@ public final class ExchangeService implements ClusteredService
      */
     public long stateHash()
     {
-        long hash = engine.stateHash() * 31 + nextBatchSequence;
+        return stateHash(engine.stateHash());
+    }
+
+    private long stateHash(final long engineStateHash)
+    {
+        long hash = engineStateHash * 31 + nextBatchSequence;
         long clients = 0;
         final Long2LongHashMap.EntryIterator iterator = lastRequestSequenceByClient.entrySet().iterator();
         while (iterator.hasNext())

@@ -93,7 +93,9 @@ final class JournalMaintenance implements Agent
 
         if (node.role() == Cluster.Role.LEADER)
         {
-            final long newLogBytes = counters.getCounterValue(commitPositionId) - lastSnapshotLogPosition;
+            // The state hash checkpoint the snapshot sends is not new state to snapshot.
+            final long newLogBytes = counters.getCounterValue(commitPositionId) - lastSnapshotLogPosition -
+                node.service().checkpointLogBytes(lastSnapshotLogPosition);
             final boolean due = newLogBytes >= context.snapshotLogBytes() ||
                 (newLogBytes > 0 && nowNs - lastSnapshotNs >= context.snapshotIntervalNs());
             if (due && (lastRequestNs == Long.MIN_VALUE || nowNs - lastRequestNs >= REQUEST_RETRY_NS) &&

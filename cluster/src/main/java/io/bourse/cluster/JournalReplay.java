@@ -4,6 +4,8 @@ import io.aeron.Aeron;
 import io.aeron.DirectBufferVector;
 import io.aeron.cluster.client.AeronCluster;
 import io.aeron.cluster.client.ClusterException;
+import io.aeron.cluster.codecs.ClusterAction;
+import io.aeron.cluster.codecs.ClusterActionRequestDecoder;
 import io.aeron.cluster.codecs.MessageHeaderDecoder;
 import io.aeron.cluster.codecs.SessionMessageHeaderDecoder;
 import io.aeron.cluster.codecs.TimerEventDecoder;
@@ -32,6 +34,7 @@ public final class JournalReplay
     private final MessageHeaderDecoder headerDecoder = new MessageHeaderDecoder();
     private final SessionMessageHeaderDecoder sessionHeaderDecoder = new SessionMessageHeaderDecoder();
     private final TimerEventDecoder timerEventDecoder = new TimerEventDecoder();
+    private final ClusterActionRequestDecoder actionDecoder = new ClusterActionRequestDecoder();
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
     private final ServiceSnapshot.ChunkCollector collector = new ServiceSnapshot.ChunkCollector();
     private final ExchangeService service;
@@ -39,6 +42,10 @@ public final class JournalReplay
     private final OfflineSession session = new OfflineSession();
     private long snapshotBytes;
     private boolean started;
+    private long checkpointsAgreed;
+    private long checkpointsDiverged;
+    private long checkpointsUnchecked;
+    private String firstDivergence;
 
     /**
      * @param historyCapacityBytes the node's event history capacity: it is part of the replicated state.
@@ -67,6 +74,29 @@ public final class JournalReplay
 
             public void onSnapshotTaken(final long lengthBytes, final long durationNs, final int openOrders)
             {
+            }
+
+            public void onStateHashCheckpoint(final int result, final StateHashCheckpoints checkpoint)
+            {
+                if (result == StateHashCheckpoints.AGREED)
+                {
+                    checkpointsAgreed++;
+                }
+                else if (result == StateHashCheckpoints.DIVERGED)
+                {
+                    checkpointsDiverged++;
+                    if (firstDivergence == null)
+                    {
+                        firstDivergence = String.format("at log position %,d the replay's state hash is %016x " +
+                            "(engine %016x), member %d's was %016x (engine %016x)", checkpoint.logPosition(),
+                            checkpoint.ownStateHash(), checkpoint.ownEngineStateHash(), checkpoint.memberId(),
+                            checkpoint.stateHash(), checkpoint.engineStateHash());
+                    }
+                }
+                else
+                {
+                    checkpointsUnchecked++;
+                }
             }
         });
     }
@@ -134,9 +164,12 @@ public final class JournalReplay
                 headerDecoder.blockLength(), headerDecoder.version());
             cluster.timeNs = sessionHeaderDecoder.timestamp();
             session.id = sessionHeaderDecoder.clusterSessionId();
-            service.onSessionMessage(session, sessionHeaderDecoder.timestamp(), buffer,
+            // Aeron Cluster numbers the services' own messages below zero, and hands them to the service sessionless:
+            // they change no state, and are not counted as applied.
+            final boolean serviceMessage = session.id < 0;
+            service.onSessionMessage(serviceMessage ? null : session, sessionHeaderDecoder.timestamp(), buffer,
                 offset + AeronCluster.SESSION_HEADER_LENGTH, length - AeronCluster.SESSION_HEADER_LENGTH, null);
-            return true;
+            return !serviceMessage;
         }
         if (templateId == TimerEventDecoder.TEMPLATE_ID)
         {
@@ -146,7 +179,58 @@ public final class JournalReplay
             service.onTimerEvent(timerEventDecoder.correlationId(), timerEventDecoder.timestamp());
             return true;
         }
+        if (templateId == ClusterActionRequestDecoder.TEMPLATE_ID)
+        {
+            actionDecoder.wrap(buffer, offset + MessageHeaderDecoder.ENCODED_LENGTH,
+                headerDecoder.blockLength(), headerDecoder.version());
+            if (isSnapshot(actionDecoder))
+            {
+                service.noteCheckpointPosition(actionDecoder.logPosition());
+            }
+        }
         return false;
+    }
+
+    /**
+     * @return whether a cluster action in the log is the members' taking a snapshot there (not a standby's).
+     */
+    public static boolean isSnapshot(final ClusterActionRequestDecoder action)
+    {
+        return action.action() == ClusterAction.SNAPSHOT &&
+            (action.flags() == ClusterActionRequestDecoder.flagsNullValue() ||
+            action.flags() == io.aeron.cluster.ConsensusModule.CLUSTER_ACTION_FLAGS_DEFAULT);
+    }
+
+    /**
+     * @return state hash checkpoints in the log replayed whose hashes the replay's agreed with at their position.
+     */
+    public long checkpointsAgreed()
+    {
+        return checkpointsAgreed;
+    }
+
+    /**
+     * @return those whose hashes the replay's did not agree with.
+     */
+    public long checkpointsDiverged()
+    {
+        return checkpointsDiverged;
+    }
+
+    /**
+     * @return those at a position the replay did not stand at (before the snapshot it started from).
+     */
+    public long checkpointsUnchecked()
+    {
+        return checkpointsUnchecked;
+    }
+
+    /**
+     * @return the first divergence, described, or null.
+     */
+    public String firstDivergence()
+    {
+        return firstDivergence;
     }
 
     /**

@@ -39,17 +39,18 @@ final class LogPreflight
             return;
         }
         final long startNs = System.nanoTime();
-        final RecordedFrames.Result result =
-            new RecordedFrames(context.archiveDir()).check(RecordedFrames.describe(archive, recordingId), fromPosition);
+        final RecordedFrames.Result result = new RecordedFrames(context.archiveDir())
+            .check(RecordedFrames.describe(archive, recordingId), fromPosition, true);
         if (result.problem() != null)
         {
-            throw new IllegalStateException("cannot start: the log to replay from position " + fromPosition +
+            throw new IllegalStateException("cannot start: the log to replay from position " + result.startPosition() +
                 " is damaged: " + result.problem() + "; restore the data directory from a backup (a cluster member " +
                 "can also take another member's)");
         }
         final double seconds = (System.nanoTime() - startNs) / 1e9;
         context.log().printf("bourse node %d: checked the log to replay: %,d frames, %,d bytes from log position %,d " +
-            "to %,d, in %.3f s%n", context.memberId(), result.frames(), result.bytes(), fromPosition,
-            result.endPosition(), seconds);
+            "to %,d, in %.3f s%s%n", context.memberId(), result.frames(), result.bytes(), result.startPosition(),
+            result.endPosition(), seconds, result.withoutChecksums() == 0 ? "" : String.format(" (%,d recorded " +
+            "before the node recorded checksums: their headers checked alone)", result.withoutChecksums()));
     }
 }

@@ -24,9 +24,11 @@ import java.util.zip.CRC32C;
  * type is neither data nor padding, makes its replay loop for ever (the node would hang at start, and its archive
  * never close), and a data frame whose message was damaged is replayed as it is (the engine would apply a command no
  * client sent and recover to a state no client was told of). Every frame's header is checked against where it lies
- * (its type, length, term id and offset, stream), and every data frame's bytes against the CRC-32C the node's archive
- * recorded in it ({@link RecordChecksum}). A data frame without a matching checksum before the first one with one was
- * recorded before the node recorded checksums and is not judged (a damaged one there cannot be told from it).
+ * (its type, length, term id and offset, stream), and, when asked, every data frame's bytes after its header against
+ * the CRC-32C the node's archive recorded in it ({@link RecordChecksum}). A recording none of whose frames checked
+ * matches its checksum was made before the node recorded checksums, and is judged by its headers alone. Not checked:
+ * a header's flags and version, and a frame length changed within its 32-byte alignment (the checksum covers the
+ * aligned frame).
  */
 public final class RecordedFrames
 {
@@ -43,13 +45,20 @@ public final class RecordedFrames
     }
 
     /**
-     * What a check read: the frames and bytes it checked and where it stopped.
+     * What a check read: the frames and bytes it checked and where it started and stopped.
      *
-     * @param problem what is wrong with the first bad frame, naming its file and position, or null when every frame
-     *                read is sound.
+     * @param withoutChecksums data frames of a recording made before the node recorded checksums, not judged by
+     *                         them: none of the frames checked matched a checksum.
+     * @param problem          what is wrong with the first bad frame, naming its file and position, or null when
+     *                         every frame read is sound.
      */
-    public record Result(long frames, long bytes, long endPosition, String problem)
+    public record Result(
+        long frames, long startPosition, long endPosition, long withoutChecksums, String problem)
     {
+        public long bytes()
+        {
+            return endPosition - startPosition;
+        }
     }
 
     private final File archiveDir;
@@ -62,27 +71,34 @@ public final class RecordedFrames
 
     /**
      * Check the frames of a recording from {@code fromPosition} (a frame boundary) to its stop position or, for one
-     * never stopped, its last written frame. A frame missing before the stop position (a segment file gone, or zeros
-     * where the catalog says frames were recorded) is a problem too.
+     * never stopped, its last written frame. A frame missing before the stop position (a segment file gone or cut
+     * short, or zeros where the catalog says frames were recorded) is a problem too.
+     *
+     * @param checksums whether to check the data frames' bytes too, or their headers alone (for a recording whose
+     *                  messages carry checksums of their own).
      */
-    public Result check(final Recording recording, final long fromPosition)
+    public Result check(final Recording recording, final long fromPosition, final boolean checksums)
     {
         final long stopPosition = recording.stopPosition();
-        long position = Math.max(fromPosition, recording.startPosition());
+        final boolean open = stopPosition == AeronArchive.NULL_POSITION;
+        final long startPosition = Math.max(fromPosition, recording.startPosition());
+        long position = startPosition;
         long frames = 0;
-        boolean checksummed = false;
-        while (stopPosition == AeronArchive.NULL_POSITION || position < stopPosition)
+        long matched = 0;
+        long unmatched = 0;
+        String firstUnmatched = null;
+        String problem = null;
+        scan:
+        while (open || position < stopPosition)
         {
             final long segmentBase = AeronArchive.segmentFileBasePosition(recording.startPosition(), position,
                 recording.termBufferLength(), (int)recording.segmentFileLength());
             final File file = segmentFile(recording.recordingId(), segmentBase);
             if (!file.isFile())
             {
-                return stopPosition == AeronArchive.NULL_POSITION ?
-                    new Result(frames, position - fromPosition, position, null) :
-                    new Result(frames, position - fromPosition, position, "segment file " + file.getPath() +
-                        " is missing: the recording's frames from position " + position + " to its stop position " +
-                        stopPosition + " are not on disk");
+                problem = open ? null : "segment file " + file.getPath() + " is missing: the recording's frames from " +
+                    "position " + position + " to its stop position " + stopPosition + " are not on disk";
+                break;
             }
             final MappedByteBuffer mapped = map(file);
             try
@@ -90,42 +106,57 @@ public final class RecordedFrames
                 final UnsafeBuffer segment = new UnsafeBuffer(mapped);
                 final ByteBuffer view = mapped.duplicate();
                 final long segmentEnd = segmentBase + segment.capacity();
-                while ((stopPosition == AeronArchive.NULL_POSITION || position < stopPosition) && position < segmentEnd)
+                while ((open || position < stopPosition) && position < segmentEnd)
                 {
                     final int offset = (int)(position - segmentBase);
                     final int frameLength = offset + DataHeaderFlyweight.HEADER_LENGTH > segment.capacity() ? 0 :
                         segment.getInt(offset);
                     if (frameLength == 0)
                     {
-                        return stopPosition == AeronArchive.NULL_POSITION ?
-                            new Result(frames, position - fromPosition, position, null) :
-                            new Result(frames, position - fromPosition, position, "no frame at position " + position +
-                                " in " + file.getPath() + " (zeros), before the recording's stop position " +
-                                stopPosition + ": the rest of the recording is missing on disk");
+                        problem = open ? null : "no frame at position " + position + " in " + file.getPath() +
+                            " (zeros), before the recording's stop position " + stopPosition + ": the rest of the " +
+                            "recording is missing on disk";
+                        break scan;
                     }
                     final String headerProblem = headerProblem(segment, offset, position, recording);
                     if (headerProblem != null)
                     {
-                        return new Result(frames, position - fromPosition, position, "damaged frame header at " +
-                            "position " + position + " in " + file.getPath() + " (offset " + offset + "): " +
-                            headerProblem);
+                        problem = "damaged frame header at position " + position + " in " + file.getPath() +
+                            " (offset " + offset + "): " + headerProblem;
+                        break scan;
                     }
                     final int alignedLength = BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
-                    if (segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA)
+                    if (checksums &&
+                        segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA)
                     {
                         if (checksumMatches(view, segment, offset, alignedLength))
                         {
-                            checksummed = true;
+                            matched++;
                         }
-                        else if (checksummed)
+                        else
                         {
-                            return new Result(frames, position - fromPosition, position, "damaged frame at position " +
+                            unmatched++;
+                            firstUnmatched = firstUnmatched != null ? firstUnmatched : "damaged frame at position " +
                                 position + " in " + file.getPath() + " (offset " + offset + "): its bytes no longer " +
-                                "match the checksum recorded with them");
+                                "match the checksum recorded with them";
+                        }
+                        // The node has recorded a checksum in every data frame since it began to: frames without
+                        // are a journal's from before then, all of them.
+                        if (matched > 0 && unmatched > 0)
+                        {
+                            problem = firstUnmatched;
+                            break scan;
                         }
                     }
                     frames++;
                     position += alignedLength;
+                }
+                if ((open || position < stopPosition) && position < segmentBase + recording.segmentFileLength())
+                {
+                    problem = open ? null : "segment file " + file.getPath() + " ends at position " + segmentEnd +
+                        ", before the recording's stop position " + stopPosition + ": the rest of the recording is " +
+                        "missing on disk";
+                    break;
                 }
             }
             finally
@@ -133,7 +164,7 @@ public final class RecordedFrames
                 IoUtil.unmap(mapped);
             }
         }
-        return new Result(frames, position - fromPosition, position, null);
+        return new Result(frames, startPosition, position, matched == 0 ? unmatched : 0, problem);
     }
 
     /**
@@ -155,8 +186,7 @@ public final class RecordedFrames
         {
             return "type " + type + " is neither data nor padding";
         }
-        if (frameLength < DataHeaderFlyweight.HEADER_LENGTH ||
-            termOffset + (long)BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT) > termLength)
+        if (frameLength < DataHeaderFlyweight.HEADER_LENGTH || frameLength > termLength - termOffset)
         {
             return "length " + frameLength + " does not fit the term from offset " + termOffset;
         }

@@ -31,4 +31,14 @@ public interface ServiceListener
     void onSnapshotRequested();
 
     void onSnapshotTaken(long lengthBytes, long durationNs, int openOrders);
+
+    /**
+     * A state hash checkpoint of another member (or of this one before a restart) came through the log and was
+     * compared with this member's hashes at its position.
+     *
+     * @param result     {@link StateHashCheckpoints#AGREED}, {@link StateHashCheckpoints#DIVERGED} or
+     *                   {@link StateHashCheckpoints#UNCHECKED}.
+     * @param checkpoint the checkpoint and the hashes it was compared with, readable during the call only.
+     */
+    void onStateHashCheckpoint(int result, StateHashCheckpoints checkpoint);
 }

@@ -150,10 +150,11 @@ final class SnapshotPreflight
                 files(consensusRecordingId) + ")";
         }
         final long recordingId = snapshot.serviceEntry().recordingId;
-        // Checked on disk before either is replayed: Aeron's replay of a frame whose header is damaged never ends.
+        // Checked on disk before either is replayed: Aeron's replay of a frame whose header is damaged never ends. The
+        // service's chunks carry a CRC-32C of their own, checked as they are read, so its frames' need not be.
         for (final long checkedId : new long[] {consensusRecordingId, recordingId})
         {
-            final String damage = frameProblem(checkedId);
+            final String damage = frameProblem(checkedId, checkedId == consensusRecordingId);
             if (damage != null)
             {
                 return (checkedId == recordingId ? "service" : "consensus module") + " snapshot at log position " +
@@ -177,11 +178,11 @@ final class SnapshotPreflight
         }
     }
 
-    private String frameProblem(final long recordingId)
+    private String frameProblem(final long recordingId, final boolean checksums)
     {
         try
         {
-            return frames.check(RecordedFrames.describe(archive, recordingId), 0).problem();
+            return frames.check(RecordedFrames.describe(archive, recordingId), 0, checksums).problem();
         }
         catch (final RuntimeException ex)
         {

@@ -52,6 +52,9 @@ class CorruptSnapshotTest
             JournalFiles.damageFrameType(file);
 
             restartAndExpectTheReferenceState(cluster, workload, file);
+            assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("damaged frame header at position") &&
+                line.contains("type 7 is neither data nor padding")), "found on disk, before a replay: " +
+                cluster.logLines());
         }
     }
 

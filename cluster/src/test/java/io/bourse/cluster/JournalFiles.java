@@ -149,6 +149,54 @@ final class JournalFiles
         }
     }
 
+    /**
+     * Change the service state hash in the state hash checkpoint a segment file holds (the first), and record the
+     * frame's checksum again, as a member whose state went another way would have sent it: a frame that is whole,
+     * with another member's hash.
+     *
+     * @return the log position the checkpoint names.
+     */
+    static long alterCheckpointStateHash(final File file) throws IOException
+    {
+        // Data frame header (32), Aeron Cluster's session header (32), our message header (8), then the checkpoint's
+        // logPosition, stateHash, engineStateHash and memberId.
+        final int message = FRAME_HEADER_LENGTH + 32;
+        try (RandomAccessFile raf = new RandomAccessFile(file, "rw"))
+        {
+            long frame = 0;
+            while (frame + FRAME_HEADER_LENGTH <= raf.length())
+            {
+                raf.seek(frame);
+                final int frameLength = Integer.reverseBytes(raf.readInt());
+                if (frameLength <= 0)
+                {
+                    break;
+                }
+                final int aligned = (frameLength + FRAME_ALIGNMENT - 1) & -FRAME_ALIGNMENT;
+                final byte[] bytes = new byte[aligned];
+                raf.seek(frame);
+                raf.readFully(bytes);
+                final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                if (frameLength >= message + 8 + io.bourse.protocol.cluster.StateHashCheckpointDecoder.BLOCK_LENGTH &&
+                    buffer.getShort(io.aeron.protocol.HeaderFlyweight.TYPE_FIELD_OFFSET) ==
+                    io.aeron.protocol.HeaderFlyweight.HDR_TYPE_DATA &&
+                    buffer.getShort(message + 2) == io.bourse.protocol.cluster.StateHashCheckpointDecoder.TEMPLATE_ID &&
+                    buffer.getShort(message + 4) == io.bourse.protocol.cluster.StateHashCheckpointDecoder.SCHEMA_ID)
+                {
+                    buffer.putLong(message + 8 + 8, ~buffer.getLong(message + 8 + 8));
+                    final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                    crc.update(bytes, FRAME_HEADER_LENGTH, aligned - FRAME_HEADER_LENGTH);
+                    buffer.putInt(io.aeron.protocol.DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET, (int)crc.getValue());
+                    raf.seek(frame);
+                    raf.write(bytes);
+                    return buffer.getLong(message + 8);
+                }
+                frame += aligned;
+            }
+        }
+        throw new IllegalStateException("no state hash checkpoint in " + file);
+    }
+
     private static long dataFrameAfter(final File file, final long offset, final int messageLength) throws IOException
     {
         try (RandomAccessFile raf = new RandomAccessFile(file, "r"))

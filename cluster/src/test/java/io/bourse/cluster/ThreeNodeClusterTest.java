@@ -90,6 +90,23 @@ class ThreeNodeClusterTest
                 assertEquals(workload.reference.stateHash(), cluster.node(memberId).service().engine().stateHash(),
                     "member " + memberId + " after the old leader rejoined; seed " + seed);
             }
+
+            // A snapshot: each follower, the rejoined one too, compares its state with the leader's hashes there.
+            final ClusterNode leader = cluster.node(newLeaderId);
+            final long snapshots = leader.snapshotCount();
+            TestCluster.await("snapshot request placed", leader::requestSnapshot);
+            TestCluster.await("snapshot taken", () -> leader.snapshotCount() > snapshots);
+            for (int memberId = 0; memberId < 3; memberId++)
+            {
+                final ClusterNode member = cluster.node(memberId);
+                if (memberId != newLeaderId)
+                {
+                    final int id = memberId;
+                    TestCluster.await(() -> "member " + id + " checked its state against the leader's: " +
+                        cluster.logLines(), () -> member.stateHashesAgreed() > 0);
+                }
+                assertEquals(0, member.stateHashesDiverged(), "member " + memberId + ": " + cluster.logLines());
+            }
         }
         catch (final AssertionError | RuntimeException ex)
         {

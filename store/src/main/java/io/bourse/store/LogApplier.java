@@ -1,9 +1,12 @@
 package io.bourse.store;
 
 import io.aeron.cluster.client.AeronCluster;
+import io.aeron.cluster.codecs.ClusterActionRequestDecoder;
 import io.aeron.cluster.codecs.SessionMessageHeaderDecoder;
 import io.aeron.cluster.codecs.TimerEventDecoder;
+import io.bourse.cluster.JournalReplay;
 import io.bourse.cluster.RequestAdmission;
+import io.bourse.cluster.StateHashCheckpoints;
 import io.bourse.engine.CommandAdapter;
 import io.bourse.engine.Engine;
 import io.bourse.engine.EngineListener;
@@ -20,7 +23,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * the engine here produces the same events as the node's: a request envelope is unwrapped and applied once per
  * (client, request sequence), with the message's cluster timestamp; a retry is not applied again; the expiry timer
  * event expires orders at its timestamp; malformed requests and the replay and snapshot requests change nothing.
- * Whether the two agree is checked by comparing {@link #engineStateHash()} with the node's engine state hash.
+ * Whether the two agree is checked at each snapshot the cluster takes: the engine's hash where the log has the snapshot
+ * action is compared with the hash the leader sent for that position ({@link StateHashCheckpoints}).
  * <p>
  * Single-threaded; allocates nothing per message.
  */
@@ -37,6 +41,9 @@ final class LogApplier
         new io.aeron.cluster.codecs.MessageHeaderDecoder();
     private final SessionMessageHeaderDecoder sessionHeader = new SessionMessageHeaderDecoder();
     private final TimerEventDecoder timerEvent = new TimerEventDecoder();
+    private final ClusterActionRequestDecoder action = new ClusterActionRequestDecoder();
+    private final StateHashCheckpoints checkpoints = new StateHashCheckpoints();
+    private final CheckpointListener checkpointListener;
     private final MessageHeaderDecoder header = new MessageHeaderDecoder();
     private final RequestDecoder request = new RequestDecoder();
     private final Long2LongHashMap lastRequestSequenceByClient = new Long2LongHashMap(0);
@@ -44,8 +51,23 @@ final class LogApplier
     private final CommandAdapter commandAdapter;
     private long lastTimestampNs;
 
-    LogApplier(final EngineListener listener)
+    /**
+     * Told of each state hash checkpoint compared with the engine's hash at its position.
+     */
+    @FunctionalInterface
+    interface CheckpointListener
     {
+        /**
+         * @param result     {@link StateHashCheckpoints#AGREED}, {@link StateHashCheckpoints#DIVERGED} or
+         *                   {@link StateHashCheckpoints#UNCHECKED}.
+         * @param checkpoint readable during the call only.
+         */
+        void onCheckpoint(int result, StateHashCheckpoints checkpoint);
+    }
+
+    LogApplier(final EngineListener listener, final CheckpointListener checkpointListener)
+    {
+        this.checkpointListener = checkpointListener;
         engine = new Engine(listener);
         commandAdapter = new CommandAdapter(engine);
     }
@@ -68,9 +90,27 @@ final class LogApplier
         {
             sessionHeader.wrap(buffer, bodyOffset, clusterHeader.blockLength(), clusterHeader.version());
             lastTimestampNs = sessionHeader.timestamp();
-            onSessionMessage(buffer, offset + AeronCluster.SESSION_HEADER_LENGTH,
-                length - AeronCluster.SESSION_HEADER_LENGTH, lastTimestampNs);
+            // Aeron Cluster numbers the services' own messages below zero: the service changes nothing for them.
+            if (sessionHeader.clusterSessionId() < 0)
+            {
+                onServiceMessage(buffer, offset + AeronCluster.SESSION_HEADER_LENGTH,
+                    length - AeronCluster.SESSION_HEADER_LENGTH);
+            }
+            else
+            {
+                onSessionMessage(buffer, offset + AeronCluster.SESSION_HEADER_LENGTH,
+                    length - AeronCluster.SESSION_HEADER_LENGTH, lastTimestampNs);
+            }
             return true;
+        }
+        if (templateId == ClusterActionRequestDecoder.TEMPLATE_ID)
+        {
+            action.wrap(buffer, bodyOffset, clusterHeader.blockLength(), clusterHeader.version());
+            if (JournalReplay.isSnapshot(action))
+            {
+                checkpoints.noteEngine(action.logPosition(), engine.stateHash());
+            }
+            return false;
         }
         if (templateId == TimerEventDecoder.TEMPLATE_ID)
         {
@@ -83,6 +123,15 @@ final class LogApplier
             return true;
         }
         return false;
+    }
+
+    private void onServiceMessage(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int result = checkpoints.check(buffer, offset, length, -1);
+        if (result != StateHashCheckpoints.NOT_A_CHECKPOINT)
+        {
+            checkpointListener.onCheckpoint(result, checkpoints);
+        }
     }
 
     private void onSessionMessage(final DirectBuffer buffer, final int offset, final int length, final long timestampNs)

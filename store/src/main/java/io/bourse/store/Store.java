@@ -2,6 +2,7 @@ package io.bourse.store;
 
 import io.bourse.cluster.CpuHeadroom;
 import io.bourse.cluster.LogRetention;
+import io.bourse.cluster.StateHashCheckpoints;
 import io.bourse.engine.Engine;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.AgentRunner;
@@ -545,6 +546,8 @@ public final class Store implements AutoCloseable
         private volatile long batchesCommitted;
         private volatile StoreState state = StoreState.STARTING;
         private volatile String failure;
+        private volatile long stateHashesAgreed;
+        private volatile long stateHashesDiverged;
 
         void fence(final long logPosition, final long timestampNs)
         {
@@ -571,6 +574,28 @@ public final class Store implements AutoCloseable
             tradesWritten = trades;
             rowsWritten = rows;
             batchesCommitted++;
+        }
+
+        void checkpoint(final int result)
+        {
+            if (result == StateHashCheckpoints.AGREED)
+            {
+                stateHashesAgreed++;
+            }
+            else if (result == StateHashCheckpoints.DIVERGED)
+            {
+                stateHashesDiverged++;
+            }
+        }
+
+        public long stateHashesAgreed()
+        {
+            return stateHashesAgreed;
+        }
+
+        public long stateHashesDiverged()
+        {
+            return stateHashesDiverged;
         }
 
         void state(final StoreState state)

@@ -14,6 +14,7 @@ import io.aeron.logbuffer.FrameDescriptor;
 import io.aeron.logbuffer.Header;
 import io.bourse.cluster.ClusterNode;
 import io.bourse.cluster.LogRetention;
+import io.bourse.cluster.StateHashCheckpoints;
 import io.bourse.engine.Engine;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -109,7 +110,7 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             throw new StoreException("store database " + database.description(), ex);
         }
         spare = new HistoryBatch();
-        applier = new LogApplier(writer);
+        applier = new LogApplier(writer, this::onCheckpoint);
         maxDeferralNs = TimeUnit.MILLISECONDS.toNanos(context.maxDeferralMs());
     }
 
@@ -291,6 +292,27 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
             midMessage = (header.flags() & FrameDescriptor.END_FRAG_FLAG) == 0;
         }
         return action;
+    }
+
+    /**
+     * The leader's hashes at a snapshot's position, compared with the store's engine there: the history written is
+     * the exchange's only while they agree.
+     */
+    private void onCheckpoint(final int result, final StateHashCheckpoints checkpoint)
+    {
+        progress.checkpoint(result);
+        if (result == StateHashCheckpoints.AGREED)
+        {
+            context.log().printf("bourse store: state at log position %,d agrees with member %d's (engine hash %016x)%n",
+                checkpoint.logPosition(), checkpoint.memberId(), checkpoint.engineStateHash());
+        }
+        else if (result == StateHashCheckpoints.DIVERGED)
+        {
+            context.log().printf("bourse store: STATE DIVERGED at log position %,d: the store's engine hash %016x, " +
+                "member %d's %016x; the history it writes may not be the exchange's: check that the store runs the " +
+                "same version as the node%n", checkpoint.logPosition(), checkpoint.ownEngineStateHash(),
+                checkpoint.memberId(), checkpoint.engineStateHash());
+        }
     }
 
     public Action onFragment(final DirectBuffer buffer, final int offset, final int length, final Header header)

@@ -44,6 +44,17 @@ public interface StoreMetrics
     long batchesCommitted();
 
     /**
+     * @return the cluster's snapshots at whose log position the store's engine had the leader's hash, since the store
+     * started ({@link io.bourse.cluster.StateHashCheckpoints}).
+     */
+    long stateHashesAgreed();
+
+    /**
+     * @return those at which it did not: from there on the history written may not be the exchange's.
+     */
+    long stateHashesDiverged();
+
+    /**
      * @return what the store is doing: see {@link StoreState}.
      */
     StoreState state();

@@ -5,7 +5,9 @@
  * <b>How.</b> {@link io.bourse.store.Store} replays the member's log recording from its archive (following it live,
  * never past the cluster's commit position) and applies each message to its own copy of the deterministic engine,
  * exactly as the clustered service does (same request de-duplication, cluster timestamps and expiry timer), so it
- * sees the same events; a test compares its engine state hash with the node's. The events become rows, gathered in
+ * sees the same events; at each snapshot of the cluster its engine's state hash is compared with the one the leader
+ * sent through the log for that position ({@link io.bourse.cluster.StateHashCheckpoints}), and a disagreement is
+ * logged and counted ({@link io.bourse.store.StoreMetrics#stateHashesDiverged()}). The events become rows, gathered in
  * batches; a commit thread writes one batch while the store's thread fills the next. A change that belongs to another
  * row is written into it (a trade's row carries its settlements, an order's row its acceptance and reservation), and
  * the {@code ledger} and {@code order_events} views show them with the others: rows are what writing costs.

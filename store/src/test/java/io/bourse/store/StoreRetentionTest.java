@@ -69,6 +69,8 @@ class StoreRetentionTest
             {
                 assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up from the start: " + store.metrics());
                 StoreChecks.assertCaughtUpWith(store, node.awaitIdleEngineStateHash(), 60_000, seed);
+                // Each snapshot's checkpoint, passed on the way: the store's engine had the node's hash there.
+                assertEquals(node.node.snapshotCount(), store.metrics().stateHashesAgreed(), node.logText::toString);
                 final long floor = LogRetention.floor(node.dataDir);
                 assertTrue(floor > 0, "the store's snapshot moved its floor: " + floor);
 
@@ -82,6 +84,10 @@ class StoreRetentionTest
                 assertTrue(store.awaitCaughtUp(60_000), () -> "store caught up: " + store.metrics());
                 assertTrue(firstLogSegmentBase() <= LogRetention.floor(node.dataDir),
                     "purged only before the store's floor");
+                TestNode.await(() -> "the store compared its state at the snapshots taken while it followed: " +
+                    store.metrics().stateHashesAgreed() + "; " + node.logText, () ->
+                    store.metrics().stateHashesAgreed() == node.node.snapshotCount());
+                assertEquals(0, store.metrics().stateHashesDiverged(), node.logText::toString);
                 try (StoreDatabase database = StoreDatabase.open(context.jdbcUrl(), context.sqliteFile(), null, null))
                 {
                     StoreChecks.assertTrades(database, workload.trades(), workload.tradeChecksum());

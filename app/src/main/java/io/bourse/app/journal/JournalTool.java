@@ -45,11 +45,13 @@ public final class JournalTool
      *
      * @param snapshotLogPosition 0 when there was no snapshot and the whole log was replayed.
      * @param fragmentChecks      what the checksums of the fragments read (snapshot and log tail) said.
+     * @param checkpointsAgreed   state hash checkpoints in the tail whose hashes the replay's agreed with.
+     * @param checkpointsDiverged those whose hashes it did not.
      */
     public record VerifyResult(
         long snapshotLogPosition, long snapshotBytes, long messages, long applied, long bytes, long endLogPosition,
         long stateHash, long engineStateHash, int openOrders, long snapshotLoadNs, long replayNs,
-        Journal.FragmentChecks fragmentChecks)
+        Journal.FragmentChecks fragmentChecks, long checkpointsAgreed, long checkpointsDiverged)
     {
     }
 
@@ -212,6 +214,9 @@ public final class JournalTool
                 journal.scan(recording, recording.startPosition(), Long.MAX_VALUE,
                     (buffer, offset, length, start, stop) -> replay.onSnapshotMessage(buffer, offset, length));
                 fromPosition = snapshot.logPosition;
+                // Said before the snapshot is loaded: a damaged header ends the scan, and the load would only say the
+                // snapshot is cut short.
+                failIfDamaged(journal.fragmentChecks());
             }
             replay.start(fromPosition);
             final long snapshotLoadNs = System.nanoTime() - loadStartNs;
@@ -235,14 +240,15 @@ public final class JournalTool
             final long replayNs = System.nanoTime() - replayStartNs;
             final VerifyResult result = new VerifyResult(fromPosition, replay.snapshotBytes(), counts[0], counts[1],
                 counts[2], endPosition, replay.stateHash(), replay.engineStateHash(), replay.openOrderCount(),
-                snapshotLoadNs, replayNs, journal.fragmentChecks());
+                snapshotLoadNs, replayNs, journal.fragmentChecks(), replay.checkpointsAgreed(),
+                replay.checkpointsDiverged());
             print(result);
-            final Journal.FragmentChecks checks = result.fragmentChecks();
-            if (checks.damaged() > 0)
+            failIfDamaged(result.fragmentChecks());
+            if (replay.firstDivergence() != null)
             {
-                throw new IllegalStateException("the journal is damaged: " + checks.damaged() + " fragment(s), the " +
-                    "first with " + checks.firstDamage() + "; restore the data directory from a backup or, in a " +
-                    "cluster, from another member");
+                throw new IllegalStateException("the replay's state went another way than the node's: " +
+                    replay.firstDivergence() + " (" + replay.checkpointsDiverged() + " state hash checkpoint(s) " +
+                    "disagree); is this tool of the node's version?");
             }
             if (log != null && log.stopPosition() != io.aeron.Aeron.NULL_VALUE && endPosition < log.stopPosition())
             {
@@ -251,6 +257,16 @@ public final class JournalTool
                     "directory from a backup or, in a cluster, from another member");
             }
             return result;
+        }
+    }
+
+    private static void failIfDamaged(final Journal.FragmentChecks checks)
+    {
+        if (checks.damaged() > 0)
+        {
+            throw new IllegalStateException("the journal is damaged: " + checks.damaged() + " fragment(s), the " +
+                "first with " + checks.firstDamage() + "; restore the data directory from a backup or, in a " +
+                "cluster, from another member");
         }
     }
 
@@ -404,6 +420,8 @@ public final class JournalTool
         final Journal.FragmentChecks checks = result.fragmentChecks();
         out.printf("checksums: %,d fragments match, %,d recorded without a checksum, %,d damaged%n",
             checks.matched(), checks.withoutChecksum(), checks.damaged());
+        out.printf("state hash checkpoints: %,d agree with the node's, %,d disagree%n", result.checkpointsAgreed(),
+            result.checkpointsDiverged());
         if (checks.tornLastWrite())
         {
             out.println("the log ends in a write torn by a crash, left out (never committed; the node cuts it when " +

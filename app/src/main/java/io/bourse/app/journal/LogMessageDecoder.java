@@ -16,6 +16,7 @@ import io.bourse.protocol.cluster.ReplayRequestDecoder;
 import io.bourse.protocol.cluster.RequestDecoder;
 import io.bourse.protocol.cluster.SnapshotRequestDecoder;
 import io.bourse.protocol.cluster.StateContinueDecoder;
+import io.bourse.protocol.cluster.StateHashCheckpointDecoder;
 import io.bourse.protocol.cluster.StateRequestDecoder;
 import io.bourse.protocol.codec.CancelOrderDecoder;
 import io.bourse.protocol.codec.DefineAssetDecoder;
@@ -58,6 +59,7 @@ final class LogMessageDecoder
     private final ReplayRequestDecoder replayRequest = new ReplayRequestDecoder();
     private final SnapshotRequestDecoder snapshotRequest = new SnapshotRequestDecoder();
     private final StateRequestDecoder stateRequest = new StateRequestDecoder();
+    private final StateHashCheckpointDecoder checkpoint = new StateHashCheckpointDecoder();
     private final StateContinueDecoder stateContinue = new StateContinueDecoder();
     private final BatchContinueDecoder batchContinue = new BatchContinueDecoder();
     private final io.bourse.protocol.codec.MessageHeaderDecoder commandHeader =
@@ -241,6 +243,15 @@ final class LogMessageDecoder
                 field("clientId", batchContinue.clientId());
                 field("batchSequence", batchContinue.batchSequence());
                 field("fromPartIndex", batchContinue.fromPartIndex());
+            }
+            case StateHashCheckpointDecoder.TEMPLATE_ID ->
+            {
+                checkpoint.wrap(buffer, body, ingressHeader.blockLength(), ingressHeader.version());
+                type = "StateHashCheckpoint";
+                field("logPosition", checkpoint.logPosition());
+                field("stateHash", checkpoint.stateHash());
+                field("engineStateHash", checkpoint.engineStateHash());
+                field("memberId", checkpoint.memberId());
             }
             default -> type = "MalformedIngress";
         }

@@ -13,6 +13,7 @@ import io.bourse.protocol.codec.SelfTradePrevention;
 import io.bourse.protocol.codec.Side;
 import io.bourse.protocol.codec.TimeInForce;
 import io.bourse.protocol.cluster.StateContinueEncoder;
+import io.bourse.protocol.cluster.StateHashCheckpointEncoder;
 import io.bourse.protocol.cluster.StateRequestEncoder;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,16 @@ class LogMessageDecoderTest
             .clientId(7).batchSequence(99).fromPartIndex(256).encodedLength();
         assertDecoded(length, "BatchContinue",
             ",\"clusterSessionId\":3,\"clientId\":7,\"batchSequence\":99,\"fromPartIndex\":256");
+    }
+
+    @Test
+    void aStateHashCheckpointIsNamedWithItsHashes()
+    {
+        final int length = new StateHashCheckpointEncoder()
+            .wrapAndApplyHeader(buffer, AeronCluster.SESSION_HEADER_LENGTH, header)
+            .logPosition(4_096).stateHash(-5).engineStateHash(17).memberId(2).encodedLength();
+        assertDecoded(length, "StateHashCheckpoint", ",\"clusterSessionId\":3,\"logPosition\":4096," +
+            "\"stateHash\":-5,\"engineStateHash\":17,\"memberId\":2");
     }
 
     @Test

@@ -22,6 +22,17 @@ public interface NodeStatus
     long lastSnapshotAgeMs();
 
     /**
+     * @return snapshots at whose log position this process's member had the state hashes another member (or itself
+     * before a restart) had there, since it started; -1 when not known here.
+     */
+    long stateHashesAgreed();
+
+    /**
+     * @return snapshots at which it did not: its state went another way; -1 when not known here.
+     */
+    long stateHashesDiverged();
+
+    /**
      * Nothing known: a gateway in its own process.
      */
     NodeStatus UNKNOWN = new NodeStatus()
@@ -37,6 +48,16 @@ public interface NodeStatus
         }
 
         public long lastSnapshotAgeMs()
+        {
+            return -1;
+        }
+
+        public long stateHashesAgreed()
+        {
+            return -1;
+        }
+
+        public long stateHashesDiverged()
         {
             return -1;
         }

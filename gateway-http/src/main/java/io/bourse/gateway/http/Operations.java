@@ -63,6 +63,8 @@ final class Operations
         cluster.put("acceptingOrders", isReady.getAsBoolean());
         cluster.put("journalBytes", nodeStatus.journalBytes());
         cluster.put("lastSnapshotAgeMs", nodeStatus.lastSnapshotAgeMs());
+        cluster.put("stateHashesAgreed", nodeStatus.stateHashesAgreed());
+        cluster.put("stateHashesDiverged", nodeStatus.stateHashesDiverged());
         final ObjectNode gateway = node.putObject("http");
         gateway.put("commandsPerSecond", Math.round(metrics.commandsPerSecond() * 10) / 10.0);
         gateway.put("batchesPerSecond", Math.round(metrics.batchesPerSecond() * 10) / 10.0);
@@ -105,6 +107,8 @@ final class Operations
             store.put("committedLogPosition", storeStatus.committedLogPosition());
             store.put("lagBytes", storeStatus.lagBytes());
             store.put("lagSeconds", Math.round(storeStatus.lagSeconds() * 1000) / 1000.0);
+            store.put("stateHashesAgreed", storeStatus.stateHashesAgreed());
+            store.put("stateHashesDiverged", storeStatus.stateHashesDiverged());
         }
         node.put("latencyNote", "to_sequenced and sequenced_to_answer split the cluster round trip at the cluster's " +
             "timestamp of the command: comparable when gateway and node share a clock");
@@ -150,6 +154,14 @@ final class Operations
         gauge(out, "bourse_journal_bytes", "bytes of journal on disk (-1 unknown)", nodeStatus.journalBytes());
         gauge(out, "bourse_snapshot_age_seconds", "seconds since the last snapshot (-1 none)",
             nodeStatus.lastSnapshotAgeMs() < 0 ? -1 : nodeStatus.lastSnapshotAgeMs() / 1000.0);
+        if (nodeStatus.stateHashesAgreed() >= 0)
+        {
+            counter(out, "bourse_state_hashes_agreed_total",
+                "snapshots at which this member's state hashes agreed with another member's (or its own before a restart)",
+                nodeStatus.stateHashesAgreed());
+            counter(out, "bourse_state_hashes_diverged_total",
+                "snapshots at which they did not: this member's state went another way", nodeStatus.stateHashesDiverged());
+        }
         counter(out, "bourse_http_requests_total", "HTTP requests received", metrics.httpRequests.sum());
         counter(out, "bourse_http_errors_total", "HTTP error responses", metrics.httpErrors.sum());
         counter(out, "bourse_http_rate_limited_total", "requests refused by a rate limit (a key's, a connection's or an address's)", metrics.rateLimited.sum());
@@ -230,6 +242,11 @@ final class Operations
                 storeStatus.lagBytes());
             gauge(out, "bourse_store_lag_seconds", "seconds the store's database is behind the cluster",
                 storeStatus.lagSeconds());
+            counter(out, "bourse_store_state_hashes_agreed_total",
+                "snapshots at which the store's engine had the leader's state hash", storeStatus.stateHashesAgreed());
+            counter(out, "bourse_store_state_hashes_diverged_total",
+                "snapshots at which it did not: the history written from there on may not be the exchange's",
+                storeStatus.stateHashesDiverged());
         }
         for (final MonitorSection section : monitorSections)
         {

@@ -30,4 +30,14 @@ public interface StoreStatus
      * @return seconds the database is behind the cluster's time; 0 when caught up.
      */
     double lagSeconds();
+
+    /**
+     * @return snapshots at whose log position the store's engine had the leader's state hash, since it started.
+     */
+    long stateHashesAgreed();
+
+    /**
+     * @return snapshots at which it did not: the history written from there on may not be the exchange's.
+     */
+    long stateHashesDiverged();
 }

@@ -195,6 +195,16 @@ final class GatewayHarness implements AutoCloseable
                 {
                     return -1;
                 }
+
+                public long stateHashesAgreed()
+                {
+                    return node == null ? -1 : node.stateHashesAgreed();
+                }
+
+                public long stateHashesDiverged()
+                {
+                    return node == null ? -1 : node.stateHashesDiverged();
+                }
             })
             .clientContext(ingressEndpoints != null ?
                 new ExchangeClient.Context().ingressEndpoints(ingressEndpoints) : node.clientContext())));

@@ -96,6 +96,16 @@ class StoredOrderLookupTest
             {
                 return 0;
             }
+
+            public long stateHashesAgreed()
+            {
+                return 0;
+            }
+
+            public long stateHashesDiverged()
+            {
+                return 0;
+            }
         });
     }
 

@@ -1,0 +1,82 @@
+package io.bourse.cluster;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.io.IOException;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * State hash checkpoints in the log: a node that recovers from a snapshot compares the state it recovered with the
+ * hashes sent when the snapshot was taken, and says when they disagree. (Followers comparing theirs with the leader's
+ * live: {@link ThreeNodeClusterTest}.)
+ */
+class StateHashCheckpointTest
+{
+    @Test
+    void aRestartedNodeComparesTheStateItRecoveredWithTheCheckpointInItsLog()
+    {
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            final ReferenceWorkload workload = snapshotBetweenTradesThenCrash(cluster, 21);
+            cluster.start(0);
+            cluster.awaitLeader();
+            cluster.awaitSameState();
+
+            assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash(),
+                "seed " + workload.seed());
+            assertEquals(1, cluster.node(0).stateHashesAgreed(), cluster.logLines().toString());
+            assertEquals(0, cluster.node(0).stateHashesDiverged(), cluster.logLines().toString());
+            assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("agrees with member 0's")),
+                cluster.logLines().toString());
+        }
+    }
+
+    @Test
+    void aCheckpointWhoseHashesAreNotTheNodesIsReportedAsDivergence() throws IOException
+    {
+        try (TestCluster cluster = new TestCluster(1))
+        {
+            snapshotBetweenTradesThenCrash(cluster, 22);
+            final JournalFiles journal = new JournalFiles(cluster.dataDir(0));
+            final File[] log = journal.segmentFiles(journal.logRecordingId());
+            assertEquals(1, log.length, "the log fits in one segment file");
+            final long position = JournalFiles.alterCheckpointStateHash(log[0]);
+            assertEquals(journal.latestServiceSnapshot().logPosition, position, "the checkpoint of the snapshot");
+
+            cluster.start(0);
+            cluster.awaitLeader();
+            cluster.awaitSameState();
+
+            assertEquals(1, cluster.node(0).stateHashesDiverged(), cluster.logLines().toString());
+            assertEquals(0, cluster.node(0).stateHashesAgreed(), cluster.logLines().toString());
+            assertTrue(cluster.logLines().stream().anyMatch(line ->
+                line.contains(String.format("STATE DIVERGED at log position %,d", position))),
+                cluster.logLines().toString());
+        }
+    }
+
+    private static ReferenceWorkload snapshotBetweenTradesThenCrash(final TestCluster cluster, final long seed)
+    {
+        final ReferenceWorkload workload = new ReferenceWorkload(seed);
+        cluster.startAll();
+        cluster.awaitLeader();
+        try (TestClient client = new TestClient(cluster))
+        {
+            client.awaitConnected();
+            workload.setUp(client);
+            workload.trade(client, 200);
+            client.awaitAllAnswered();
+            final long snapshots = cluster.node(0).snapshotCount();
+            TestCluster.await("snapshot request placed", () -> cluster.node(0).requestSnapshot());
+            TestCluster.await("snapshot taken", () -> cluster.node(0).snapshotCount() > snapshots);
+            workload.trade(client, 200);
+            client.awaitAllAnswered();
+        }
+        cluster.awaitSameState();
+        cluster.crash(0);
+        return workload;
+    }
+}
