@@ -436,7 +436,7 @@ public final class ClusterNode implements AutoCloseable
             try (AeronArchive preflightArchive = AeronArchive.connect(archiveClient.clone()))
             {
                 checkedSnapshot = new SnapshotPreflight(context, preflightArchive).run();
-                LogPreflight.run(context, preflightArchive, checkedSnapshot == null ? 0 : checkedSnapshot.logPosition());
+                LogPreflight.run(context, preflightArchive, checkedSnapshot);
             }
 
             final String host = context.memberHosts().get(context.memberId());

@@ -116,12 +116,6 @@ public final class ExchangeService implements ClusteredService
     private final StateHashCheckpoints checkpoints = new StateHashCheckpoints();
     private final UnsafeBuffer checkpointBuffer = new UnsafeBuffer(new byte[64]);
     /**
-     * The checkpoint of the last snapshot taken, until the cluster has taken it: Aeron numbers service messages by
-     * the order they are offered in, which must be the same on every member, so one refused is offered again rather
-     * than dropped.
-     */
-    private int pendingCheckpointLength;
-    /**
      * The snapshot position the last checkpoint applied names, and the log bytes it took: log the snapshot policy
      * does not count as new.
      */
@@ -238,10 +232,6 @@ public final class ExchangeService implements ClusteredService
         final int length,
         final Header header)
     {
-        if (pendingCheckpointLength > 0)
-        {
-            offerCheckpoint();
-        }
         if (session == null)
         {
             onServiceMessage(buffer, offset, length);
@@ -332,10 +322,6 @@ public final class ExchangeService implements ClusteredService
 
     public void onTimerEvent(final long correlationId, final long timestamp)
     {
-        if (pendingCheckpointLength > 0)
-        {
-            offerCheckpoint();
-        }
         if (correlationId == EXPIRY_TIMER_ID)
         {
             scheduledExpiryNs = Long.MAX_VALUE;
@@ -354,10 +340,11 @@ public final class ExchangeService implements ClusteredService
             snapshotPublication, idleStrategy, nextBatchSequence, lastRequestSequenceByClient, history, engine);
         final long engineStateHash = engine.stateHash();
         final long stateHash = stateHash(engineStateHash);
-        checkpoints.noteService(cluster.logPosition(), stateHash, engineStateHash, true);
-        pendingCheckpointLength = checkpoints.encode(
-            checkpointBuffer, 0, cluster.logPosition(), stateHash, engineStateHash, cluster.memberId());
-        offerCheckpoint();
+        // A snapshot taken again as the log is replayed at a restart is of the past: the checkpoint in the log then is
+        // this member's from before, and is compared like any other.
+        checkpoints.noteService(cluster.logPosition(), stateHash, engineStateHash, !recovering);
+        offerCheckpoint(checkpoints.encode(
+            checkpointBuffer, 0, cluster.logPosition(), stateHash, engineStateHash, cluster.memberId()));
         serviceListener.onSnapshotTaken(bytes, System.nanoTime() - startNs, engine.openOrderCount());
     }
 
@@ -371,12 +358,19 @@ public final class ExchangeService implements ClusteredService
         checkpoints.noteService(logPosition, stateHash(engineStateHash), engineStateHash, false);
     }
 
-    private void offerCheckpoint()
+    /**
+     * Offer the checkpoint until the cluster takes it, as Aeron's container does its snapshot acknowledgement: Aeron
+     * numbers service messages in the order they are offered, the same on every member, so none is left out.
+     */
+    private void offerCheckpoint(final int length)
     {
-        if (cluster.offer(checkpointBuffer, 0, pendingCheckpointLength) > 0)
+        long result;
+        while ((result = cluster.offer(checkpointBuffer, 0, length)) == Publication.BACK_PRESSURED ||
+            result == Publication.ADMIN_ACTION)
         {
-            pendingCheckpointLength = 0;
+            idleStrategy.idle();
         }
+        idleStrategy.reset();
     }
 
     /**
@@ -539,9 +533,11 @@ public final class ExchangeService implements ClusteredService
     }
 
     /**
-     * Digest of the replicated state: the engine's state hash combined with the retry and history bookkeeping.
-     * Read it from another thread only while no message is being applied (e.g. after {@link #appliedLogPosition()}
-     * has stopped moving).
+     * Digest of the replicated state: the engine's state hash combined with the batch sequence and the requests
+     * applied per client. Which batches the history still holds is left out: a member restarted from a snapshot lays
+     * its history out afresh and so lets its oldest batches go at other moments than one that ran through, and
+     * either answers a retry rightly (with the batch, or as no longer held). Read it from another thread only while
+     * no message is being applied (e.g. after {@link #appliedLogPosition()} has stopped moving).
      */
     public long stateHash()
     {
@@ -558,8 +554,7 @@ public final class ExchangeService implements ClusteredService
             iterator.next();
             clients += Long.hashCode(iterator.getLongKey()) * 0x9E3779B97F4A7C15L + iterator.getLongValue();
         }
-        hash = hash * 31 + clients;
-        return hash * 31 + history.droppedUpToLogPosition();
+        return hash * 31 + clients;
     }
 
     /**

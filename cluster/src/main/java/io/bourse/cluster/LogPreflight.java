@@ -20,11 +20,15 @@ final class LogPreflight
     }
 
     /**
-     * @param fromPosition the log position replay starts at: the snapshot's, or 0 without one.
+     * @param snapshot the snapshot replay starts after, or null to replay the log from its start.
      * @throws IllegalStateException when a frame to replay is damaged or missing.
      */
-    static void run(final ClusterNode.Context context, final AeronArchive archive, final long fromPosition)
+    static void run(final ClusterNode.Context context, final AeronArchive archive, final SnapshotPreflight.Checked snapshot)
     {
+        final long fromPosition = snapshot == null ? 0 : snapshot.logPosition();
+        // After a snapshot recorded with checksums, every frame of the log has one; a journal begun by a version that
+        // recorded none may begin without.
+        final boolean mayBeginWithout = snapshot == null || !snapshot.recordedWithChecksums();
         if (!new File(context.clusterDir(), RecordingLog.RECORDING_LOG_FILE_NAME).exists())
         {
             return;
@@ -40,7 +44,7 @@ final class LogPreflight
         }
         final long startNs = System.nanoTime();
         final RecordedFrames.Result result = new RecordedFrames(context.archiveDir())
-            .check(RecordedFrames.describe(archive, recordingId), fromPosition, true);
+            .check(RecordedFrames.describe(archive, recordingId), fromPosition, true, mayBeginWithout);
         if (result.problem() != null)
         {
             throw new IllegalStateException("cannot start: the log to replay from position " + result.startPosition() +

@@ -25,8 +25,10 @@ import java.util.zip.CRC32C;
  * never close), and a data frame whose message was damaged is replayed as it is (the engine would apply a command no
  * client sent and recover to a state no client was told of). Every frame's header is checked against where it lies
  * (its type, length, term id and offset, stream), and, when asked, every data frame's bytes after its header against
- * the CRC-32C the node's archive recorded in it ({@link RecordChecksum}). A recording none of whose frames checked
- * matches its checksum was made before the node recorded checksums, and is judged by its headers alone. Not checked:
+ * the CRC-32C the node's archive recorded in it ({@link RecordChecksum}). Frames from before the node recorded
+ * checksums hold none; where the caller says the range may begin with such frames, those before the first frame that
+ * matches its checksum are judged by their headers alone (a damaged one among them cannot be told from them). Not
+ * checked:
  * a header's flags and version, and a frame length changed within its 32-byte alignment (the checksum covers the
  * aligned frame).
  */
@@ -47,8 +49,8 @@ public final class RecordedFrames
     /**
      * What a check read: the frames and bytes it checked and where it started and stopped.
      *
-     * @param withoutChecksums data frames of a recording made before the node recorded checksums, not judged by
-     *                         them: none of the frames checked matched a checksum.
+     * @param withoutChecksums data frames recorded before the node recorded checksums, judged by their headers
+     *                         alone.
      * @param problem          what is wrong with the first bad frame, naming its file and position, or null when
      *                         every frame read is sound.
      */
@@ -74,10 +76,13 @@ public final class RecordedFrames
      * never stopped, its last written frame. A frame missing before the stop position (a segment file gone or cut
      * short, or zeros where the catalog says frames were recorded) is a problem too.
      *
-     * @param checksums whether to check the data frames' bytes too, or their headers alone (for a recording whose
-     *                  messages carry checksums of their own).
+     * @param checksums     whether to check the data frames' bytes too, or their headers alone (for a recording whose
+     *                      messages carry checksums of their own).
+     * @param mayBeginBefore whether the range may begin with frames recorded before the node recorded checksums (a
+     *                      journal begun by an earlier version), taken for such until the first frame that matches.
      */
-    public Result check(final Recording recording, final long fromPosition, final boolean checksums)
+    public Result check(
+        final Recording recording, final long fromPosition, final boolean checksums, final boolean mayBeginBefore)
     {
         final long stopPosition = recording.stopPosition();
         final boolean open = stopPosition == AeronArchive.NULL_POSITION;
@@ -85,8 +90,7 @@ public final class RecordedFrames
         long position = startPosition;
         long frames = 0;
         long matched = 0;
-        long unmatched = 0;
-        String firstUnmatched = null;
+        long withoutChecksums = 0;
         String problem = null;
         scan:
         while (open || position < stopPosition)
@@ -133,19 +137,16 @@ public final class RecordedFrames
                         {
                             matched++;
                         }
+                        else if (matched > 0 || !mayBeginBefore)
+                        {
+                            // The node has recorded a checksum in every data frame since it began to.
+                            problem = "damaged frame at position " + position + " in " + file.getPath() +
+                                " (offset " + offset + "): its bytes no longer match the checksum recorded with them";
+                            break scan;
+                        }
                         else
                         {
-                            unmatched++;
-                            firstUnmatched = firstUnmatched != null ? firstUnmatched : "damaged frame at position " +
-                                position + " in " + file.getPath() + " (offset " + offset + "): its bytes no longer " +
-                                "match the checksum recorded with them";
-                        }
-                        // The node has recorded a checksum in every data frame since it began to: frames without
-                        // are a journal's from before then, all of them.
-                        if (matched > 0 && unmatched > 0)
-                        {
-                            problem = firstUnmatched;
-                            break scan;
+                            withoutChecksums++;
                         }
                     }
                     frames++;
@@ -164,7 +165,7 @@ public final class RecordedFrames
                 IoUtil.unmap(mapped);
             }
         }
-        return new Result(frames, startPosition, position, matched == 0 ? unmatched : 0, problem);
+        return new Result(frames, startPosition, position, withoutChecksums, problem);
     }
 
     /**

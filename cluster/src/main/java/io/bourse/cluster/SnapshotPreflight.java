@@ -37,6 +37,7 @@ final class SnapshotPreflight
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
     private final RecordedFrames frames;
     private ServiceSnapshot.Loaded lastLoaded;
+    private boolean lastConsensusWithChecksums;
 
     /**
      * One snapshot of the cluster: the consensus module's entry and the service's, and what is wrong with it.
@@ -47,8 +48,11 @@ final class SnapshotPreflight
 
     /**
      * The service snapshot that passed the check, and the log position it was taken at.
+     *
+     * @param recordedWithChecksums whether the snapshot's frames carry checksums: the node that took it recorded
+     *                              them, so every frame of the log after it must too.
      */
-    record Checked(long logPosition, ServiceSnapshot.Loaded loaded)
+    record Checked(long logPosition, ServiceSnapshot.Loaded loaded, boolean recordedWithChecksums)
     {
     }
 
@@ -93,8 +97,8 @@ final class SnapshotPreflight
                 }
                 good++;
             }
-            final Checked checked = good < snapshots.size() ?
-                new Checked(snapshots.get(good).serviceEntry().logPosition, lastLoaded) : null;
+            final Checked checked = good < snapshots.size() ? new Checked(
+                snapshots.get(good).serviceEntry().logPosition, lastLoaded, lastConsensusWithChecksums) : null;
             if (good == 0)
             {
                 return checked;
@@ -178,11 +182,21 @@ final class SnapshotPreflight
         }
     }
 
+    /**
+     * @param checksums whether to check the frames' checksums (the consensus module's snapshot, whose messages carry
+     *                  none of their own), noting whether it has them.
+     */
     private String frameProblem(final long recordingId, final boolean checksums)
     {
         try
         {
-            return frames.check(RecordedFrames.describe(archive, recordingId), 0, checksums).problem();
+            final RecordedFrames.Result result =
+                frames.check(RecordedFrames.describe(archive, recordingId), 0, checksums, true);
+            if (checksums)
+            {
+                lastConsensusWithChecksums = result.frames() > 0 && result.withoutChecksums() == 0;
+            }
+            return result.problem();
         }
         catch (final RuntimeException ex)
         {

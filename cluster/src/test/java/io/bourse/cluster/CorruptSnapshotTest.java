@@ -121,6 +121,10 @@ class CorruptSnapshotTest
 
         assertEquals(workload.reference.stateHash(), cluster.node(0).service().engine().stateHash(),
             "state after falling back; seed " + workload.seed());
+        // The state loaded, and the state where the replay takes the later snapshot again, each checked against the
+        // checkpoint sent when the snapshot was first taken.
+        assertEquals(2, cluster.node(0).stateHashesAgreed(), cluster.logLines().toString());
+        assertEquals(0, cluster.node(0).stateHashesDiverged(), cluster.logLines().toString());
         assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains(badFile.getPath()) &&
             line.contains("invalidated 1 snapshot(s), recovering from the snapshot at log position")),
             "start-up names the bad snapshot's file and falls back to the previous one: " + cluster.logLines());

@@ -150,13 +150,14 @@ final class JournalFiles
     }
 
     /**
-     * Change the service state hash in the state hash checkpoint a segment file holds (the first), and record the
-     * frame's checksum again, as a member whose state went another way would have sent it: a frame that is whole,
-     * with another member's hash.
+     * Change a hash in the state hash checkpoint a segment file holds (the first), and record the frame's checksum
+     * again, as a member whose state went another way would have sent it: a frame that is whole, with another
+     * member's hash.
      *
+     * @param engine whether to change the engine's hash, or the service's.
      * @return the log position the checkpoint names.
      */
-    static long alterCheckpointStateHash(final File file) throws IOException
+    static long alterCheckpointHash(final File file, final boolean engine) throws IOException
     {
         // Data frame header (32), Aeron Cluster's session header (32), our message header (8), then the checkpoint's
         // logPosition, stateHash, engineStateHash and memberId.
@@ -183,7 +184,8 @@ final class JournalFiles
                     buffer.getShort(message + 2) == io.bourse.protocol.cluster.StateHashCheckpointDecoder.TEMPLATE_ID &&
                     buffer.getShort(message + 4) == io.bourse.protocol.cluster.StateHashCheckpointDecoder.SCHEMA_ID)
                 {
-                    buffer.putLong(message + 8 + 8, ~buffer.getLong(message + 8 + 8));
+                    final int hash = message + 8 + (engine ? 16 : 8);
+                    buffer.putLong(hash, ~buffer.getLong(hash));
                     final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
                     crc.update(bytes, FRAME_HEADER_LENGTH, aligned - FRAME_HEADER_LENGTH);
                     buffer.putInt(io.aeron.protocol.DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET, (int)crc.getValue());

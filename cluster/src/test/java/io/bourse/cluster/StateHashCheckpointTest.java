@@ -1,6 +1,8 @@
 package io.bourse.cluster;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.File;
 import java.io.IOException;
@@ -34,8 +36,9 @@ class StateHashCheckpointTest
         }
     }
 
-    @Test
-    void aCheckpointWhoseHashesAreNotTheNodesIsReportedAsDivergence() throws IOException
+    @ParameterizedTest(name = "the engine''s hash: {0}")
+    @ValueSource(booleans = {false, true})
+    void aCheckpointWhoseHashesAreNotTheNodesIsReportedAsDivergence(final boolean engine) throws IOException
     {
         try (TestCluster cluster = new TestCluster(1))
         {
@@ -43,7 +46,7 @@ class StateHashCheckpointTest
             final JournalFiles journal = new JournalFiles(cluster.dataDir(0));
             final File[] log = journal.segmentFiles(journal.logRecordingId());
             assertEquals(1, log.length, "the log fits in one segment file");
-            final long position = JournalFiles.alterCheckpointStateHash(log[0]);
+            final long position = JournalFiles.alterCheckpointHash(log[0], engine);
             assertEquals(journal.latestServiceSnapshot().logPosition, position, "the checkpoint of the snapshot");
 
             cluster.start(0);

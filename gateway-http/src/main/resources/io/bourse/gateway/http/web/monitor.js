@@ -64,6 +64,8 @@ async function refresh() {
       card('Commands total', h.commandsTotal, 'commands-total'),
       card('Journal size', bytes(c.journalBytes), 'journal'),
       card('Last snapshot', age(c.lastSnapshotAgeMs), 'snapshot-age'),
+      card('State hash checks', c.stateHashesAgreed < 0 ? 'n/a' :
+        `${c.stateHashesAgreed} agreed, ${c.stateHashesDiverged} diverged`, 'state-hashes'),
       card('WebSocket sessions', h.webSocketSessions, 'sessions'),
       ...Object.entries(m.sessions).filter(([gateway]) => gateway !== 'webSocket').flatMap(([gateway, s]) => [
         card(`${gateway.toUpperCase()} sessions logged on`, `${s.loggedOn} of ${s.configured}`, `${gateway}-sessions`),
@@ -71,6 +73,8 @@ async function refresh() {
         card(`${gateway.toUpperCase()} rate limited`, s.messagesRateLimited, `${gateway}-rate-limited`)]),
       card('Post-trade store', m.store.available ? m.store.state : 'none in this process', 'store-state'),
       card('Store lag', m.store.available ? `${bytes(m.store.lagBytes)}, ${m.store.lagSeconds} s` : 'n/a', 'store-lag'),
+      card('Store state hash checks', m.store.available ?
+        `${m.store.stateHashesAgreed} agreed, ${m.store.stateHashesDiverged} diverged` : 'n/a', 'store-state-hashes'),
       card('HTTP requests', h.httpRequests, 'http-requests'),
       card('HTTP errors', h.httpErrors, 'http-errors'),
       card('Rate limited', h.rateLimited, 'rate-limited'),
