@@ -76,10 +76,10 @@ public final class RecordedFrames
      * never stopped, its last written frame. A frame missing before the stop position (a segment file gone or cut
      * short, or zeros where the catalog says frames were recorded) is a problem too.
      *
-     * @param checksums     whether to check the data frames' bytes too, or their headers alone (for a recording whose
-     *                      messages carry checksums of their own).
+     * @param checksums      whether to check the data frames' bytes too, or their headers alone (for a recording
+     *                       whose messages carry checksums of their own).
      * @param mayBeginBefore whether the range may begin with frames recorded before the node recorded checksums (a
-     *                      journal begun by an earlier version), taken for such until the first frame that matches.
+     *                       journal begun by an earlier version), taken for such until the first frame that matches.
      */
     public Result check(
         final Recording recording, final long fromPosition, final boolean checksums, final boolean mayBeginBefore)

@@ -25,7 +25,7 @@ class CorruptLogTest
     {
         try (TestCluster cluster = new TestCluster(1))
         {
-            trade(cluster, new ReferenceWorkload(11), false);
+            cluster.tradeThenCrash(new ReferenceWorkload(11), false);
             final File file = onlyLogSegment(cluster);
             final long frame = JournalFiles.flipMessageBytesAfter(file, JournalFiles.dataLength(file) / 2);
 
@@ -42,7 +42,7 @@ class CorruptLogTest
     {
         try (TestCluster cluster = new TestCluster(1))
         {
-            trade(cluster, new ReferenceWorkload(12), false);
+            cluster.tradeThenCrash(new ReferenceWorkload(12), false);
             final File file = onlyLogSegment(cluster);
             JournalFiles.damageFrameType(file);
 
@@ -60,7 +60,7 @@ class CorruptLogTest
         try (TestCluster cluster = new TestCluster(1))
         {
             final ReferenceWorkload workload = new ReferenceWorkload(13);
-            trade(cluster, workload, true);
+            cluster.tradeThenCrash(workload, true);
             final File file = onlyLogSegment(cluster);
             final long snapshotPosition = new JournalFiles(cluster.dataDir(0)).latestServiceSnapshot().logPosition;
             final long frame = JournalFiles.flipMessageBytesAfter(file, snapshotPosition / 4);
@@ -76,32 +76,6 @@ class CorruptLogTest
                 line.contains(String.format("from log position %,d to ", snapshotPosition))),
                 "checks the log from the snapshot on: " + cluster.logLines());
         }
-    }
-
-    /**
-     * Trade, with a snapshot between two halves when asked, and crash the node.
-     */
-    private static void trade(final TestCluster cluster, final ReferenceWorkload workload, final boolean snapshot)
-    {
-        cluster.startAll();
-        cluster.awaitLeader();
-        try (TestClient client = new TestClient(cluster))
-        {
-            client.awaitConnected();
-            workload.setUp(client);
-            workload.trade(client, 300);
-            client.awaitAllAnswered();
-            if (snapshot)
-            {
-                final long snapshots = cluster.node(0).snapshotCount();
-                TestCluster.await("snapshot request placed", () -> cluster.node(0).requestSnapshot());
-                TestCluster.await("snapshot taken", () -> cluster.node(0).snapshotCount() > snapshots);
-                workload.trade(client, 300);
-                client.awaitAllAnswered();
-            }
-        }
-        cluster.awaitSameState();
-        cluster.crash(0);
     }
 
     private static File onlyLogSegment(final TestCluster cluster)

@@ -22,7 +22,8 @@ class StateHashCheckpointTest
     {
         try (TestCluster cluster = new TestCluster(1))
         {
-            final ReferenceWorkload workload = snapshotBetweenTradesThenCrash(cluster, 21);
+            final ReferenceWorkload workload = new ReferenceWorkload(21);
+            cluster.tradeThenCrash(workload, true);
             cluster.start(0);
             cluster.awaitLeader();
             cluster.awaitSameState();
@@ -42,7 +43,7 @@ class StateHashCheckpointTest
     {
         try (TestCluster cluster = new TestCluster(1))
         {
-            snapshotBetweenTradesThenCrash(cluster, 22);
+            cluster.tradeThenCrash(new ReferenceWorkload(22), true);
             final JournalFiles journal = new JournalFiles(cluster.dataDir(0));
             final File[] log = journal.segmentFiles(journal.logRecordingId());
             assertEquals(1, log.length, "the log fits in one segment file");
@@ -59,27 +60,5 @@ class StateHashCheckpointTest
                 line.contains(String.format("STATE DIVERGED at log position %,d", position))),
                 cluster.logLines().toString());
         }
-    }
-
-    private static ReferenceWorkload snapshotBetweenTradesThenCrash(final TestCluster cluster, final long seed)
-    {
-        final ReferenceWorkload workload = new ReferenceWorkload(seed);
-        cluster.startAll();
-        cluster.awaitLeader();
-        try (TestClient client = new TestClient(cluster))
-        {
-            client.awaitConnected();
-            workload.setUp(client);
-            workload.trade(client, 200);
-            client.awaitAllAnswered();
-            final long snapshots = cluster.node(0).snapshotCount();
-            TestCluster.await("snapshot request placed", () -> cluster.node(0).requestSnapshot());
-            TestCluster.await("snapshot taken", () -> cluster.node(0).snapshotCount() > snapshots);
-            workload.trade(client, 200);
-            client.awaitAllAnswered();
-        }
-        cluster.awaitSameState();
-        cluster.crash(0);
-        return workload;
     }
 }

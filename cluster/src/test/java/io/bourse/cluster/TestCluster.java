@@ -181,6 +181,42 @@ final class TestCluster implements AutoCloseable
     }
 
     /**
+     * Ask a member for a snapshot and wait until it has taken it.
+     */
+    void snapshot(final int memberId)
+    {
+        final ClusterNode node = nodes[memberId];
+        final long snapshots = node.snapshotCount();
+        await("snapshot request placed", node::requestSnapshot);
+        await("snapshot taken", () -> node.snapshotCount() > snapshots);
+    }
+
+    /**
+     * On a single member: the workload's set-up and 300 of its commands, then, when asked, a snapshot and 300 more;
+     * then a crash.
+     */
+    void tradeThenCrash(final ReferenceWorkload workload, final boolean snapshotBetween)
+    {
+        startAll();
+        awaitLeader();
+        try (TestClient client = new TestClient(this))
+        {
+            client.awaitConnected();
+            workload.setUp(client);
+            workload.trade(client, 300);
+            client.awaitAllAnswered();
+            if (snapshotBetween)
+            {
+                snapshot(0);
+                workload.trade(client, 300);
+                client.awaitAllAnswered();
+            }
+        }
+        awaitSameState();
+        crash(0);
+    }
+
+    /**
      * Wait until every running node has applied the same log position and report their state hashes.
      */
     long awaitSameState()

@@ -92,10 +92,7 @@ class ThreeNodeClusterTest
             }
 
             // A snapshot: each follower, the rejoined one too, compares its state with the leader's hashes there.
-            final ClusterNode leader = cluster.node(newLeaderId);
-            final long snapshots = leader.snapshotCount();
-            TestCluster.await("snapshot request placed", leader::requestSnapshot);
-            TestCluster.await("snapshot taken", () -> leader.snapshotCount() > snapshots);
+            cluster.snapshot(newLeaderId);
             for (int memberId = 0; memberId < 3; memberId++)
             {
                 final ClusterNode member = cluster.node(memberId);
