@@ -433,10 +433,12 @@ public final class ClusterNode implements AutoCloseable
             startedArchive = started.archive();
 
             final SnapshotPreflight.Checked checkedSnapshot;
+            final long logEndAtStart;
             try (AeronArchive preflightArchive = AeronArchive.connect(archiveClient.clone()))
             {
                 checkedSnapshot = new SnapshotPreflight(context, preflightArchive).run();
-                LogPreflight.run(context, preflightArchive, checkedSnapshot);
+                logEndAtStart = LogPreflight.run(
+                    context, preflightArchive, checkedSnapshot == null ? 0 : checkedSnapshot.logPosition());
             }
 
             final String host = context.memberHosts().get(context.memberId());
@@ -460,6 +462,7 @@ public final class ClusterNode implements AutoCloseable
 
             service = new ExchangeService(context.historyCapacityBytes(), new NodeServiceListener());
             service.useCheckedSnapshot(checkedSnapshot);
+            service.logEndAtStart(logEndAtStart);
             startedContainer = ClusteredServiceContainer.launch(new ClusteredServiceContainer.Context()
                 .aeronDirectoryName(aeronDir)
                 .clusterDir(context.clusterDir())

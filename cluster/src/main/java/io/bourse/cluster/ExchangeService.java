@@ -156,6 +156,7 @@ public final class ExchangeService implements ClusteredService
     private long recoveryBytes;
     private boolean recovering = true;
     private SnapshotPreflight.Checked checkedSnapshot;
+    private long logEndAtStart;
 
     /**
      * @param historyCapacityBytes power of two: how many bytes of recent event batches to keep for retries and replays.
@@ -177,6 +178,15 @@ public final class ExchangeService implements ClusteredService
     void useCheckedSnapshot(final SnapshotPreflight.Checked checked)
     {
         checkedSnapshot = checked;
+    }
+
+    /**
+     * Where the member's log ended when it started: a snapshot taken up to there is one taken again as the log is
+     * replayed, whose checkpoint in the log was sent before the restart.
+     */
+    void logEndAtStart(final long logPosition)
+    {
+        logEndAtStart = logPosition;
     }
 
     public void onStart(final Cluster cluster, final Image snapshotImage)
@@ -340,9 +350,10 @@ public final class ExchangeService implements ClusteredService
             snapshotPublication, idleStrategy, nextBatchSequence, lastRequestSequenceByClient, history, engine);
         final long engineStateHash = engine.stateHash();
         final long stateHash = stateHash(engineStateHash);
-        // A snapshot taken again as the log is replayed at a restart is of the past: the checkpoint in the log then is
-        // this member's from before, and is compared like any other.
-        checkpoints.noteService(cluster.logPosition(), stateHash, engineStateHash, !recovering);
+        // A snapshot taken again as the log is replayed at a restart is of the past: the checkpoint in the log then was
+        // sent before the restart (by this member, when it led), and is compared like any other.
+        checkpoints.noteService(
+            cluster.logPosition(), stateHash, engineStateHash, cluster.logPosition() > logEndAtStart);
         offerCheckpoint(checkpoints.encode(
             checkpointBuffer, 0, cluster.logPosition(), stateHash, engineStateHash, cluster.memberId()));
         serviceListener.onSnapshotTaken(bytes, System.nanoTime() - startNs, engine.openOrderCount());

@@ -20,18 +20,15 @@ final class LogPreflight
     }
 
     /**
-     * @param snapshot the snapshot replay starts after, or null to replay the log from its start.
+     * @param fromPosition the log position replay starts at: the snapshot's, or 0 without one.
+     * @return the log position the log ends at, as checked; 0 when there is no log.
      * @throws IllegalStateException when a frame to replay is damaged or missing.
      */
-    static void run(final ClusterNode.Context context, final AeronArchive archive, final SnapshotPreflight.Checked snapshot)
+    static long run(final ClusterNode.Context context, final AeronArchive archive, final long fromPosition)
     {
-        final long fromPosition = snapshot == null ? 0 : snapshot.logPosition();
-        // After a snapshot recorded with checksums, every frame of the log has one; a journal begun by a version that
-        // recorded none may begin without.
-        final boolean mayBeginWithout = snapshot == null || !snapshot.recordedWithChecksums();
         if (!new File(context.clusterDir(), RecordingLog.RECORDING_LOG_FILE_NAME).exists())
         {
-            return;
+            return 0;
         }
         final long recordingId;
         try (RecordingLog recordingLog = new RecordingLog(context.clusterDir(), false))
@@ -40,14 +37,18 @@ final class LogPreflight
         }
         if (recordingId == Aeron.NULL_VALUE)
         {
-            return;
+            return 0;
         }
         final long startNs = System.nanoTime();
-        final RecordedFrames.Result result = new RecordedFrames(context.archiveDir())
-            .check(RecordedFrames.describe(archive, recordingId), fromPosition, true, mayBeginWithout);
+        final RecordedFrames frames = new RecordedFrames(context.archiveDir());
+        final RecordedFrames.Recording log = RecordedFrames.describe(archive, recordingId);
+        // Aeron extends one recording for the log: begun by a version that recorded checksums, every frame has one;
+        // begun by an earlier one, the frames before the first with one are that version's.
+        final RecordedFrames.Result result = frames.check(log, fromPosition, frames.firstDataFrameMatches(log) ?
+            RecordedFrames.Checksums.EVERY_FRAME : RecordedFrames.Checksums.FROM_FIRST_MATCH);
         if (result.problem() != null)
         {
-            throw new IllegalStateException("cannot start: the log to replay from position " + result.startPosition() +
+            throw new IllegalStateException("the log to replay from position " + result.startPosition() +
                 " is damaged: " + result.problem() + "; restore the data directory from a backup (a cluster member " +
                 "can also take another member's)");
         }
@@ -56,5 +57,6 @@ final class LogPreflight
             "to %,d, in %.3f s%s%n", context.memberId(), result.frames(), result.bytes(), result.startPosition(),
             result.endPosition(), seconds, result.withoutChecksums() == 0 ? "" : String.format(" (%,d recorded " +
             "before the node recorded checksums: their headers checked alone)", result.withoutChecksums()));
+        return result.endPosition();
     }
 }

@@ -25,10 +25,8 @@ import java.util.zip.CRC32C;
  * never close), and a data frame whose message was damaged is replayed as it is (the engine would apply a command no
  * client sent and recover to a state no client was told of). Every frame's header is checked against where it lies
  * (its type, length, term id and offset, stream), and, when asked, every data frame's bytes after its header against
- * the CRC-32C the node's archive recorded in it ({@link RecordChecksum}). Frames from before the node recorded
- * checksums hold none; where the caller says the range may begin with such frames, those before the first frame that
- * matches its checksum are judged by their headers alone (a damaged one among them cannot be told from them). Not
- * checked:
+ * the CRC-32C the node's archive recorded in it ({@link RecordChecksum}). Frames a version of the node that recorded
+ * no checksums wrote hold none: how they are told from damaged ones is the caller's {@link Checksums}. Not checked:
  * a header's flags and version, and a frame length changed within its 32-byte alignment (the checksum covers the
  * aligned frame).
  */
@@ -63,6 +61,31 @@ public final class RecordedFrames
         }
     }
 
+    /**
+     * Which data frames' bytes are checked against their checksums.
+     */
+    public enum Checksums
+    {
+        /**
+         * None: their headers alone (a recording whose messages carry checksums of their own).
+         */
+        NONE,
+        /**
+         * All or none: a recording made in one go (a snapshot) by a version that recorded checksums or by one that
+         * did not, so one frame that matches makes every frame that does not a damaged one.
+         */
+        ALL_OR_NONE,
+        /**
+         * From the first frame that matches on: a log begun by a version that recorded none and extended by one that
+         * records them (a damaged frame before the first that matches cannot be told from them).
+         */
+        FROM_FIRST_MATCH,
+        /**
+         * Every one.
+         */
+        EVERY_FRAME
+    }
+
     private final File archiveDir;
     private final CRC32C crc = new CRC32C();
 
@@ -76,13 +99,9 @@ public final class RecordedFrames
      * never stopped, its last written frame. A frame missing before the stop position (a segment file gone or cut
      * short, or zeros where the catalog says frames were recorded) is a problem too.
      *
-     * @param checksums      whether to check the data frames' bytes too, or their headers alone (for a recording
-     *                       whose messages carry checksums of their own).
-     * @param mayBeginBefore whether the range may begin with frames recorded before the node recorded checksums (a
-     *                       journal begun by an earlier version), taken for such until the first frame that matches.
+     * @param checksums which data frames' bytes to check against their checksums.
      */
-    public Result check(
-        final Recording recording, final long fromPosition, final boolean checksums, final boolean mayBeginBefore)
+    public Result check(final Recording recording, final long fromPosition, final Checksums checksums)
     {
         final long stopPosition = recording.stopPosition();
         final boolean open = stopPosition == AeronArchive.NULL_POSITION;
@@ -91,6 +110,7 @@ public final class RecordedFrames
         long frames = 0;
         long matched = 0;
         long withoutChecksums = 0;
+        String firstUnmatched = null;
         String problem = null;
         scan:
         while (open || position < stopPosition)
@@ -130,23 +150,41 @@ public final class RecordedFrames
                         break scan;
                     }
                     final int alignedLength = BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
-                    if (checksums &&
-                        segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA)
+                    final boolean data =
+                        segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA;
+                    // Padding is recorded as its header alone: the rest of its length need not be in the file.
+                    if (!open && (position + alignedLength > stopPosition ||
+                        (data && offset + alignedLength > segment.capacity())))
                     {
-                        if (checksumMatches(view, segment, offset, alignedLength))
+                        problem = "frame at position " + position + " in " + file.getPath() + " runs past " +
+                            (position + alignedLength > stopPosition ? "the recording's stop position " + stopPosition :
+                            "the end of the file") + ": the rest of the recording is missing on disk";
+                        break scan;
+                    }
+                    if (checksums != Checksums.NONE && data)
+                    {
+                        final boolean matches = checksumMatches(view, segment, offset, alignedLength);
+                        final String damage = matches ? null : "damaged frame at position " + position + " in " +
+                            file.getPath() + " (offset " + offset + "): its bytes no longer match the checksum " +
+                            "recorded with them";
+                        if (matches)
                         {
                             matched++;
+                            if (checksums == Checksums.ALL_OR_NONE && firstUnmatched != null)
+                            {
+                                problem = firstUnmatched;
+                                break scan;
+                            }
                         }
-                        else if (matched > 0 || !mayBeginBefore)
+                        else if (matched > 0 || checksums == Checksums.EVERY_FRAME)
                         {
-                            // The node has recorded a checksum in every data frame since it began to.
-                            problem = "damaged frame at position " + position + " in " + file.getPath() +
-                                " (offset " + offset + "): its bytes no longer match the checksum recorded with them";
+                            problem = damage;
                             break scan;
                         }
                         else
                         {
                             withoutChecksums++;
+                            firstUnmatched = firstUnmatched == null ? damage : firstUnmatched;
                         }
                     }
                     frames++;
@@ -166,6 +204,47 @@ public final class RecordedFrames
             }
         }
         return new Result(frames, startPosition, position, withoutChecksums, problem);
+    }
+
+    /**
+     * @return whether the recording's first data frame on disk matches its checksum: the version of the node that
+     * wrote it recorded checksums (or there is none).
+     */
+    public boolean firstDataFrameMatches(final Recording recording)
+    {
+        final long position = recording.startPosition();
+        final long segmentBase = AeronArchive.segmentFileBasePosition(position, position,
+            recording.termBufferLength(), (int)recording.segmentFileLength());
+        final File file = segmentFile(recording.recordingId(), segmentBase);
+        if (!file.isFile())
+        {
+            return true;
+        }
+        final MappedByteBuffer mapped = map(file);
+        try
+        {
+            final UnsafeBuffer segment = new UnsafeBuffer(mapped);
+            int offset = (int)(position - segmentBase);
+            while (offset + DataHeaderFlyweight.HEADER_LENGTH <= segment.capacity())
+            {
+                final int frameLength = segment.getInt(offset);
+                if (frameLength < DataHeaderFlyweight.HEADER_LENGTH)
+                {
+                    return true;
+                }
+                final int alignedLength = BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
+                if (segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA)
+                {
+                    return checksumMatches(mapped.duplicate(), segment, offset, alignedLength);
+                }
+                offset += alignedLength;
+            }
+            return true;
+        }
+        finally
+        {
+            IoUtil.unmap(mapped);
+        }
     }
 
     /**

@@ -37,7 +37,6 @@ final class SnapshotPreflight
     private final ServiceSnapshot serviceSnapshot = new ServiceSnapshot();
     private final RecordedFrames frames;
     private ServiceSnapshot.Loaded lastLoaded;
-    private boolean lastConsensusWithChecksums;
 
     /**
      * One snapshot of the cluster: the consensus module's entry and the service's, and what is wrong with it.
@@ -48,11 +47,8 @@ final class SnapshotPreflight
 
     /**
      * The service snapshot that passed the check, and the log position it was taken at.
-     *
-     * @param recordedWithChecksums whether the snapshot's frames carry checksums: the node that took it recorded
-     *                              them, so every frame of the log after it must too.
      */
-    record Checked(long logPosition, ServiceSnapshot.Loaded loaded, boolean recordedWithChecksums)
+    record Checked(long logPosition, ServiceSnapshot.Loaded loaded)
     {
     }
 
@@ -97,15 +93,15 @@ final class SnapshotPreflight
                 }
                 good++;
             }
-            final Checked checked = good < snapshots.size() ? new Checked(
-                snapshots.get(good).serviceEntry().logPosition, lastLoaded, lastConsensusWithChecksums) : null;
+            final Checked checked = good < snapshots.size() ?
+                new Checked(snapshots.get(good).serviceEntry().logPosition, lastLoaded) : null;
             if (good == 0)
             {
                 return checked;
             }
             if (good == snapshots.size() && !logStartsAtZero(recordingLog))
             {
-                throw new IllegalStateException("cannot start: " + firstProblem + ", and no earlier snapshot or " +
+                throw new IllegalStateException(firstProblem + ", and no earlier snapshot or " +
                     "complete log is left to recover from");
             }
             for (int i = 0; i < good; i++)
@@ -184,19 +180,14 @@ final class SnapshotPreflight
 
     /**
      * @param checksums whether to check the frames' checksums (the consensus module's snapshot, whose messages carry
-     *                  none of their own), noting whether it has them.
+     *                  none of their own).
      */
     private String frameProblem(final long recordingId, final boolean checksums)
     {
         try
         {
-            final RecordedFrames.Result result =
-                frames.check(RecordedFrames.describe(archive, recordingId), 0, checksums, true);
-            if (checksums)
-            {
-                lastConsensusWithChecksums = result.frames() > 0 && result.withoutChecksums() == 0;
-            }
-            return result.problem();
+            return frames.check(RecordedFrames.describe(archive, recordingId), 0,
+                checksums ? RecordedFrames.Checksums.ALL_OR_NONE : RecordedFrames.Checksums.NONE).problem();
         }
         catch (final RuntimeException ex)
         {

@@ -78,8 +78,9 @@ public final class StateHashCheckpoints
     /**
      * Note the service's hashes at a snapshot's log position.
      *
-     * @param sent whether this member is offering them as a checkpoint (it took the snapshot), rather than
-     *             standing there (it loaded one, or replays the log offline).
+     * @param sent whether this member is offering them as the checkpoint the log will hold (it takes the snapshot
+     *             live), rather than standing there again (it loaded the snapshot, takes it again as it replays its
+     *             log at a restart, or replays the log offline): its own checkpoint is then no check of itself.
      */
     public void noteService(final long logPosition, final long stateHash, final long engineStateHash, final boolean sent)
     {

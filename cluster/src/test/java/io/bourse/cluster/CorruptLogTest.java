@@ -30,7 +30,7 @@ class CorruptLogTest
             final long frame = JournalFiles.flipMessageBytesAfter(file, JournalFiles.dataLength(file) / 2);
 
             final IllegalStateException error = assertThrows(IllegalStateException.class, () -> cluster.start(0));
-            assertTrue(error.getMessage().startsWith("cannot start: the log to replay from position 0 is damaged: " +
+            assertTrue(error.getMessage().startsWith("the log to replay from position 0 is damaged: " +
                 "damaged frame at position " + (JournalFiles.segmentBase(file) + frame) + " in " + file.getPath()),
                 error.getMessage());
             assertTrue(error.getMessage().contains("no longer match the checksum"), error.getMessage());
@@ -47,7 +47,7 @@ class CorruptLogTest
             JournalFiles.damageFrameType(file);
 
             final IllegalStateException error = assertThrows(IllegalStateException.class, () -> cluster.start(0));
-            assertTrue(error.getMessage().startsWith("cannot start: the log to replay from position 0 is damaged: " +
+            assertTrue(error.getMessage().startsWith("the log to replay from position 0 is damaged: " +
                 "damaged frame header at position "), error.getMessage());
             assertTrue(error.getMessage().contains(file.getPath()) &&
                 error.getMessage().contains("type 7 is neither data nor padding"), error.getMessage());

@@ -111,7 +111,8 @@ class JournalRetentionTest
             }
             final IllegalStateException error = assertThrows(IllegalStateException.class, () -> cluster.start(0),
                 "no retained snapshot is left: the node must not recover from a purged one");
-            assertTrue(error.getMessage().contains("cannot start"), error.getMessage());
+            assertTrue(error.getMessage().contains("no earlier snapshot or complete log is left to recover from"),
+                error.getMessage());
             assertTrue(cluster.logLines().stream().anyMatch(line -> line.contains("is missing or incomplete")),
                 "the purged snapshots are found missing: " + cluster.logLines());
             assertNoMaintenanceErrors(cluster);

@@ -104,6 +104,8 @@ class ThreeNodeClusterTest
                 }
                 assertEquals(0, member.stateHashesDiverged(), "member " + memberId + ": " + cluster.logLines());
             }
+            assertEquals(0, cluster.node(newLeaderId).stateHashesAgreed(),
+                "the leader's own checkpoint is no check of itself: " + cluster.logLines());
         }
         catch (final AssertionError | RuntimeException ex)
         {
