@@ -484,6 +484,8 @@ public final class FixGateway implements AutoCloseable
                     new FixEventPosition(new File(dataDir, FixSessionState.deliveredFileName(spec.senderCompId()))),
                     new FixEventPosition(new File(dataDir, FixSessionState.handledFileName(spec.senderCompId()))),
                     new FixEventPosition(new File(dataDir, FixSessionState.outboundFileName(spec.senderCompId()))));
+                session.keepCancelOnDisconnectOwedIn(new FixEventPosition(
+                    new File(dataDir, FixSessionState.cancelOnDisconnectFileName(spec.senderCompId()))));
                 sessionsByCompId.put(spec.senderCompId(), session);
                 final long nowMs = System.currentTimeMillis();
                 session.usedClOrdIds.keepIn(new File(dataDir, FixSessionState.clOrdIdsFileName(spec.senderCompId())),
@@ -1131,6 +1133,7 @@ public final class FixGateway implements AutoCloseable
             session.usedClOrdIds.close();
             session.closedOrdersKept.close();
             session.outbound.close();
+            session.closeCancelOnDisconnectOwedRecord();
         }
     }
 

@@ -533,6 +533,34 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         }
         queryOpenAndPendingOrders();
         openOrders.lazySet(ordersByOrderId.size());
+        owedCancelsOnDisconnect();
+    }
+
+    /**
+     * Sessions logged on with a cancel-on-disconnect when the gateway last stopped, or crashed, are owed it as though
+     * they disconnected as it starts again: their orders are canceled after their grace period unless they log on
+     * first.
+     */
+    private void owedCancelsOnDisconnect()
+    {
+        for (final FixSessionState state : sessionsByCompId.values())
+        {
+            if (!state.cancelOnDisconnectOwed())
+            {
+                continue;
+            }
+            if (state.spec.cancelOnDisconnect() == FixSessionSpec.CancelOnDisconnect.NONE)
+            {
+                state.cancelOnDisconnectOwed(false);
+                continue;
+            }
+            log.println("bourse: FIX session " + state.spec.senderCompId() + " was logged on when the gateway " +
+                "stopped: its cancel-on-disconnect (" + state.spec.cancelOnDisconnect() + ") is due in " +
+                state.spec.cancelOnDisconnectGraceMs() + " ms unless it logs on first");
+            state.cancelOnDisconnectDeadlineNs =
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(state.spec.cancelOnDisconnectGraceMs());
+            sessionsAwaitingCancelOnDisconnect.add(state);
+        }
     }
 
     /**
@@ -798,6 +826,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             outboundSequenceNumbers.track(session.connectionId(), state.outbound);
             requestUnhandledMessagesAgain(state, session);
             stopCancelOnDisconnect(state);
+            if (state.spec.cancelOnDisconnect() != FixSessionSpec.CancelOnDisconnect.NONE)
+            {
+                state.cancelOnDisconnectOwed(true);
+            }
             sessionsById.put(session.id(), state);
             loggedOnSessions = sessionsById.size();
             if (!state.heldMessages.isEmpty() && !sessionsSendingHeldMessages.contains(state))
@@ -919,6 +951,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             {
                 // The venue logged it out, not the client: its orders stay.
                 state.loggedOutForEndOfDay = false;
+                state.cancelOnDisconnectOwed(false);
             }
             else if (state.spec.cancelOnDisconnect() != FixSessionSpec.CancelOnDisconnect.NONE)
             {
@@ -3693,6 +3726,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 {
                     state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
                     sessionsAwaitingCancelOnDisconnect.remove(i);
+                    state.cancelOnDisconnectOwed(false);
                 }
                 else
                 {
@@ -3724,11 +3758,21 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         {
             state.cancelingOnDisconnect = true;
             state.ordersToCancelOnDisconnect.addAll(state.openOrdersByClOrdId.values());
+            // After a restart, orders still waiting for the exchange to say whether it took them: canceled by their
+            // client order id.
+            for (final FixOrder restored : pendingRestored.values())
+            {
+                if (restored.session == state)
+                {
+                    state.ordersToCancelOnDisconnect.add(restored);
+                }
+            }
         }
         FixOrder order;
         while ((order = state.ordersToCancelOnDisconnect.peekFirst()) != null)
         {
-            if (state.openOrdersByClOrdId.get(order.clOrdIdHash) == order)
+            if (state.openOrdersByClOrdId.get(order.clOrdIdHash) == order ||
+                pendingRestored.get(order.engineClientOrderId) == order)
             {
                 final int length = commandEncoder.cancelOrder(commandBuffer, 0, order.accountId, order.orderId,
                     order.orderId == 0 ? order.engineClientOrderId : 0);

@@ -130,6 +130,14 @@ final class FixSessionState
     long lastSessionId;
     int lastSequenceIndex;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
+    /**
+     * Whether the session's cancel-on-disconnect is owed: it logged on with one, and its orders have not been canceled
+     * since (nor was it logged out for the end of day, whose orders stay). Kept in a file when given one
+     * ({@link #keepCancelOnDisconnectOwedIn}), so that a gateway that stops or crashes while the session is logged on
+     * still owes it when it starts again.
+     */
+    private boolean cancelOnDisconnectOwed;
+    private FixEventPosition cancelOnDisconnectOwedRecord;
 
     /**
      * Take a token of the session's rate limit for an application message, now.
@@ -256,6 +264,46 @@ final class FixSessionState
     }
 
     /**
+     * Keep whether the session's cancel-on-disconnect is owed in a file, and take what an earlier run left in it.
+     */
+    void keepCancelOnDisconnectOwedIn(final FixEventPosition record)
+    {
+        cancelOnDisconnectOwedRecord = record;
+        cancelOnDisconnectOwed = record.isRecorded() && record.batchSequence() == 1;
+    }
+
+    boolean cancelOnDisconnectOwed()
+    {
+        return cancelOnDisconnectOwed;
+    }
+
+    /**
+     * Recorded only when it changes: at a logon, once the cancels are sent, at the end of day.
+     */
+    void cancelOnDisconnectOwed(final boolean owed)
+    {
+        if (owed != cancelOnDisconnectOwed)
+        {
+            cancelOnDisconnectOwed = owed;
+            if (cancelOnDisconnectOwedRecord != null)
+            {
+                cancelOnDisconnectOwedRecord.record(owed ? 1 : 0, 0);
+            }
+        }
+    }
+
+    /**
+     * Close the file given to {@link #keepCancelOnDisconnectOwedIn}, if any.
+     */
+    void closeCancelOnDisconnectOwedRecord()
+    {
+        if (cancelOnDisconnectOwedRecord != null)
+        {
+            cancelOnDisconnectOwedRecord.close();
+        }
+    }
+
+    /**
      * The name of the file that keeps a session's last batch, from its SenderCompID: letters, digits, '-' and '_'
      * as they are, any other character as '%' and its four hex digits.
      */
@@ -279,6 +327,15 @@ final class FixSessionState
     static String outboundFileName(final String senderCompId)
     {
         return fileName(senderCompId, "-outbound.dat");
+    }
+
+    /**
+     * The name of the file that keeps whether a session's cancel-on-disconnect is owed (see
+     * {@link #deliveredFileName}).
+     */
+    static String cancelOnDisconnectFileName(final String senderCompId)
+    {
+        return fileName(senderCompId, "-cancel-on-disconnect.dat");
     }
 
     /**

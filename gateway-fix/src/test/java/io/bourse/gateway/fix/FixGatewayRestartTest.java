@@ -902,6 +902,54 @@ class FixGatewayRestartTest
     }
 
     /**
+     * A session logged on with a cancel-on-disconnect when the gateway stops (or crashes) is owed it when the gateway
+     * starts again, as though it disconnected then: CAROL, who does not log on again within her grace period, has her
+     * order canceled, and is told when she is back; DAVE, who logs on within his, keeps his.
+     */
+    @Test
+    void aCancelOnDisconnectOwedWhenTheGatewayStoppedIsDueWhenItStartsAgain() throws Exception
+    {
+        FixGatewayTest.forgetExecIds();
+        try (FixTestExchange exchange = new FixTestExchange(context -> context
+                .session(new FixSessionSpec("CAROL", "carol-pw", 3, FixSessionSpec.CancelOnDisconnect.SESSION, 200))
+                .session(new FixSessionSpec("DAVE", "dave-pw", 4, FixSessionSpec.CancelOnDisconnect.SESSION, 60_000)))
+                .start();
+            QfjClient carol = new QfjClient(exchange.fixPort, "CAROL", "carol-pw").awaitLogon();
+            QfjClient dave = new QfjClient(exchange.fixPort, "DAVE", "dave-pw").awaitLogon())
+        {
+            carol.send(limit("C1", Side.SELL, "0.3", "150.00"));
+            final String carolsOrder = report(carol, ExecType.NEW, OrdStatus.NEW).getString(OrderID.FIELD);
+            dave.send(limit("D1", Side.SELL, "0.3", "160.00"));
+            report(dave, ExecType.NEW, OrdStatus.NEW);
+
+            exchange.stopGateway();
+            FixTestExchange.await("both disconnected", () -> !carol.isLoggedOn() && !dave.isLoggedOn());
+            // CAROL stays away when the gateway is back; DAVE's initiator logs on again by itself.
+            carol.session().logout("away");
+            exchange.startGateway();
+            dave.awaitLogon();
+            FixTestExchange.await("CAROL's cancel-on-disconnect owed",
+                () -> exchange.log().contains("FIX session CAROL was logged on when the gateway stopped: its " +
+                    "cancel-on-disconnect (SESSION) is due in 200 ms unless it logs on first"));
+            FixTestExchange.await("CAROL's order canceled, DAVE's kept",
+                () -> exchange.gateway().openOrders() == 1);
+            assertTrue(exchange.log().contains("FIX session DAVE was logged on when the gateway stopped: its " +
+                "cancel-on-disconnect (SESSION) is due in 60000 ms unless it logs on first"), exchange.log());
+
+            // DAVE's order still trades.
+            exchange.sendLimitOrder(2, 101, io.bourse.protocol.codec.Side.BUY, 16_000, 3_000);
+            assertEquals("D1", report(dave, ExecType.TRADE, OrdStatus.FILLED).getString(ClOrdID.FIELD));
+
+            // Back, CAROL is told her order was canceled while she was away.
+            carol.session().logon();
+            carol.awaitLogon();
+            final Message canceled = report(carol, ExecType.CANCELED, OrdStatus.CANCELED);
+            assertEquals("C1", canceled.getString(ClOrdID.FIELD));
+            assertEquals(carolsOrder, canceled.getString(OrderID.FIELD));
+        }
+    }
+
+    /**
      * An exchange whose gateway knows one session, ALICE (account 1), that keeps its orders when it disconnects.
      */
     private static FixTestExchange aliceOnly()

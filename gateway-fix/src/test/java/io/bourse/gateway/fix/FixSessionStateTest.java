@@ -24,6 +24,25 @@ class FixSessionStateTest
     File dir;
 
     @Test
+    void aCancelOnDisconnectOwedIsKnownAfterARestartUntilItIsPaid()
+    {
+        try (SessionFiles files = new SessionFiles())
+        {
+            assertFalse(files.session.cancelOnDisconnectOwed(), "nothing owed in a new file");
+            files.session.cancelOnDisconnectOwed(true);
+        }
+        try (SessionFiles files = new SessionFiles())
+        {
+            assertTrue(files.session.cancelOnDisconnectOwed(), "owed across a restart");
+            files.session.cancelOnDisconnectOwed(false);
+        }
+        try (SessionFiles files = new SessionFiles())
+        {
+            assertFalse(files.session.cancelOnDisconnectOwed(), "paid before the restart");
+        }
+    }
+
+    @Test
     void aReportSentBeforeARestartIsKnownAfterItAndTheRestOfItsBatchIsNot()
     {
         try (SessionFiles files = new SessionFiles())
@@ -272,11 +291,17 @@ class FixSessionStateTest
         final FixEventPosition outbound = new FixEventPosition(new File(dir, "outbound.dat"));
         final FixSessionState session = new FixSessionState(SPEC, FixRateLimit.NONE, delivered, handled, outbound);
 
+        SessionFiles()
+        {
+            session.keepCancelOnDisconnectOwedIn(new FixEventPosition(new File(dir, "cancel-on-disconnect.dat")));
+        }
+
         public void close()
         {
             delivered.close();
             handled.close();
             outbound.close();
+            session.closeCancelOnDisconnectOwedRecord();
         }
     }
 }
