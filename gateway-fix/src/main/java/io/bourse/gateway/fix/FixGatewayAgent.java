@@ -538,14 +538,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     /**
      * Sessions logged on with a cancel-on-disconnect when the gateway last stopped, or crashed, are owed it as though
-     * they disconnected as it starts again: their orders are canceled after their grace period unless they log on
-     * first.
+     * they disconnected as it starts again: their orders are canceled after their grace period from now (however long
+     * the gateway was down; an ACCOUNT session's cancel takes every order of the account then, placed through any
+     * channel meanwhile) unless they log on first.
      */
     private void owedCancelsOnDisconnect()
     {
         for (final FixSessionState state : sessionsByCompId.values())
         {
-            if (!state.cancelOnDisconnectOwed())
+            // One that logged on already, as the library connected, owes nothing.
+            if (!state.cancelOnDisconnectOwed() || state.session != null)
             {
                 continue;
             }
@@ -554,9 +556,9 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 state.cancelOnDisconnectOwed(false);
                 continue;
             }
-            log.println("bourse: FIX session " + state.spec.senderCompId() + " was logged on when the gateway " +
-                "stopped: its cancel-on-disconnect (" + state.spec.cancelOnDisconnect() + ") is due in " +
-                state.spec.cancelOnDisconnectGraceMs() + " ms unless it logs on first");
+            log.println("bourse: FIX session " + state.spec.senderCompId() + " owed its cancel-on-disconnect (" +
+                state.spec.cancelOnDisconnect() + ") when the gateway stopped (logged on, or away and not yet " +
+                "canceled): due in " + state.spec.cancelOnDisconnectGraceMs() + " ms unless it logs on first");
             state.cancelOnDisconnectDeadlineNs =
                 System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(state.spec.cancelOnDisconnectGraceMs());
             sessionsAwaitingCancelOnDisconnect.add(state);
@@ -3719,14 +3721,16 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
         for (int i = sessionsAwaitingCancelOnDisconnect.size() - 1; i >= 0; i--)
         {
             final FixSessionState state = sessionsAwaitingCancelOnDisconnect.get(i);
-            if (nowNs >= state.cancelOnDisconnectDeadlineNs)
+            // One owed from before a restart waits until the exchange has said what became of the session's orders
+            // that were waiting for its answer, so that each is canceled by its order id.
+            if (nowNs >= state.cancelOnDisconnectDeadlineNs && !hasPendingRestored(state))
             {
                 work++;
                 if (cancelOnDisconnect(state))
                 {
                     state.cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
                     sessionsAwaitingCancelOnDisconnect.remove(i);
-                    state.cancelOnDisconnectOwed(false);
+                    paidCancelOnDisconnect(state);
                 }
                 else
                 {
@@ -3736,6 +3740,31 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
             }
         }
         return work;
+    }
+
+    private boolean hasPendingRestored(final FixSessionState state)
+    {
+        for (final FixOrder order : pendingRestored.values())
+        {
+            if (order.session == state)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Owed no more once every cancel is sent and answered (a cancel the client holds while the cluster is away, or
+     * one whose answer is not yet in, is not yet the exchange's), unless the session has logged on again meanwhile.
+     */
+    private void paidCancelOnDisconnect(final FixSessionState state)
+    {
+        if (state.cancelsOnDisconnectUnanswered == 0 && state.session == null &&
+            !sessionsAwaitingCancelOnDisconnect.contains(state))
+        {
+            state.cancelOnDisconnectOwed(false);
+        }
     }
 
     /**
@@ -3752,27 +3781,18 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 return false;
             }
             pendingByRequest.put(requestSequence, newPending(PENDING_CANCEL_ON_DISCONNECT, state, null));
+            state.cancelsOnDisconnectUnanswered++;
             return true;
         }
         if (!state.cancelingOnDisconnect)
         {
             state.cancelingOnDisconnect = true;
             state.ordersToCancelOnDisconnect.addAll(state.openOrdersByClOrdId.values());
-            // After a restart, orders still waiting for the exchange to say whether it took them: canceled by their
-            // client order id.
-            for (final FixOrder restored : pendingRestored.values())
-            {
-                if (restored.session == state)
-                {
-                    state.ordersToCancelOnDisconnect.add(restored);
-                }
-            }
         }
         FixOrder order;
         while ((order = state.ordersToCancelOnDisconnect.peekFirst()) != null)
         {
-            if (state.openOrdersByClOrdId.get(order.clOrdIdHash) == order ||
-                pendingRestored.get(order.engineClientOrderId) == order)
+            if (state.openOrdersByClOrdId.get(order.clOrdIdHash) == order)
             {
                 final int length = commandEncoder.cancelOrder(commandBuffer, 0, order.accountId, order.orderId,
                     order.orderId == 0 ? order.engineClientOrderId : 0);
@@ -3782,6 +3802,7 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                     return false;
                 }
                 pendingByRequest.put(requestSequence, newPending(PENDING_CANCEL_ON_DISCONNECT, state, order));
+                state.cancelsOnDisconnectUnanswered++;
             }
             state.ordersToCancelOnDisconnect.pollFirst();
         }
@@ -4209,6 +4230,11 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
 
     private void releasePending(final Pending pending)
     {
+        if (pending.type == PENDING_CANCEL_ON_DISCONNECT)
+        {
+            pending.session.cancelsOnDisconnectUnanswered--;
+            paidCancelOnDisconnect(pending.session);
+        }
         pending.type = 0;
         pending.session = null;
         pending.order = null;

@@ -131,13 +131,17 @@ final class FixSessionState
     int lastSequenceIndex;
     long cancelOnDisconnectDeadlineNs = Long.MAX_VALUE;
     /**
-     * Whether the session's cancel-on-disconnect is owed: it logged on with one, and its orders have not been canceled
-     * since (nor was it logged out for the end of day, whose orders stay). Kept in a file when given one
+     * Whether the session's cancel-on-disconnect is owed: it logged on with one, and its cancels have not all been sent
+     * and answered since (nor was it logged out for the end of day, whose orders stay). Kept in a file when given one
      * ({@link #keepCancelOnDisconnectOwedIn}), so that a gateway that stops or crashes while the session is logged on
      * still owes it when it starts again.
      */
     private boolean cancelOnDisconnectOwed;
     private FixEventPosition cancelOnDisconnectOwedRecord;
+    /**
+     * Cancels of its cancel-on-disconnect sent and not yet answered.
+     */
+    int cancelsOnDisconnectUnanswered;
 
     /**
      * Take a token of the session's rate limit for an application message, now.
@@ -278,7 +282,7 @@ final class FixSessionState
     }
 
     /**
-     * Recorded only when it changes: at a logon, once the cancels are sent, at the end of day.
+     * Recorded only when it changes: at a logon, once the cancels are answered, at the end of day.
      */
     void cancelOnDisconnectOwed(final boolean owed)
     {
