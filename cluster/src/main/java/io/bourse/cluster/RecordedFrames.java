@@ -150,8 +150,8 @@ public final class RecordedFrames
                         break scan;
                     }
                     final int alignedLength = BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
-                    final boolean data =
-                        segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA;
+                    final boolean data = segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) ==
+                        DataHeaderFlyweight.HDR_TYPE_DATA;
                     // Padding is recorded as its header alone: the rest of its length need not be in the file.
                     if (!open && (position + alignedLength > stopPosition ||
                         (data && offset + alignedLength > segment.capacity())))
@@ -228,12 +228,15 @@ public final class RecordedFrames
             while (offset + DataHeaderFlyweight.HEADER_LENGTH <= segment.capacity())
             {
                 final int frameLength = segment.getInt(offset);
-                if (frameLength < DataHeaderFlyweight.HEADER_LENGTH)
+                // Nothing written, or a header that does not fit where it lies: every frame is then held to its
+                // checksum.
+                if (frameLength == 0 || headerProblem(segment, offset, segmentBase + offset, recording) != null)
                 {
                     return true;
                 }
                 final int alignedLength = BitUtil.align(frameLength, FrameDescriptor.FRAME_ALIGNMENT);
-                if (segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) == DataHeaderFlyweight.HDR_TYPE_DATA)
+                if (segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) ==
+                    DataHeaderFlyweight.HDR_TYPE_DATA)
                 {
                     return checksumMatches(mapped.duplicate(), segment, offset, alignedLength);
                 }

@@ -82,7 +82,8 @@ public final class StateHashCheckpoints
      *             live), rather than standing there again (it loaded the snapshot, takes it again as it replays its
      *             log at a restart, or replays the log offline): its own checkpoint is then no check of itself.
      */
-    public void noteService(final long logPosition, final long stateHash, final long engineStateHash, final boolean sent)
+    public void noteService(
+        final long logPosition, final long stateHash, final long engineStateHash, final boolean sent)
     {
         note(logPosition, stateHash, engineStateHash, true, sent);
     }

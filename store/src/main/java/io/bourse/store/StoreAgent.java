@@ -303,8 +303,8 @@ final class StoreAgent implements Agent, ControlledFragmentHandler
         progress.checkpoint(result);
         if (result == StateHashCheckpoints.AGREED)
         {
-            context.log().printf("bourse store: state at log position %,d agrees with member %d's (engine hash %016x)%n",
-                checkpoint.logPosition(), checkpoint.memberId(), checkpoint.engineStateHash());
+            context.log().printf("bourse store: state at log position %,d agrees with member %d's " +
+                "(engine hash %016x)%n", checkpoint.logPosition(), checkpoint.memberId(), checkpoint.engineStateHash());
         }
         else if (result == StateHashCheckpoints.DIVERGED)
         {

@@ -561,7 +561,10 @@ final class FixGatewayAgent implements Agent, SessionAcquireHandler, SessionHand
                 "canceled): due in " + state.spec.cancelOnDisconnectGraceMs() + " ms unless it logs on first");
             state.cancelOnDisconnectDeadlineNs =
                 System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(state.spec.cancelOnDisconnectGraceMs());
-            sessionsAwaitingCancelOnDisconnect.add(state);
+            if (!sessionsAwaitingCancelOnDisconnect.contains(state))
+            {
+                sessionsAwaitingCancelOnDisconnect.add(state);
+            }
         }
     }
 

@@ -157,10 +157,11 @@ final class Operations
         if (nodeStatus.stateHashesAgreed() >= 0)
         {
             counter(out, "bourse_state_hashes_agreed_total",
-                "snapshots at which this member's state hashes agreed with another member's (or its own before a restart)",
-                nodeStatus.stateHashesAgreed());
+                "snapshots at which this member's state hashes agreed with another member's (or its own before a " +
+                "restart)", nodeStatus.stateHashesAgreed());
             counter(out, "bourse_state_hashes_diverged_total",
-                "snapshots at which they did not: this member's state went another way", nodeStatus.stateHashesDiverged());
+                "snapshots at which they did not: this member's state went another way",
+                nodeStatus.stateHashesDiverged());
         }
         counter(out, "bourse_http_requests_total", "HTTP requests received", metrics.httpRequests.sum());
         counter(out, "bourse_http_errors_total", "HTTP error responses", metrics.httpErrors.sum());
