@@ -52,13 +52,23 @@ public final class RecordChecksum implements Checksum
      */
     public static boolean frameMatches(final ByteBuffer buffer, final int frameOffset, final int alignedLength)
     {
-        final int end = Math.min(frameOffset + alignedLength, buffer.capacity());
-        final CRC32C crc = new CRC32C();
-        crc.update(buffer.slice(frameOffset + DataHeaderFlyweight.HEADER_LENGTH,
-            end - frameOffset - DataHeaderFlyweight.HEADER_LENGTH));
-        final int recorded = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN)
-            .getInt(frameOffset + DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET);
-        return (int)crc.getValue() == recorded;
+        return frameMatches(buffer.duplicate(), new CRC32C(), frameOffset, alignedLength);
+    }
+
+    /**
+     * {@link #frameMatches(ByteBuffer, int, int)} without allocating, for checks of every frame of a recording.
+     *
+     * @param view a view of the frames' buffer of the caller's, whose position, limit and byte order it sets.
+     * @param crc  of the caller's, reset here.
+     */
+    public static boolean frameMatches(
+        final ByteBuffer view, final CRC32C crc, final int frameOffset, final int alignedLength)
+    {
+        view.order(ByteOrder.LITTLE_ENDIAN).clear().limit(Math.min(frameOffset + alignedLength, view.capacity()))
+            .position(frameOffset + DataHeaderFlyweight.HEADER_LENGTH);
+        crc.reset();
+        crc.update(view);
+        return (int)crc.getValue() == view.getInt(frameOffset + DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET);
     }
 
     private static final class State

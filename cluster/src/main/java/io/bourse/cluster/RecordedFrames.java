@@ -163,7 +163,7 @@ public final class RecordedFrames
                     }
                     if (checksums != Checksums.NONE && data)
                     {
-                        final boolean matches = checksumMatches(view, segment, offset, alignedLength);
+                        final boolean matches = RecordChecksum.frameMatches(view, crc, offset, alignedLength);
                         final String damage = matches ? null : "damaged frame at position " + position + " in " +
                             file.getPath() + " (offset " + offset + "): its bytes no longer match the checksum " +
                             "recorded with them";
@@ -238,7 +238,7 @@ public final class RecordedFrames
                 if (segment.getShort(offset + DataHeaderFlyweight.TYPE_FIELD_OFFSET) ==
                     DataHeaderFlyweight.HDR_TYPE_DATA)
                 {
-                    return checksumMatches(mapped.duplicate(), segment, offset, alignedLength);
+                    return RecordChecksum.frameMatches(mapped.duplicate(), crc, offset, alignedLength);
                 }
                 offset += alignedLength;
             }
@@ -312,20 +312,6 @@ public final class RecordedFrames
     private File segmentFile(final long recordingId, final long segmentBase)
     {
         return new File(archiveDir, recordingId + "-" + segmentBase + ".rec");
-    }
-
-    /**
-     * Whether a data frame's bytes after its header match the CRC-32C the archive recorded in its session id field
-     * (the frame cut short at the end of the file, as {@link RecordChecksum#frameMatches} reads it).
-     */
-    private boolean checksumMatches(
-        final ByteBuffer view, final UnsafeBuffer segment, final int offset, final int alignedLength)
-    {
-        view.clear().limit(Math.min(offset + alignedLength, view.capacity()))
-            .position(offset + DataHeaderFlyweight.HEADER_LENGTH);
-        crc.reset();
-        crc.update(view);
-        return (int)crc.getValue() == segment.getInt(offset + DataHeaderFlyweight.SESSION_ID_FIELD_OFFSET);
     }
 
     private static MappedByteBuffer map(final File file)
